@@ -1,0 +1,200 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { decodeBytes, SourceFile } from './source-file.js';
+
+export const DEFAULT_LIMITS = {
+  /** Larger files are refused with a diagnostic; Apache itself caps a logical line at 16 MiB. */
+  maxFileBytes: 64 * 1024 * 1024,
+  /** Files read through includes, per run. */
+  maxFiles: 100_000,
+  /** Apache's AP_MAX_INCLUDE_DEPTH is 128; the MySQL reader stops at 10. */
+  maxIncludeDepth: 128,
+  /** Nesting of sections inside one file. */
+  maxNesting: 1_000,
+};
+export type Limits = typeof DEFAULT_LIMITS;
+
+export type FileKind = 'file' | 'directory' | 'missing' | 'other';
+
+export class FileAccessError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'missing' | 'not-a-file' | 'is-directory' | 'too-large' | 'unreadable' | 'escapes-sysroot' | 'loop',
+  ) {
+    super(message);
+  }
+}
+
+const MAX_SYMLINK_HOPS = 40;
+
+/**
+ * Every file access of a run goes through here, so a config repository linted
+ * with `--sysroot` cannot read outside it: absolute paths, `..` and symlinks
+ * (absolute or relative) all resolve inside the root, as in a chroot.
+ */
+export class ConfigFileSystem {
+  readonly sysroot: string | undefined;
+  readonly cwd: string;
+  readonly limits: Limits;
+
+  constructor(options: { sysroot?: string | undefined; cwd?: string; limits?: Partial<Limits> } = {}) {
+    this.cwd = options.cwd ?? process.cwd();
+    this.sysroot = options.sysroot === undefined ? undefined : fs.realpathSync(path.resolve(this.cwd, options.sysroot));
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+  }
+
+  /**
+   * Where a path written in a config (as the server would see it) is on this
+   * disk: joined under the sysroot when there is one. Relative paths resolve
+   * against `base`, which is itself such a path.
+   */
+  locate(configPath: string, base?: string): string {
+    const absolute = path.posix.resolve(base ?? '/', configPath);
+    if (this.sysroot === undefined) return path.resolve(this.cwd, base === undefined ? configPath : absolute);
+    return path.join(this.sysroot, absolute);
+  }
+
+  /** The inverse of locate for display: the path as the server would see it. */
+  serverPath(hostPath: string): string {
+    if (this.sysroot === undefined) return hostPath;
+    const inside = path.relative(this.sysroot, hostPath);
+    return inside.startsWith('..') ? hostPath : `/${inside.split(path.sep).join('/')}`;
+  }
+
+  /** Path relative to the working directory, with `/` separators, for people and patches. */
+  display(hostPath: string): string {
+    const relative = path.relative(this.cwd, hostPath);
+    const shown = relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? hostPath : relative;
+    return shown.split(path.sep).join('/');
+  }
+
+  /** Follows symlinks; inside a sysroot they are resolved relative to it and may not leave it. */
+  resolve(hostPath: string): string {
+    if (this.sysroot === undefined) {
+      try {
+        return fs.realpathSync.native(hostPath);
+      } catch (error) {
+        if (isCode(error, 'ELOOP')) throw new FileAccessError(`${this.display(hostPath)}: too many levels of symbolic links`, 'loop');
+        return hostPath;
+      }
+    }
+    return this.resolveInRoot(this.sysroot, hostPath);
+  }
+
+  private resolveInRoot(root: string, hostPath: string): string {
+    const pending = path.relative(root, hostPath).split(path.sep).filter((part) => part !== '' && part !== '.');
+    if (pending[0] === '..') throw new FileAccessError(`${this.display(hostPath)} is outside the sysroot ${root}`, 'escapes-sysroot');
+    const resolved: string[] = [];
+    let hops = 0;
+    while (pending.length > 0) {
+      const part = pending.shift() as string;
+      if (part === '..') {
+        resolved.pop();
+        continue;
+      }
+      const candidate = path.join(root, ...resolved, part);
+      let link: string | undefined;
+      try {
+        if (fs.lstatSync(candidate).isSymbolicLink()) link = fs.readlinkSync(candidate);
+      } catch {
+        link = undefined;
+      }
+      if (link === undefined) {
+        resolved.push(part);
+        continue;
+      }
+      if (++hops > MAX_SYMLINK_HOPS) throw new FileAccessError(`${this.display(hostPath)}: too many levels of symbolic links`, 'loop');
+      const target = link.split('/').filter((p) => p !== '' && p !== '.');
+      if (link.startsWith('/')) resolved.length = 0;
+      pending.unshift(...target);
+    }
+    return path.join(root, ...resolved);
+  }
+
+  kind(hostPath: string): FileKind {
+    try {
+      const stat = fs.statSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath));
+      return stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other';
+    } catch {
+      return 'missing';
+    }
+  }
+
+  /**
+   * The type of a directory entry itself, a symlink not followed, as a
+   * directory listing reports it (httpd's wildcard walk relies on that).
+   */
+  entryKind(hostPath: string): FileKind | 'symlink' {
+    try {
+      const stat = fs.lstatSync(path.join(this.resolve(path.dirname(hostPath)), path.basename(hostPath)));
+      return stat.isSymbolicLink() ? 'symlink' : stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other';
+    } catch {
+      return 'missing';
+    }
+  }
+
+  /** Entry names of a directory, unsorted; [] when it cannot be read. */
+  list(hostPath: string): string[] {
+    try {
+      return fs.readdirSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath));
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * Reads a regular file without ever blocking on a FIFO or device: it is
+   * opened non-blocking and checked with fstat before a byte is read.
+   * `/dev/null` reads as empty, as Apache allows it.
+   */
+  read(hostPath: string, displayPath = this.display(hostPath)): SourceFile {
+    if (hostPath === '/dev/null' && this.sysroot === undefined) return new SourceFile(hostPath, displayPath, '');
+    const real = this.resolve(hostPath);
+    let fd: number;
+    try {
+      fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    } catch (error) {
+      if (isCode(error, 'ENOENT')) throw new FileAccessError(`${displayPath}: no such file`, 'missing');
+      if (isCode(error, 'ELOOP')) throw new FileAccessError(`${displayPath}: too many levels of symbolic links`, 'loop');
+      if (isCode(error, 'EISDIR')) throw new FileAccessError(`${displayPath} is a directory, not a file`, 'is-directory');
+      throw new FileAccessError(`${displayPath}: cannot read (${codeOf(error)})`, 'unreadable');
+    }
+    try {
+      const stat = fs.fstatSync(fd);
+      if (stat.isDirectory()) throw new FileAccessError(`${displayPath} is a directory, not a file`, 'is-directory');
+      if (!stat.isFile()) throw new FileAccessError(`${displayPath} is not a regular file`, 'not-a-file');
+      if (stat.size > this.limits.maxFileBytes) {
+        throw new FileAccessError(
+          `${displayPath} is ${stat.size} bytes, over the limit of ${this.limits.maxFileBytes} bytes (--max-file-size)`,
+          'too-large',
+        );
+      }
+      const bytes = Buffer.allocUnsafe(stat.size);
+      let filled = 0;
+      while (filled < stat.size) {
+        const count = fs.readSync(fd, bytes, filled, stat.size - filled, filled);
+        if (count === 0) break;
+        filled += count;
+      }
+      const { text, encoding } = decodeBytes(bytes.subarray(0, filled));
+      const patchPath = real === hostPath ? displayPath : this.display(real);
+      return new SourceFile(hostPath, displayPath, text, encoding, patchPath);
+    } catch (error) {
+      if (error instanceof FileAccessError) throw error;
+      throw new FileAccessError(`${displayPath}: cannot read (${codeOf(error)})`, 'unreadable');
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+function codeOf(error: unknown): string {
+  if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string') {
+    return (error as { code: string }).code;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,61 @@
+/** Versions the configs are linted for; `--target httpd=2.4,mariadb=10.11`. */
+export interface Targets {
+  readonly httpd: string;
+  readonly db: DatabaseTarget;
+}
+
+export interface DatabaseTarget {
+  readonly product: 'mysql' | 'mariadb';
+  readonly version: string;
+}
+
+export const DEFAULT_TARGETS: Targets = {
+  httpd: '2.4',
+  db: { product: 'mariadb', version: '10.11' },
+};
+
+/**
+ * Compares dotted versions numerically. A missing component compares as the
+ * newest release of that series, so `2.4` >= `2.4.30` holds: a target of "2.4"
+ * means "a current 2.4".
+ */
+export function compareVersions(a: string, b: string): number {
+  const left = a.split('.');
+  const right = b.split('.');
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const x = left[i] === undefined ? Infinity : Number.parseInt(left[i] as string, 10) || 0;
+    const y = right[i] === undefined ? Infinity : Number.parseInt(right[i] as string, 10) || 0;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+export function versionAtLeast(version: string, minimum: string): boolean {
+  return compareVersions(version, minimum) >= 0;
+}
+
+/** Major.minor of a version string: `10.11.9` -> `10.11`. */
+export function seriesOf(version: string): string {
+  return version.split('.').slice(0, 2).join('.');
+}
+
+export class TargetSpecError extends Error {}
+
+/** Parses `httpd=2.4,mysql=8.0` (or `mariadb=10.11`) over the given base. */
+export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): Targets {
+  let httpd = base.httpd;
+  let db = base.db;
+  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const match = /^(httpd|apache|mysql|mariadb)\s*=\s*(\d+(?:\.\d+){0,2})$/i.exec(part);
+    if (!match) throw new TargetSpecError(`invalid target "${part}": expected httpd=2.4, mysql=8.0 or mariadb=10.11`);
+    const product = (match[1] as string).toLowerCase();
+    const version = match[2] as string;
+    if (product === 'httpd' || product === 'apache') {
+      if (!/^2\.[24](\.\d+)?$/.test(version)) throw new TargetSpecError(`unsupported httpd target "${version}": expected 2.2 or 2.4`);
+      httpd = version;
+    } else {
+      db = { product: product as 'mysql' | 'mariadb', version };
+    }
+  }
+  return { httpd, db };
+}
