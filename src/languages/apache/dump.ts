@@ -1,0 +1,111 @@
+import type { Located } from '../../engine/types.js';
+import type { ApacheConfig, ApacheDirectiveUse } from './model.js';
+import type { MpmDirective } from './mpm.js';
+import { CORE_SETTINGS, effectiveSetting, type EffectiveSetting } from './settings.js';
+
+interface Where {
+  file: string;
+  line: number;
+}
+
+function where(located: Located): Where {
+  return { file: located.file.displayPath, line: located.file.position(located.range[0]).line };
+}
+
+function settingJson(setting: EffectiveSetting): object {
+  if (setting.use === undefined) return { value: setting.args.join(' '), default: true };
+  return { value: setting.args.join(' '), ...where(setting.use) };
+}
+
+/** `tune-lint dump --json` for Apache: what httpd would run with, and where each value comes from. */
+export function dumpApacheConfig(config: ApacheConfig): object {
+  const mpm = config.mpm;
+  const mpmSettings: Record<string, object> = {};
+  if (mpm !== undefined) {
+    for (const [directive, value] of Object.entries(mpm.values) as [MpmDirective, (typeof mpm.values)[MpmDirective]][]) {
+      if (mpm.name === 'prefork' ? /Thread/.test(directive) : /SpareServers/.test(directive)) continue;
+      mpmSettings[directive] =
+        value.use === undefined
+          ? { value: value.value, default: true }
+          : { value: value.value, configured: value.configured, ...where(value.use), written: value.use.node.name };
+    }
+  }
+  const server: Record<string, object> = {};
+  for (const lower of Object.keys(CORE_SETTINGS)) {
+    if (lower === 'allowoverride') continue;
+    const setting = effectiveSetting(config, lower);
+    server[setting.name] = settingJson(setting);
+  }
+  const virtualHosts = config.sections
+    .filter((section) => section.name === 'virtualhost')
+    .map((vhost) => {
+      const settings: Record<string, object> = {};
+      for (const lower of ['keepalive', 'keepalivetimeout', 'maxkeepaliverequests', 'timeout', 'hostnamelookups', 'enablesendfile', 'enablemmap']) {
+        const setting = effectiveSetting(config, lower, vhost);
+        if (setting.use !== undefined && config.container(setting.use) === vhost) settings[setting.name] = settingJson(setting);
+      }
+      const serverName = config.uses.find((use) => use.name === 'servername' && config.container(use) === vhost);
+      return { address: vhost.args.join(' '), ...where(vhost), serverName: serverName?.args[0] ?? null, settings };
+    });
+  const directories = config.sections
+    .filter((section) => section.name === 'directory' || section.name === 'directorymatch')
+    .map((directory) => {
+      const allowOverride = effectiveSetting(config, 'allowoverride', directory);
+      const own = allowOverride.use !== undefined && config.container(allowOverride.use) === directory;
+      return {
+        path: directory.args[0] ?? '',
+        match: directory.name === 'directorymatch',
+        ...where(directory),
+        virtualHost: enclosingVirtualHost(directory),
+        allowOverride: own ? settingJson(allowOverride) : { value: CORE_SETTINGS['allowoverride']?.default(config.httpd) ?? 'None', default: true },
+      };
+    });
+  return {
+    version: 1,
+    language: 'apache',
+    root: config.root.displayPath,
+    target: { httpd: config.httpd },
+    serverRoot: config.serverRoot,
+    files: config.files.map((entry) => ({
+      path: entry.source.displayPath,
+      depth: entry.depth,
+      includedFrom: entry.includedFrom === undefined ? null : where(entry.includedFrom),
+    })),
+    modules: [...config.modules.values()].map((module) =>
+      module.use === undefined
+        ? { name: module.identifier, kind: 'static' }
+        : { name: module.identifier, kind: 'shared', path: module.path ?? null, ...where(module.use) },
+    ),
+    defines: Object.fromEntries([...config.defines].map(([name, value]) => [name, value ?? null])),
+    mpm:
+      mpm === undefined
+        ? null
+        : {
+            name: mpm.name,
+            ...(mpm.module?.use === undefined ? {} : where(mpm.module.use)),
+            settings: mpmSettings,
+            adjustments: mpm.adjustments.map((adjustment) => adjustment.message),
+          },
+    server,
+    virtualHosts,
+    directories,
+    directives: config.uses.map((use) => directiveJson(config, use)),
+    problems: config.problems.map((problem) => ({
+      ruleId: problem.ruleId,
+      severity: problem.severity,
+      message: problem.message,
+      ...where(problem),
+    })),
+  };
+}
+
+function directiveJson(config: ApacheConfig, use: ApacheDirectiveUse): object {
+  return { name: use.node.name, args: use.argsText, ...where(use), context: config.context(use) };
+}
+
+function enclosingVirtualHost(use: { readonly parent: ApacheDirectiveUse['parent'] }): string | null {
+  for (let parent = use.parent; parent !== undefined; parent = parent.parent) {
+    if (parent.name === 'virtualhost') return parent.args.join(' ');
+  }
+  return null;
+}

@@ -1,0 +1,189 @@
+import type { Range } from '../../engine/types.js';
+
+/**
+ * One logical line as httpd's `ap_cfg_getline` sees it: physical lines joined
+ * where a line's last byte before `\n` (after dropping one `\r`) is a
+ * backslash — the backslash and the line break vanish, nothing is inserted —
+ * then leading and trailing whitespace trimmed. Comment lines continue too.
+ */
+export interface LogicalLine {
+  /** First byte of the first physical line. */
+  readonly start: number;
+  /** After the line break of the last physical line (or the end of the text). */
+  readonly end: number;
+  /** The logical text after joining and trimming: what httpd tokenises. */
+  readonly text: string;
+  /** Source range of `text` (empty at `start` for a blank line). */
+  readonly content: Range;
+  /** Number of physical lines joined (1 when there is no continuation). */
+  readonly physicalLines: number;
+  /** The line break that ends the last physical line. */
+  readonly eol: '\n' | '\r\n' | '';
+  /** Maps an offset in `text` to an offset in the source. */
+  sourceOffset(textOffset: number): number;
+}
+
+/** C `isspace` in the C locale, as httpd uses it. */
+export function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
+}
+
+const BACKSLASH = 92;
+
+class JoinedLine implements LogicalLine {
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    readonly text: string,
+    readonly content: Range,
+    readonly physicalLines: number,
+    readonly eol: '\n' | '\r\n' | '',
+    /** For continued lines: [textOffset, sourceOffset] at the start of each piece. */
+    private readonly pieces: readonly (readonly [number, number])[] | undefined,
+  ) {}
+
+  sourceOffset(textOffset: number): number {
+    const pieces = this.pieces;
+    if (pieces === undefined) return this.content[0] + textOffset;
+    let low = 0;
+    let high = pieces.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if ((pieces[mid] as readonly [number, number])[0] <= textOffset) low = mid;
+      else high = mid - 1;
+    }
+    const [pieceText, pieceSource] = pieces[low] as readonly [number, number];
+    return pieceSource + (textOffset - pieceText);
+  }
+}
+
+/** Splits text into logical lines; the lines tile the text exactly. */
+export function splitLogicalLines(text: string): LogicalLine[] {
+  const lines: LogicalLine[] = [];
+  const length = text.length;
+  let position = 0;
+  while (position < length) {
+    const start = position;
+    let physical = 0;
+    let joined = '';
+    let pieces: [number, number][] | undefined;
+    let eol: '\n' | '\r\n' | '' = '';
+    for (;;) {
+      physical++;
+      const newline = text.indexOf('\n', position);
+      const lineEnd = newline === -1 ? length : newline;
+      const hasCr = newline !== -1 && lineEnd > position && text.charCodeAt(lineEnd - 1) === 13;
+      const contentEnd = hasCr ? lineEnd - 1 : lineEnd;
+      eol = newline === -1 ? '' : hasCr ? '\r\n' : '\n';
+      const continues = newline !== -1 && contentEnd > position && text.charCodeAt(contentEnd - 1) === BACKSLASH;
+      const pieceEnd = continues ? contentEnd - 1 : contentEnd;
+      if (physical === 1 && !continues) {
+        position = newline === -1 ? length : newline + 1;
+        lines.push(trimmed(text, start, position, start, pieceEnd, undefined, '', physical, eol));
+        break;
+      }
+      pieces ??= [];
+      pieces.push([joined.length, position]);
+      joined += text.slice(position, pieceEnd);
+      position = newline === -1 ? length : newline + 1;
+      if (!continues || position >= length) {
+        lines.push(trimmed(text, start, position, start, pieceEnd, pieces, joined, physical, eol));
+        break;
+      }
+    }
+  }
+  return lines;
+}
+
+function trimmed(
+  text: string,
+  start: number,
+  end: number,
+  pieceStart: number,
+  pieceEnd: number,
+  pieces: [number, number][] | undefined,
+  joined: string,
+  physical: number,
+  eol: '\n' | '\r\n' | '',
+): LogicalLine {
+  const whole = pieces === undefined ? text.slice(pieceStart, pieceEnd) : joined;
+  let from = 0;
+  let to = whole.length;
+  while (from < to && isSpace(whole.charCodeAt(from))) from++;
+  while (to > from && isSpace(whole.charCodeAt(to - 1))) to--;
+  const logical = whole.slice(from, to);
+  if (pieces === undefined) {
+    const contentStart = pieceStart + from;
+    return new JoinedLine(start, end, logical, [contentStart, contentStart + logical.length], physical, eol, undefined);
+  }
+  const shifted = pieces.map(([textOffset, sourceOffset]) => [textOffset - from, sourceOffset] as const);
+  const line = new JoinedLine(start, end, logical, [start, start], physical, eol, shifted);
+  if (logical.length === 0) return line;
+  const contentStart = line.sourceOffset(0);
+  const contentEnd = line.sourceOffset(logical.length - 1) + 1;
+  return new JoinedLine(start, end, logical, [contentStart, contentEnd], physical, eol, shifted);
+}
+
+/** One word of a directive line, split as `ap_getword_conf` splits it. */
+export interface Word {
+  /** The word's value: quotes removed, `\\` and `\<quote>` unescaped. */
+  readonly value: string;
+  /** Offsets into the logical line's text, quotes included. */
+  readonly start: number;
+  readonly end: number;
+  readonly quote: '"' | "'" | undefined;
+  /** An opening quote without its closing one: httpd takes the rest of the line. */
+  readonly unterminated: boolean;
+}
+
+/**
+ * Splits a logical line into words exactly as httpd does: a word that starts
+ * with a quote runs to the matching quote (inside it `\\` and `\<quote>` are
+ * escapes); any other word runs to whitespace, where only `\\` is an escape.
+ * A quote in the middle of a word is literal; text right after a closing
+ * quote starts a new word.
+ */
+export function splitWords(text: string, from = 0): Word[] {
+  const words: Word[] = [];
+  let at = from;
+  const length = text.length;
+  while (at < length && isSpace(text.charCodeAt(at))) at++;
+  while (at < length) {
+    const first = text[at];
+    if (first === '"' || first === "'") {
+      let end = at + 1;
+      while (end < length && text[end] !== first) {
+        if (text.charCodeAt(end) === BACKSLASH && end + 1 < length && (text[end + 1] === first || text.charCodeAt(end + 1) === BACKSLASH)) {
+          end += 2;
+        } else {
+          end++;
+        }
+      }
+      const unterminated = end >= length;
+      words.push({ value: unescape(text.slice(at + 1, end), first), start: at, end: unterminated ? length : end + 1, quote: first, unterminated });
+      at = unterminated ? length : end + 1;
+    } else {
+      let end = at;
+      while (end < length && !isSpace(text.charCodeAt(end))) end++;
+      words.push({ value: unescape(text.slice(at, end), undefined), start: at, end, quote: undefined, unterminated: false });
+      at = end;
+    }
+    while (at < length && isSpace(text.charCodeAt(at))) at++;
+  }
+  return words;
+}
+
+function unescape(raw: string, quote: string | undefined): string {
+  if (!raw.includes('\\')) return raw;
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const next = raw[i + 1];
+    if (raw.charCodeAt(i) === BACKSLASH && (next === '\\' || (quote !== undefined && next === quote))) {
+      out += next;
+      i++;
+    } else {
+      out += raw[i];
+    }
+  }
+  return out;
+}

@@ -1,0 +1,534 @@
+import * as path from 'node:path';
+import { ConfigFileSystem, FileAccessError } from '../../engine/files.js';
+import type { ConfigProblem } from '../../engine/problems.js';
+import type { SourceFile } from '../../engine/source-file.js';
+import { compareVersions, versionAtLeast } from '../../engine/targets.js';
+import type { Located, Range, Severity } from '../../engine/types.js';
+import type { ApacheNode, DirectiveNode, SectionNode } from './cst.js';
+import { parseEnvvars } from './envvars.js';
+import { byteOrder, compileFnmatch, hasWildcard } from './fnmatch.js';
+import { splitWords } from './lexer.js';
+import { CONDITIONAL_SECTIONS, DEBIAN_STATIC_MODULES, INERT_SECTIONS, MPM_MODULES, moduleSourceName, type MpmName } from './names.js';
+import { ApacheDocument, parseApache } from './parser.js';
+import { resolveMpm, type MpmSettings } from './mpm.js';
+import { dumpApacheConfig } from './dump.js';
+
+export interface ApacheFileEntry {
+  readonly source: SourceFile;
+  readonly document: ApacheDocument;
+  /** Include nesting: 0 for the main file. */
+  readonly depth: number;
+  readonly includedFrom: ApacheDirectiveUse | undefined;
+}
+
+/** A section that is in effect: a container (`<VirtualHost>`, `<Directory>`…) or a conditional that evaluated true. */
+export interface ApacheSectionUse extends Located {
+  readonly node: SectionNode;
+  /** Lower-case section name without `<`. */
+  readonly name: string;
+  /** Arguments after `${VAR}` expansion. */
+  readonly args: readonly string[];
+  readonly parent: ApacheSectionUse | undefined;
+  readonly conditional: boolean;
+  readonly order: number;
+}
+
+/** A directive that is in effect (not inside a false conditional), in the order httpd reads it. */
+export interface ApacheDirectiveUse extends Located {
+  readonly node: DirectiveNode;
+  /** Lower-case directive name. */
+  readonly name: string;
+  /** Arguments after `${VAR}` expansion. */
+  readonly args: readonly string[];
+  /** The argument text after expansion, as `-D DUMP_CONFIG` prints it. */
+  readonly argsText: string;
+  readonly parent: ApacheSectionUse | undefined;
+  /** Names of the `${VAR}` references on the line; edits to such lines are declined. */
+  readonly variables: readonly string[];
+  /** References that neither Define nor the environment resolve (httpd keeps them literally, AH00111). */
+  readonly unresolved: readonly string[];
+  readonly order: number;
+  /** For Include/IncludeOptional: what the pattern matched. */
+  readonly include?: IncludeOutcome;
+}
+
+export interface IncludeOutcome {
+  readonly pattern: string;
+  readonly files: readonly string[];
+  /** httpd's own error when the include is fatal (no match for Include, unreadable file). */
+  readonly error?: string;
+}
+
+/** Every conditional section httpd evaluated, true or false, for rules about ordering and names. */
+export interface ConditionalEvaluation {
+  readonly section: ApacheSectionUse;
+  readonly subject: string;
+  readonly negated: boolean;
+  readonly result: boolean;
+  /** True when the condition cannot be known statically and was assumed true. */
+  readonly assumed: boolean;
+}
+
+export interface LoadedModule {
+  readonly identifier: string;
+  readonly sourceName: string;
+  readonly path: string | undefined;
+  readonly use: ApacheDirectiveUse | undefined;
+}
+
+export interface ApacheLoadOptions {
+  readonly fs: ConfigFileSystem;
+  /** Target httpd version, e.g. `2.4` or `2.4.62`. */
+  readonly httpd: string;
+  /** ServerRoot before the config sets one (httpd's `-d`); derived from the layout when absent. */
+  readonly serverRoot?: string;
+  /** Names given with `-D`. */
+  readonly defines?: readonly string[];
+  /** Environment for `${VAR}`; Debian's envvars file is read on top when present. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly staticModules?: readonly string[];
+}
+
+const DEFINE_IN_VALUE = /\$\{([^}]*)\}/g;
+
+/**
+ * The effective Apache configuration: the include tree read the way httpd
+ * reads it (EXEC_ON_READ directives in file order, conditionals evaluated
+ * against the modules and defines known at that point), every directive in
+ * effect with its enclosing sections, the loaded modules and the active MPM.
+ */
+export class ApacheConfig {
+  readonly files: ApacheFileEntry[] = [];
+  readonly uses: ApacheDirectiveUse[] = [];
+  readonly sections: ApacheSectionUse[] = [];
+  readonly conditionals: ConditionalEvaluation[] = [];
+  readonly modules = new Map<string, LoadedModule>();
+  readonly problems: ConfigProblem[] = [];
+  readonly defines = new Map<string, string | undefined>();
+  readonly httpd: string;
+  readonly fs: ConfigFileSystem;
+  /** ServerRoot as the server sees it (inside the sysroot when there is one), after the config's own ServerRoot lines. */
+  serverRoot: string;
+  private readonly env: ReadonlyMap<string, string>;
+  private readonly byName = new Map<string, ApacheDirectiveUse[]>();
+  private readonly parsed = new Map<string, ApacheDocument>();
+  private readonly includeStack: string[] = [];
+  private order = 0;
+  private mpmCache: MpmSettings | undefined;
+  root!: SourceFile;
+
+  constructor(options: ApacheLoadOptions, rootServerPath: string) {
+    this.fs = options.fs;
+    this.httpd = options.httpd;
+    this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
+    for (const name of options.defines ?? []) this.defines.set(name, undefined);
+    const env = new Map(Object.entries(options.env ?? {}));
+    const envvars = this.fs.locate('envvars', this.serverRoot);
+    if (options.env === undefined && path.basename(rootServerPath) === 'apache2.conf' && this.fs.kind(envvars) === 'file') {
+      try {
+        for (const [name, value] of parseEnvvars(this.fs.read(envvars).text)) env.set(name, value);
+      } catch {
+        // An unreadable envvars only leaves ${APACHE_*} unresolved, which the undefined-variable rule reports.
+      }
+    }
+    this.env = env;
+    for (const identifier of options.staticModules ?? defaultStaticModules(this.httpd)) {
+      this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
+    }
+  }
+
+  /** Directives in effect with this lower-case name, in read order. */
+  named(name: string): readonly ApacheDirectiveUse[] {
+    return this.byName.get(name) ?? [];
+  }
+
+  hasModule(identifierOrSource: string): boolean {
+    if (identifierOrSource.endsWith('.c')) {
+      for (const module of this.modules.values()) if (module.sourceName === identifierOrSource) return true;
+      return false;
+    }
+    return this.modules.has(identifierOrSource);
+  }
+
+  /** The active MPM with its effective numbers after httpd's own clamps, or undefined when none is loaded. */
+  get mpm(): MpmSettings | undefined {
+    this.mpmCache ??= resolveMpm(this);
+    return this.mpmCache.name === undefined ? undefined : this.mpmCache;
+  }
+
+  /** The MPM loaded by LoadModule (or compiled in for 2.2), and how many were loaded. */
+  loadedMpms(): { name: MpmName; module: LoadedModule }[] {
+    const found: { name: MpmName; module: LoadedModule }[] = [];
+    for (const module of this.modules.values()) {
+      const name = MPM_MODULES[module.identifier];
+      if (name !== undefined) found.push({ name, module });
+    }
+    return found;
+  }
+
+  /** The innermost enclosing container of a use (conditionals skipped), e.g. its `<VirtualHost>`. */
+  container(use: { readonly parent: ApacheSectionUse | undefined }): ApacheSectionUse | undefined {
+    let parent = use.parent;
+    while (parent !== undefined && parent.conditional) parent = parent.parent;
+    return parent;
+  }
+
+  /** Display context, outermost first: `<VirtualHost *:80>`, `<IfModule mpm_prefork_module>`. */
+  context(use: { readonly parent: ApacheSectionUse | undefined }): string[] {
+    const chain: string[] = [];
+    for (let parent = use.parent; parent !== undefined; parent = parent.parent) chain.unshift(sectionLabel(parent.node));
+    return chain;
+  }
+
+  toDump(): object {
+    return dumpApacheConfig(this);
+  }
+
+  /** Reads the main file and everything it includes. */
+  load(hostPath: string): void {
+    const source = this.fs.read(hostPath);
+    this.root = source;
+    this.readFile(source, 0, undefined, undefined);
+  }
+
+  private readFile(source: SourceFile, depth: number, includedFrom: ApacheDirectiveUse | undefined, parent: ApacheSectionUse | undefined): void {
+    let document = this.parsed.get(source.path);
+    if (document === undefined) {
+      document = parseApache(source.text, { maxNesting: this.fs.limits.maxNesting });
+      this.parsed.set(source.path, document);
+      for (const problem of document.problems) this.problem('TL0001', 'error', problem.message, source, problem.range);
+    }
+    this.files.push({ source, document, depth, includedFrom });
+    this.includeStack.push(this.fs.resolve(source.path));
+    this.walk(document.nodes, source, parent, depth);
+    this.includeStack.pop();
+  }
+
+  private walk(nodes: readonly ApacheNode[], file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
+    for (const node of nodes) {
+      if (node.kind === 'directive') this.directive(node, file, parent, depth);
+      else if (node.kind === 'section') this.section(node, file, parent, depth);
+    }
+  }
+
+  private section(node: SectionNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
+    const expanded = this.expand(node.argsText);
+    const args = splitWords(expanded.text).map((word) => word.value);
+    const name = node.nameLower;
+    const conditional = CONDITIONAL_SECTIONS.has(name);
+    const use: ApacheSectionUse = { node, file, range: node.open.content, name, args, parent, conditional, order: this.order++ };
+    if (conditional) {
+      const evaluation = this.evaluate(use);
+      this.conditionals.push(evaluation);
+      if (evaluation.result) this.walk(node.children, file, use, depth);
+      return;
+    }
+    this.sections.push(use);
+    if (!INERT_SECTIONS.has(name)) this.walk(node.children, file, use, depth);
+  }
+
+  private directive(node: DirectiveNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
+    const variables = node.line.text.includes('${') ? [...node.line.text.matchAll(DEFINE_IN_VALUE)].map((match) => match[1] as string) : [];
+    let args: string[];
+    let argsText: string;
+    let unresolved: string[] = [];
+    if (variables.length === 0) {
+      args = node.args.map((arg) => arg.value);
+      argsText = node.argsText;
+    } else {
+      const expanded = this.expand(node.argsText);
+      unresolved = expanded.unresolved;
+      argsText = expanded.text;
+      args = splitWords(argsText).map((word) => word.value);
+    }
+    const name = node.nameLower;
+    const base = { node, file, range: node.line.content, name, args, argsText, parent, variables, unresolved, order: this.order++ };
+    if (name === 'include' || name === 'includeoptional') {
+      this.include(base, depth);
+      return;
+    }
+    const use: ApacheDirectiveUse = base;
+    this.record(use);
+    if (name === 'serverroot' && args[0] !== undefined) {
+      this.serverRoot = path.posix.resolve(this.serverRoot, args[0]);
+    } else if (name === 'define' && args[0] !== undefined) {
+      this.defines.set(args[0], args[1]);
+    } else if (name === 'undefine' && args[0] !== undefined) {
+      this.defines.delete(args[0]);
+    } else if (name === 'loadmodule' && args[0] !== undefined) {
+      const identifier = args[0];
+      if (!this.modules.has(identifier)) {
+        this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier, args[1]), path: args[1], use });
+      }
+    }
+  }
+
+  private record(use: ApacheDirectiveUse): void {
+    this.uses.push(use);
+    const list = this.byName.get(use.name);
+    if (list === undefined) this.byName.set(use.name, [use]);
+    else list.push(use);
+  }
+
+  private include(base: Omit<ApacheDirectiveUse, 'include'>, depth: number): void {
+    const optional = base.name === 'includeoptional';
+    const pattern = base.args[0];
+    if (pattern === undefined) {
+      const use: ApacheDirectiveUse = { ...base, include: { pattern: '', files: [], error: `${base.node.name} takes one argument` } };
+      this.record(use);
+      this.problem('TL0002', 'error', `${base.node.name} takes one argument, a file name or wildcard pattern`, base.file, base.range);
+      return;
+    }
+    if (optional && !versionAtLeast(this.httpd, '2.4')) {
+      this.record({ ...base, include: { pattern, files: [], error: 'IncludeOptional does not exist in httpd 2.2' } });
+      return;
+    }
+    const absolute = path.posix.resolve(this.serverRoot, pattern);
+    const resolution = this.resolveInclude(absolute, optional);
+    const use: ApacheDirectiveUse = {
+      ...base,
+      include: resolution.error === undefined ? { pattern, files: resolution.files } : { pattern, files: resolution.files, error: resolution.error },
+    };
+    this.record(use);
+    if (depth + 1 > this.fs.limits.maxIncludeDepth) {
+      this.problem('TL0006', 'error', `Exceeded maximum include depth of ${this.fs.limits.maxIncludeDepth}, There appears to be a recursion`, base.file, base.range);
+      return;
+    }
+    for (const serverPath of resolution.files) {
+      const hostPath = this.fs.locate(serverPath);
+      const real = this.fs.resolve(hostPath);
+      if (this.includeStack.includes(real)) {
+        const cycle = [...this.includeStack.slice(this.includeStack.indexOf(real)), real].map((p) => this.fs.display(p)).join(' -> ');
+        this.problem(
+          'TL0006',
+          'error',
+          `include cycle ${cycle}; httpd would recurse until "Exceeded maximum include depth of 128"`,
+          base.file,
+          base.range,
+        );
+        continue;
+      }
+      if (this.files.length >= this.fs.limits.maxFiles) {
+        this.problem('TL0006', 'error', `more than ${this.fs.limits.maxFiles} files included; the rest is not read (--max-files)`, base.file, base.range);
+        return;
+      }
+      let source: SourceFile;
+      try {
+        source = this.fs.read(hostPath, this.displayOf(serverPath, hostPath));
+      } catch (error) {
+        const message = error instanceof FileAccessError ? error.message : String(error);
+        this.problem('TL0002', 'error', `${base.node.name} ${pattern}: ${message}`, base.file, base.range);
+        continue;
+      }
+      this.readFile(source, depth + 1, use, base.parent);
+    }
+    if (resolution.error !== undefined) {
+      this.problem('TL0002', 'error', `${base.node.name} ${pattern}: ${resolution.error}`, base.file, base.range);
+    }
+  }
+
+  private displayOf(serverPath: string, hostPath: string): string {
+    return this.fs.sysroot === undefined ? this.fs.display(hostPath) : this.fs.display(this.fs.locate(serverPath));
+  }
+
+  /**
+   * Expands an include target into files in the order httpd reads them
+   * (config.c `ap_process_fnmatch_configs`): wildcards in any component on
+   * 2.4 (a middle component matches directories only, as reported by the
+   * directory entry itself), whole directories read recursively, candidates
+   * sorted by strcmp, and a pattern with no match fatal unless IncludeOptional.
+   */
+  private resolveInclude(absolute: string, optional: boolean): { files: string[]; error?: string } {
+    const files: string[] = [];
+    const components = absolute.split('/').filter((part) => part !== '');
+    if (!versionAtLeast(this.httpd, '2.4')) return this.resolveInclude22(absolute, files);
+    const firstWild = components.findIndex(hasWildcard);
+    if (firstWild === -1) {
+      const error = this.readPlain(absolute, optional, files, 0);
+      return error === undefined ? { files } : { files, error };
+    }
+    const error = this.matchComponents(`/${components.slice(0, firstWild).join('/')}`, components.slice(firstWild), optional, files);
+    return error === undefined ? { files } : { files, error };
+  }
+
+  private matchComponents(dir: string, rest: readonly string[], optional: boolean, files: string[]): string | undefined {
+    const [component, ...remaining] = rest as [string, ...string[]];
+    if (!hasWildcard(component)) {
+      const next = path.posix.join(dir, component);
+      return remaining.length === 0 ? this.readPlain(next, optional, files, 0) : this.matchComponents(next, remaining, optional, files);
+    }
+    const hostDir = this.fs.locate(dir);
+    if (this.fs.kind(hostDir) !== 'directory') {
+      return optional ? undefined : `Could not open config directory ${dir}: No such file or directory`;
+    }
+    const matches = compileFnmatch(component);
+    const candidates = this.fs
+      .list(hostDir)
+      .filter((name) => matches(name) && (remaining.length === 0 || this.isDirectoryEntry(path.join(hostDir, name))))
+      .sort(byteOrder);
+    if (candidates.length === 0) return optional ? undefined : `No matches for the wildcard '${component}' in '${dir}', failing`;
+    for (const name of candidates) {
+      const next = path.posix.join(dir, name);
+      const error = remaining.length === 0 ? this.readPlain(next, optional, files, 0) : this.matchComponents(next, remaining, optional, files);
+      if (error !== undefined) return error;
+    }
+    return undefined;
+  }
+
+  /** A directory entry's own type, without following a symlink (httpd uses the dirent type). */
+  private isDirectoryEntry(hostPath: string): boolean {
+    return this.fs.entryKind(hostPath) === 'directory';
+  }
+
+  private readPlain(serverPath: string, optional: boolean, files: string[], dirDepth: number): string | undefined {
+    const hostPath = this.fs.locate(serverPath);
+    const kind = this.fs.kind(hostPath);
+    if (kind === 'directory') {
+      if (dirDepth + 1 > 128) return `Directory ${serverPath} exceeds the maximum include directory nesting level of 128`;
+      const names = this.fs.list(hostPath).sort(byteOrder);
+      for (const name of names) {
+        const error = this.readPlain(path.posix.join(serverPath, name), optional, files, dirDepth + 1);
+        if (error !== undefined) return error;
+      }
+      return undefined;
+    }
+    if (kind === 'missing') {
+      if (optional && versionAtLeast(this.httpd, '2.4.30')) return undefined;
+      return `Could not open configuration file ${serverPath}: No such file or directory`;
+    }
+    if (kind === 'other' && serverPath !== '/dev/null') return `Access to file ${serverPath} denied by server: not a regular file`;
+    files.push(serverPath);
+    return undefined;
+  }
+
+  /** httpd 2.2: a wildcard only in the last component, and no match is silently accepted. */
+  private resolveInclude22(absolute: string, files: string[]): { files: string[]; error?: string } {
+    const dir = path.posix.dirname(absolute);
+    const last = path.posix.basename(absolute);
+    if (hasWildcard(dir)) return { files, error: `Wildcard patterns not allowed in Include ${absolute}` };
+    if (!hasWildcard(last)) {
+      const error = this.readPlain(absolute, false, files, 0);
+      return error === undefined ? { files } : { files, error };
+    }
+    const hostDir = this.fs.locate(dir);
+    if (this.fs.kind(hostDir) !== 'directory') return { files, error: `Include directory '${dir}' not found` };
+    const matches = compileFnmatch(last);
+    for (const name of this.fs.list(hostDir).filter(matches).sort(byteOrder)) {
+      const error = this.readPlain(path.posix.join(dir, name), false, files, 0);
+      if (error !== undefined) return { files, error };
+    }
+    return { files };
+  }
+
+  private evaluate(section: ApacheSectionUse): ConditionalEvaluation {
+    let negated = false;
+    let subject = section.args[0] ?? '';
+    if (subject === '!') {
+      negated = true;
+      subject = section.args[1] ?? '';
+    } else if (subject.startsWith('!')) {
+      negated = true;
+      subject = subject.slice(1);
+    }
+    let truth: boolean;
+    let assumed = false;
+    switch (section.name) {
+      case 'ifmodule':
+        truth = this.hasModule(subject);
+        break;
+      case 'ifdefine':
+        truth = this.defines.has(subject);
+        break;
+      case 'ifversion':
+        truth = matchesVersion(this.httpd, section.args);
+        negated = false;
+        break;
+      case 'iffile':
+        truth = this.fs.kind(this.fs.locate(subject, this.serverRoot)) !== 'missing';
+        break;
+      default:
+        truth = true;
+        assumed = true;
+    }
+    const result = negated ? !truth : truth;
+    if (assumed) {
+      this.problem('TL0007', 'info', `<${section.node.name} ${section.args.join(' ')}> cannot be evaluated without the server binary; assumed true`, section.file, section.range);
+    }
+    return { section, subject, negated, result, assumed };
+  }
+
+  /** `${NAME}` from Define, then the environment; unknown names stay literal as httpd leaves them. */
+  private expand(text: string): { text: string; unresolved: string[] } {
+    if (!text.includes('${')) return { text, unresolved: [] };
+    const unresolved: string[] = [];
+    const expanded = text.replace(DEFINE_IN_VALUE, (whole, name: string) => {
+      const defined = this.defines.get(name);
+      if (defined !== undefined) return defined;
+      const fromEnv = this.env.get(name);
+      if (fromEnv !== undefined) return fromEnv;
+      if (!name.includes(':')) unresolved.push(name);
+      return whole;
+    });
+    return { text: expanded, unresolved };
+  }
+
+  private problem(ruleId: string, severity: Severity, message: string, file: SourceFile, range: Range): void {
+    this.problems.push({ ruleId, severity, message, file, range });
+  }
+}
+
+/** `<IfVersion [[!]op] version>` against the target version (mod_version semantics). */
+function matchesVersion(target: string, args: readonly string[]): boolean {
+  const words = [...args];
+  let negatedOperator = false;
+  if (words[0] === '!') {
+    negatedOperator = true;
+    words.shift();
+  }
+  let [operator, version] = words.length >= 2 ? [words[0] as string, words[1] as string] : ['=', words[0] ?? ''];
+  if (operator.startsWith('!')) {
+    negatedOperator = !negatedOperator;
+    operator = operator.slice(1) || '=';
+  }
+  let result: boolean;
+  if (operator === '~' || (operator === '=' && version.startsWith('/') && version.endsWith('/'))) {
+    const source = operator === '~' ? version : version.slice(1, -1);
+    try {
+      result = new RegExp(source).test(target);
+    } catch {
+      result = false;
+    }
+  } else {
+    const order = compareVersions(target, version);
+    result =
+      operator === '>' ? order > 0 : operator === '>=' ? order >= 0 : operator === '<' ? order < 0 : operator === '<=' ? order <= 0 : order === 0;
+  }
+  return negatedOperator ? !result : result;
+}
+
+/**
+ * httpd's compiled-in ServerRoot differs per build; guess it from the layout:
+ * Debian's `apache2.conf` lives in it, `conf/httpd.conf` lives one below it.
+ */
+function defaultServerRoot(rootServerPath: string): string {
+  const dir = path.posix.dirname(rootServerPath);
+  if (path.posix.basename(rootServerPath) === 'httpd.conf' && path.posix.basename(dir) === 'conf') return path.posix.dirname(dir);
+  return dir;
+}
+
+function defaultStaticModules(httpd: string): readonly string[] {
+  // httpd 2.2 has its MPM compiled in; prefork was the distributions' default.
+  return versionAtLeast(httpd, '2.4') ? DEBIAN_STATIC_MODULES : [...DEBIAN_STATIC_MODULES, 'mpm_prefork_module'];
+}
+
+export function sectionLabel(node: SectionNode): string {
+  const text = node.argsText === '' ? `<${node.name}>` : `<${node.name} ${node.argsText}>`;
+  return text.length > 80 ? `${text.slice(0, 77)}...>` : text;
+}
+
+export function loadApache(hostPath: string, options: ApacheLoadOptions): ApacheConfig {
+  const absolute = path.resolve(options.fs.cwd, hostPath);
+  const config = new ApacheConfig(options, options.fs.serverPath(absolute));
+  config.load(absolute);
+  return config;
+}

@@ -1,0 +1,184 @@
+import type { Range } from '../../engine/types.js';
+import type { ApacheArg, ApacheNode, CloseTag, DirectiveNode, ErrorNode, ParseProblem, SectionNode } from './cst.js';
+import { splitLogicalLines, splitWords, type LogicalLine, type Word } from './lexer.js';
+import { printApache } from './print.js';
+
+export const DEFAULT_MAX_NESTING = 1_000;
+
+/**
+ * A parsed Apache config file. The nodes tile the text, so `toString()`
+ * gives back the input byte for byte, whatever it contains.
+ */
+export class ApacheDocument {
+  constructor(
+    readonly text: string,
+    readonly nodes: readonly ApacheNode[],
+    readonly problems: readonly ParseProblem[],
+  ) {}
+
+  toString(): string {
+    return printApache(this);
+  }
+}
+
+interface OpenSection {
+  readonly line: LogicalLine;
+  readonly name: string;
+  readonly nameRange: Range;
+  readonly args: readonly ApacheArg[];
+  readonly argsText: string;
+  readonly children: ApacheNode[];
+}
+
+/**
+ * Parses Apache httpd configuration text. Never throws: broken structure
+ * (unclosed or stray `</X>`, a section line without `>`) becomes problems with
+ * httpd's own wording, and the rest of the file is still parsed.
+ */
+export function parseApache(text: string, options: { maxNesting?: number } = {}): ApacheDocument {
+  const maxNesting = options.maxNesting ?? DEFAULT_MAX_NESTING;
+  const problems: ParseProblem[] = [];
+  const root: ApacheNode[] = [];
+  const stack: OpenSection[] = [];
+  const lines = splitLogicalLines(text);
+  const current = (): ApacheNode[] => (stack.length === 0 ? root : (stack[stack.length - 1] as OpenSection).children);
+
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as LogicalLine;
+    const range: Range = [line.start, line.end];
+    if (line.text.length === 0) {
+      current().push({ kind: 'blank', line, range });
+      continue;
+    }
+    if (line.text.startsWith('#')) {
+      current().push({ kind: 'comment', line, range });
+      continue;
+    }
+    const words = splitWords(line.text);
+    const first = words[0] as Word;
+    const firstText = line.text.slice(first.start, first.end);
+    if (firstText.startsWith('</')) {
+      closeSection(line, firstText, stack, root, problems);
+      continue;
+    }
+    if (firstText.startsWith('<')) {
+      if (stack.length >= maxNesting) {
+        const rest = lines[lines.length - 1] as LogicalLine;
+        const message = `sections nested deeper than ${maxNesting} levels; the rest of the file is not parsed`;
+        problems.push({ message, range: [line.start, line.start] });
+        current().push({ kind: 'error', line, range: [line.start, rest.end], message } satisfies ErrorNode);
+        break;
+      }
+      stack.push(openSection(line, firstText, first, problems));
+      continue;
+    }
+    current().push(directive(line, first, words));
+  }
+
+  while (stack.length > 0) {
+    const open = stack.pop() as OpenSection;
+    problems.push({ message: `<${open.name}> was not closed`, range: open.line.content });
+    current().push(finishSection(open, undefined));
+  }
+  return new ApacheDocument(text, root, problems);
+}
+
+function directive(line: LogicalLine, first: Word, words: readonly Word[]): DirectiveNode {
+  const name = first.value;
+  const afterName = line.text.slice(first.end).trimStart();
+  return {
+    kind: 'directive',
+    line,
+    range: [line.start, line.end],
+    name,
+    nameLower: name.toLowerCase(),
+    nameRange: sourceRange(line, first.start, first.end),
+    args: words.slice(1).map((word) => toArg(line, word)),
+    argsText: afterName,
+  };
+}
+
+function openSection(line: LogicalLine, firstText: string, first: Word, problems: ParseProblem[]): OpenSection {
+  const bareName = firstText.endsWith('>') ? firstText.slice(1, -1) : firstText.slice(1);
+  let argsText = line.text.slice(first.end).trim();
+  const closed = firstText.endsWith('>') ? argsText === '' : argsText.endsWith('>');
+  if (!closed) {
+    problems.push({ message: `<${bareName}> directive missing closing '>'`, range: line.content });
+  } else if (argsText.endsWith('>')) {
+    argsText = argsText.slice(0, -1).trimEnd();
+  }
+  const argsOffset = argsText === '' ? first.end : line.text.indexOf(argsText, first.end);
+  const args = splitWords(argsText).map((word) =>
+    toArg(line, { ...word, start: word.start + argsOffset, end: word.end + argsOffset }),
+  );
+  const nameEnd = first.start + 1 + bareName.length;
+  return { line, name: bareName, nameRange: sourceRange(line, first.start + 1, nameEnd), args, argsText, children: [] };
+}
+
+function closeSection(line: LogicalLine, firstText: string, stack: OpenSection[], root: ApacheNode[], problems: ParseProblem[]): void {
+  const name = firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2);
+  const closeTag: CloseTag = { line, name, range: [line.start, line.end] };
+  const top = stack[stack.length - 1];
+  const matchAt = findOpen(stack, name);
+  if (top !== undefined && matchAt === stack.length - 1) {
+    stack.pop();
+    parentOf(stack, root).push(finishSection(top, closeTag));
+    return;
+  }
+  if (top === undefined) {
+    const message = `</${name}> without matching <${name}> section`;
+    problems.push({ message, range: line.content });
+    root.push({ kind: 'error', line, range: [line.start, line.end], message });
+    return;
+  }
+  problems.push({ message: `Expected </${top.name}> but saw </${name}>`, range: line.content });
+  if (matchAt === -1) {
+    top.children.push({ kind: 'error', line, range: [line.start, line.end], message: `stray </${name}>` });
+    return;
+  }
+  while (stack.length - 1 > matchAt) {
+    const unclosed = stack.pop() as OpenSection;
+    parentOf(stack, root).push(finishSection(unclosed, undefined));
+  }
+  const matched = stack.pop() as OpenSection;
+  parentOf(stack, root).push(finishSection(matched, closeTag));
+}
+
+function findOpen(stack: readonly OpenSection[], name: string): number {
+  const lower = name.toLowerCase();
+  for (let i = stack.length - 1; i >= 0; i--) {
+    if ((stack[i] as OpenSection).name.toLowerCase() === lower) return i;
+  }
+  return -1;
+}
+
+function parentOf(stack: readonly OpenSection[], root: ApacheNode[]): ApacheNode[] {
+  return stack.length === 0 ? root : (stack[stack.length - 1] as OpenSection).children;
+}
+
+function finishSection(open: OpenSection, close: CloseTag | undefined): SectionNode {
+  const last = open.children[open.children.length - 1];
+  const end = close?.range[1] ?? last?.range[1] ?? open.line.end;
+  return {
+    kind: 'section',
+    name: open.name,
+    nameLower: open.name.toLowerCase(),
+    nameRange: open.nameRange,
+    args: open.args,
+    argsText: open.argsText,
+    open: open.line,
+    children: open.children,
+    close,
+    range: [open.line.start, end],
+  };
+}
+
+function toArg(line: LogicalLine, word: Word): ApacheArg {
+  return { value: word.value, range: sourceRange(line, word.start, word.end), quote: word.quote, unterminated: word.unterminated };
+}
+
+/** Source range of [start, end) in the logical text; end maps past the last character. */
+export function sourceRange(line: LogicalLine, start: number, end: number): Range {
+  const from = line.sourceOffset(start);
+  return [from, end > start ? line.sourceOffset(end - 1) + 1 : from];
+}

@@ -1,0 +1,72 @@
+import { versionAtLeast } from '../../engine/targets.js';
+import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
+
+/** Core directives whose effective value matters for tuning, with the compiled-in defaults. */
+export const CORE_SETTINGS: Readonly<Record<string, { readonly name: string; readonly default: (httpd: string) => string }>> = {
+  keepalive: { name: 'KeepAlive', default: () => 'On' },
+  keepalivetimeout: { name: 'KeepAliveTimeout', default: () => '5' },
+  maxkeepaliverequests: { name: 'MaxKeepAliveRequests', default: () => '100' },
+  timeout: { name: 'Timeout', default: (httpd) => (versionAtLeast(httpd, '2.4') ? '60' : '300') },
+  hostnamelookups: { name: 'HostnameLookups', default: () => 'Off' },
+  enablesendfile: { name: 'EnableSendfile', default: (httpd) => (versionAtLeast(httpd, '2.4') ? 'Off' : 'On') },
+  enablemmap: { name: 'EnableMMAP', default: () => 'On' },
+  listenbacklog: { name: 'ListenBacklog', default: () => '511' },
+  allowoverride: { name: 'AllowOverride', default: (httpd) => (versionAtLeast(httpd, '2.4') ? 'None' : 'All') },
+  extendedstatus: { name: 'ExtendedStatus', default: () => 'Off' },
+};
+
+export interface EffectiveSetting {
+  /** Canonical spelling, e.g. `KeepAliveTimeout`. */
+  readonly name: string;
+  /** The arguments in effect (expanded), or the default as one argument. */
+  readonly args: readonly string[];
+  /** The line that set it; undefined when the compiled-in default applies. */
+  readonly use: ApacheDirectiveUse | undefined;
+}
+
+/**
+ * The value of a core directive in a scope: the last line set directly in
+ * that scope (`<VirtualHost>`, `<Directory>`), else the server's last line,
+ * else httpd's default for the target version.
+ */
+export function effectiveSetting(config: ApacheConfig, lowerName: string, scope?: ApacheSectionUse): EffectiveSetting {
+  const spec = CORE_SETTINGS[lowerName];
+  const name = spec?.name ?? lowerName;
+  let inScope: ApacheDirectiveUse | undefined;
+  let atServer: ApacheDirectiveUse | undefined;
+  for (const use of config.named(lowerName)) {
+    const container = config.container(use);
+    if (container === undefined) atServer = use;
+    else if (scope !== undefined && container === scope) inScope = use;
+  }
+  const use = inScope ?? atServer;
+  if (use !== undefined) return { name, args: use.args, use };
+  return { name, args: spec === undefined ? [] : [spec.default(config.httpd)], use: undefined };
+}
+
+/** `On`/`Off` (any case) as httpd's FLAG directives read them: only the first word counts. */
+export function flagValue(setting: EffectiveSetting): boolean | undefined {
+  const word = setting.args[0]?.toLowerCase();
+  return word === 'on' ? true : word === 'off' ? false : undefined;
+}
+
+/**
+ * A duration as `ap_timeout_parameter_parse` reads it, in seconds: a number
+ * with an optional `ms`, `s`, `mi` or `h` suffix (default seconds).
+ */
+export function durationSeconds(text: string | undefined): number | undefined {
+  const match = /^(\d+)(ms|s|mi|min|h)?$/i.exec(text?.trim() ?? '');
+  if (!match) return undefined;
+  const value = Number(match[1]);
+  switch ((match[2] ?? 's').toLowerCase()) {
+    case 'ms':
+      return value / 1000;
+    case 'mi':
+    case 'min':
+      return value * 60;
+    case 'h':
+      return value * 3600;
+    default:
+      return value;
+  }
+}
