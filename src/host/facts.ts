@@ -1,0 +1,132 @@
+/**
+ * What tune-lint knows about the machine a config will run on. Every fact
+ * carries its source, because a sizing message is only as good as the facts
+ * behind it and people must be able to check them.
+ */
+export interface Fact<T> {
+  readonly value: T;
+  /** 'probe (MemTotal)', 'flag --host-ram', 'profile host.yaml', 'ansible facts web01.json', '.tune-lint.yaml', 'estimate (...)' */
+  readonly source: string;
+}
+
+/** Memory of one Apache child process, in bytes. `count` is 0 when the figure was given or estimated, not measured. */
+export interface ChildMemory {
+  readonly median: number;
+  readonly max: number;
+  readonly count: number;
+  readonly metric: 'pss' | 'rss';
+}
+
+export interface MountEntry {
+  readonly mountPoint: string;
+  readonly fsType: string;
+  /** The mounted device or remote share, e.g. `/dev/vda1` or `nas:/export/www`. */
+  readonly source: string;
+}
+
+export interface HostFacts {
+  /** Bytes; when probing, the lower of MemTotal and the cgroup memory limit. */
+  readonly ram?: Fact<number>;
+  /** May be fractional: a cgroup CPU quota of 150000/100000 is 1.5 CPUs. */
+  readonly cpus?: Fact<number>;
+  readonly swap?: Fact<number>;
+  /** Apache children, never the parent. */
+  readonly perChild?: Fact<ChildMemory>;
+  readonly apacheRunning?: Fact<boolean>;
+  readonly mysqlRunning?: Fact<boolean>;
+  readonly mysqlRss?: Fact<number>;
+  readonly mounts?: Fact<readonly MountEntry[]>;
+  readonly somaxconn?: Fact<number>;
+  /** Fallbacks taken and measurements that failed, one sentence each. */
+  readonly notes?: readonly string[];
+}
+
+export type HostFactName = Exclude<keyof HostFacts, 'notes'>;
+
+/** Every fact, in the order people read them. */
+export const HOST_FACT_NAMES: readonly HostFactName[] = [
+  'ram',
+  'cpus',
+  'swap',
+  'perChild',
+  'apacheRunning',
+  'mysqlRunning',
+  'mysqlRss',
+  'somaxconn',
+  'mounts',
+];
+
+/** Bad host input (flag, profile, facts file, config): one line that names the flag or file:line:col. */
+export class HostFactsError extends Error {
+  override readonly name = 'HostFactsError';
+}
+
+/**
+ * The mount that holds `path`: the longest mount point that is the path or a
+ * parent directory of it. When the same point is mounted twice the later
+ * entry of the table wins, as it hides the earlier one.
+ */
+export function filesystemTypeOf(mounts: readonly MountEntry[], path: string): MountEntry | undefined {
+  let best: MountEntry | undefined;
+  for (const mount of mounts) {
+    if (!isUnder(path, mount.mountPoint)) continue;
+    if (best === undefined || mount.mountPoint.length >= best.mountPoint.length) best = mount;
+  }
+  return best;
+}
+
+function isUnder(path: string, mountPoint: string): boolean {
+  if (mountPoint === '/') return path.startsWith('/');
+  const point = mountPoint.endsWith('/') ? mountPoint.slice(0, -1) : mountPoint;
+  return path === point || path.startsWith(`${point}/`);
+}
+
+const NETWORK_FILESYSTEMS = new Set([
+  'nfs',
+  'nfs4',
+  'cifs',
+  'smb3',
+  'smbfs',
+  'ncpfs',
+  'afs',
+  'coda',
+  'glusterfs',
+  'ceph',
+  'cephfs',
+  'lustre',
+  'gpfs',
+  'beegfs',
+  'davfs',
+  'fuse',
+  '9p',
+  'virtiofs',
+  'vboxsf',
+  'vmhgfs',
+  'prl_fs',
+]);
+
+/** FUSE filesystems that only re-present local data: rootless container layers, lxcfs's /proc views. */
+const LOCAL_FUSE_FILESYSTEMS = new Set(['fuse.fuse-overlayfs', 'fuse.lxcfs']);
+
+/**
+ * Filesystems where Apache's memory-mapping and sendfile can deliver stale or
+ * truncated files (core docs of EnableMMAP and EnableSendfile: "network-mounted
+ * filesystems"), including the host-shared folders of VMs and FUSE
+ * filesystems (sshfs, s3fs, rclone...), whose page cache the kernel cannot keep
+ * coherent with the remote side.
+ */
+export function isNetworkFilesystem(fsType: string): boolean {
+  const type = fsType.toLowerCase();
+  if (LOCAL_FUSE_FILESYSTEMS.has(type)) return false;
+  return NETWORK_FILESYSTEMS.has(type) || type.startsWith('fuse.') || type.startsWith('nfs');
+}
+
+/** Median and max of per-process samples (bytes); undefined when there are none. */
+export function summarizeChildMemory(samples: readonly number[], metric: 'pss' | 'rss'): ChildMemory | undefined {
+  if (samples.length === 0) return undefined;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  const median =
+    sorted.length % 2 === 1 ? (sorted[middle] as number) : Math.round(((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2);
+  return { median, max: sorted[sorted.length - 1] as number, count: sorted.length, metric };
+}

@@ -1,0 +1,217 @@
+import * as os from 'node:os';
+import type { ChildMemory, HostFacts } from './facts.js';
+import { summarizeChildMemory } from './facts.js';
+import type { CgroupContext, ProcessInfo } from './proc.js';
+import { cpuQuota, listProcesses, memoryLimit, parseCgroupFile, parseKeyedLines, parseMountInfo, ProcReader, readPss } from './proc.js';
+
+export interface MemoryTotals {
+  readonly total: number;
+  readonly swapTotal: number;
+}
+
+export interface ProbeOptions {
+  /** Where /proc and /sys are read from; tests point it at a fake tree. */
+  readonly root?: string;
+  /** MemTotal and SwapTotal; by default from systeminformation's si.mem(). */
+  readonly memory?: () => Promise<MemoryTotals>;
+  /** CPUs this process may run on; by default os.availableParallelism() (sched_getaffinity, what nproc prints). */
+  readonly cpuAffinity?: () => number;
+}
+
+/**
+ * systeminformation is used for what it does well and cheaply: si.mem() reads
+ * /proc/meminfo on Linux without a subprocess (about 4 ms) and has answers on
+ * macOS, the BSDs and Windows too. It is not used for CPUs (si.cpu() spawns
+ * lscpu, ~50-65 ms, and counts os.cpus(), blind to affinity and cgroup quota)
+ * nor processes (si.processes() spawns ps and has no PSS). Loading it costs
+ * about 50 ms, so it is imported only here, only when probing.
+ */
+async function systemMemory(): Promise<MemoryTotals> {
+  const si = await import('systeminformation');
+  const memory = await si.default.mem();
+  return { total: memory.total, swapTotal: memory.swaptotal };
+}
+
+const APACHE_NAMES = /^(apache2|httpd)([.-](prefork|worker|event|itk))?$/;
+const MYSQL_NAMES = new Set(['mysqld', 'mariadbd']);
+/** A child can exit while it is read: these codes mean it is gone, not that reading was denied. */
+const VANISHED = new Set(['ENOENT', 'ESRCH']);
+
+type MutableFacts = { -readonly [K in keyof HostFacts]: HostFacts[K] };
+
+/**
+ * The facts this machine gives. Never throws: each measurement that fails
+ * falls back to the next source or is left out, with a note saying so.
+ */
+export async function probeHost(options: ProbeOptions = {}): Promise<HostFacts> {
+  const reader = new ProcReader(options.root ?? '/');
+  const facts: MutableFacts = {};
+  const notes: string[] = [];
+  const hasProc = reader.read('/proc/self/status').ok;
+  if (!hasProc) notes.push('no /proc on this machine: cgroup limits, processes, mounts and somaxconn were not probed');
+
+  const mountTable = hasProc ? readMountTable(reader, notes) : undefined;
+  const cgroups: CgroupContext | undefined = mountTable === undefined ? undefined : readCgroups(reader, mountTable, notes);
+
+  await probeMemory(options, reader, cgroups, facts, notes);
+  probeCpus(options, reader, cgroups, facts, notes);
+  if (hasProc) {
+    probeProcesses(reader, mountTable, facts, notes);
+    if (mountTable !== undefined) facts.mounts = { value: mountTable.map(({ mountPoint, fsType, source }) => ({ mountPoint, fsType, source })), source: 'probe (/proc/self/mountinfo)' };
+    const somaxconn = reader.read('/proc/sys/net/core/somaxconn');
+    const value = somaxconn.ok ? Number(somaxconn.text.trim()) : NaN;
+    if (Number.isSafeInteger(value) && value > 0) facts.somaxconn = { value, source: 'probe (/proc/sys/net/core/somaxconn)' };
+    else notes.push(`net.core.somaxconn unreadable (${somaxconn.ok ? 'not a number' : somaxconn.code})`);
+  }
+  if (notes.length > 0) facts.notes = notes;
+  return facts;
+}
+
+function readMountTable(reader: ProcReader, notes: string[]): ReturnType<typeof parseMountInfo> | undefined {
+  const read = reader.read('/proc/self/mountinfo');
+  if (read.ok) return parseMountInfo(read.text);
+  notes.push(`/proc/self/mountinfo unreadable (${read.code}): no mount table, no cgroup limits`);
+  return undefined;
+}
+
+function readCgroups(reader: ProcReader, mounts: ReturnType<typeof parseMountInfo>, notes: string[]): CgroupContext | undefined {
+  const read = reader.read('/proc/self/cgroup');
+  if (read.ok) return { memberships: parseCgroupFile(read.text), mounts };
+  notes.push(`/proc/self/cgroup unreadable (${read.code}): cgroup limits not checked`);
+  return undefined;
+}
+
+async function probeMemory(options: ProbeOptions, reader: ProcReader, cgroups: CgroupContext | undefined, facts: MutableFacts, notes: string[]): Promise<void> {
+  let totals: MemoryTotals | undefined;
+  try {
+    totals = await (options.memory ?? systemMemory)();
+  } catch (error) {
+    notes.push(`memory totals unavailable (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const limit = cgroups === undefined ? undefined : memoryLimit(reader, cgroups);
+  const total = totals !== undefined && Number.isFinite(totals.total) && totals.total > 0 ? totals.total : undefined;
+  if (limit !== undefined && (total === undefined || limit.value < total)) {
+    facts.ram = { value: limit.value, source: `probe (cgroup v${limit.version} limit)` };
+  } else if (total !== undefined) {
+    facts.ram = { value: total, source: 'probe (MemTotal)' };
+  }
+  if (totals !== undefined && Number.isFinite(totals.swapTotal) && totals.swapTotal >= 0) {
+    facts.swap = { value: totals.swapTotal, source: 'probe (SwapTotal)' };
+  }
+}
+
+function probeCpus(options: ProbeOptions, reader: ProcReader, cgroups: CgroupContext | undefined, facts: MutableFacts, notes: string[]): void {
+  let affinity: number | undefined;
+  try {
+    affinity = (options.cpuAffinity ?? os.availableParallelism)();
+  } catch (error) {
+    notes.push(`CPU count unavailable (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const quota = cgroups === undefined ? undefined : cpuQuota(reader, cgroups);
+  if (quota !== undefined && (affinity === undefined || quota.value < affinity)) {
+    facts.cpus = { value: Math.round(quota.value * 100) / 100, source: `probe (cgroup v${quota.version} CPU quota)` };
+  } else if (affinity !== undefined && affinity > 0) {
+    facts.cpus = { value: affinity, source: 'probe (CPU affinity)' };
+  }
+}
+
+/** Apache processes split into parents and children: a parent is one whose parent is not Apache. */
+export interface ApacheProcesses {
+  readonly parents: readonly ProcessInfo[];
+  readonly children: readonly ProcessInfo[];
+}
+
+export function findApacheProcesses(processes: readonly ProcessInfo[]): ApacheProcesses {
+  const apache = processes.filter((process) => APACHE_NAMES.test(process.name));
+  const apachePids = new Set(apache.map((process) => process.pid));
+  return {
+    parents: apache.filter((process) => !apachePids.has(process.ppid)),
+    children: apache.filter((process) => apachePids.has(process.ppid)),
+  };
+}
+
+/** One child as measured: PSS when it could be read, RSS always. */
+export interface ChildSample {
+  readonly pid: number;
+  readonly rss: number;
+  readonly pss: number | undefined;
+  /** Why PSS is missing (EACCES for another user's process when not root). */
+  readonly pssError: string | undefined;
+}
+
+/** Measures each child; children that exit while being read are dropped. */
+export function measureChildren(reader: ProcReader, children: readonly ProcessInfo[]): ChildSample[] {
+  const samples: ChildSample[] = [];
+  for (const child of children) {
+    const pss = readPss(reader, child.pid);
+    if (!pss.ok && VANISHED.has(pss.code)) continue;
+    const status = reader.read(`/proc/${child.pid}/status`);
+    const rss = status.ok ? parseRss(status.text) : undefined;
+    if (rss === undefined) continue;
+    samples.push({ pid: child.pid, rss, pss: pss.ok ? pss.bytes : undefined, pssError: pss.ok ? undefined : pss.code });
+  }
+  return samples;
+}
+
+function parseRss(statusText: string): number | undefined {
+  const match = /^(\d+)\s*kB$/.exec(parseKeyedLines(statusText).get('VmRSS') ?? '');
+  return match === null ? undefined : Number(match[1]) * 1024;
+}
+
+/**
+ * PSS of every child when all could be read; otherwise RSS of every child (one
+ * metric for all, so median and max compare like with like), with a note.
+ */
+export function childMemoryFrom(samples: readonly ChildSample[], notes: string[]): ChildMemory | undefined {
+  const denied = samples.find((sample) => sample.pss === undefined);
+  if (denied === undefined) return summarizeChildMemory(samples.map((sample) => sample.pss as number), 'pss');
+  notes.push(
+    `smaps_rollup of PID ${denied.pid} unreadable (${denied.pssError ?? 'unknown'}); used RSS, which counts shared pages in every process and so over-estimates (run as root for PSS)`,
+  );
+  return summarizeChildMemory(samples.map((sample) => sample.rss), 'rss');
+}
+
+function pidList(processes: readonly ProcessInfo[]): string {
+  const pids = processes.map((process) => process.pid);
+  return `${pids.length === 1 ? 'PID' : 'PIDs'} ${pids.slice(0, 5).join(', ')}${pids.length > 5 ? ', ...' : ''}`;
+}
+
+function probeProcesses(reader: ProcReader, mounts: ReturnType<typeof parseMountInfo> | undefined, facts: MutableFacts, notes: string[]): void {
+  const processes = listProcesses(reader);
+  if (processes === undefined) {
+    notes.push('/proc cannot be listed: Apache and MySQL processes not probed');
+    return;
+  }
+  // With hidepid, processes of other users are invisible: not seeing Apache proves nothing.
+  const procMount = mounts?.find((mount) => mount.mountPoint === '/proc' && mount.fsType === 'proc');
+  const hidden = procMount?.superOptions.some((option) => /^hidepid=(1|2|noaccess|invisible)$/.test(option)) === true && process.geteuid?.() !== 0;
+  if (hidden) notes.push('/proc is mounted with hidepid: other users\' processes are invisible, so a missing Apache or MySQL is not reported');
+
+  const apache = findApacheProcesses(processes);
+  const apacheName = apache.parents[0]?.name ?? apache.children[0]?.name ?? 'apache2';
+  if (apache.parents.length > 0 || apache.children.length > 0) {
+    facts.apacheRunning = { value: true, source: `probe (${apacheName} ${pidList(apache.parents.length > 0 ? apache.parents : apache.children)})` };
+  } else if (!hidden) {
+    facts.apacheRunning = { value: false, source: 'probe (no apache2 or httpd process)' };
+  }
+  if (apache.parents.length > 0 && apache.children.length === 0) {
+    notes.push(`${apacheName} ${pidList(apache.parents)} runs without children to measure`);
+  }
+  const perChild = childMemoryFrom(measureChildren(reader, apache.children), notes);
+  if (perChild !== undefined) {
+    facts.perChild = { value: perChild, source: `probe (${apacheName} children)` };
+  }
+
+  const mysql = processes.filter((process) => MYSQL_NAMES.has(process.name));
+  if (mysql.length > 0) {
+    const name = (mysql[0] as ProcessInfo).name;
+    facts.mysqlRunning = { value: true, source: `probe (${name} ${pidList(mysql)})` };
+    const measured = mysql.filter((process) => process.rss !== undefined);
+    if (measured.length > 0) {
+      const rss = measured.reduce((sum, process) => sum + (process.rss as number), 0);
+      facts.mysqlRss = { value: rss, source: `probe (VmRSS of ${name} ${pidList(measured)})` };
+    }
+  } else if (!hidden) {
+    facts.mysqlRunning = { value: false, source: 'probe (no mysqld or mariadbd process)' };
+  }
+}

@@ -1,0 +1,77 @@
+import { loadAnsibleFacts } from './ansible.js';
+import type { HostFlags } from './cli-facts.js';
+import { hostFactsFromFlags } from './cli-facts.js';
+import type { Fact, HostFacts } from './facts.js';
+import { HOST_FACT_NAMES } from './facts.js';
+import { probeHost } from './probe.js';
+import { hostFactsFromConfig, loadHostProfile } from './profile.js';
+
+export { HostFactsError } from './facts.js';
+
+export interface HostSources {
+  /** Raw CLI strings: `--host-ram 512M`, `--host-cpus 1`, `--per-child 20M`. */
+  readonly flags?: HostFlags;
+  /** `--profile host.yaml` */
+  readonly profilePath?: string;
+  /** `--facts web01.json`: Ansible facts. */
+  readonly factsPath?: string;
+  /** The `host:` section of .tune-lint.yaml, parsed by the config loader; `source` names the file. */
+  readonly config?: { readonly values: Record<string, unknown>; readonly source: string };
+  /** false with --no-probe: this machine is never looked at. */
+  readonly probe: boolean;
+  /** Starts a spinner and returns its stop function; called only when probing takes longer than SLOW_PROBE_MS. */
+  readonly onSlowProbe?: () => () => void;
+}
+
+/** A probe usually takes 60-100 ms (half of it loading systeminformation); a spinner for less would only flicker. */
+export const SLOW_PROBE_MS = 150;
+
+type MutableFacts = { -readonly [K in keyof HostFacts]: HostFacts[K] };
+
+/**
+ * The host facts of a run, each from the first source that has it:
+ * flag > profile > Ansible facts > .tune-lint.yaml > probe. A profile or facts
+ * file describes the machine the config is for, which is not this one, so
+ * with either of them this machine is not probed: its RAM may be missing from
+ * the file, but its Apache children, its mysqld and its mounts would be wrong.
+ * Bad input throws HostFactsError; the probe itself never throws.
+ */
+export async function resolveHostFacts(sources: HostSources): Promise<HostFacts> {
+  const layers: HostFacts[] = [];
+  if (sources.flags !== undefined) layers.push(hostFactsFromFlags(sources.flags));
+  if (sources.profilePath !== undefined) layers.push(await loadHostProfile(sources.profilePath));
+  if (sources.factsPath !== undefined) layers.push(loadAnsibleFacts(sources.factsPath));
+  if (sources.config !== undefined) layers.push(hostFactsFromConfig(sources.config.values, sources.config.source));
+  const merged = mergeHostFacts(layers);
+  const missing = HOST_FACT_NAMES.some((name) => merged[name] === undefined);
+  if (!sources.probe || !missing) return merged;
+  const otherMachine = sources.profilePath !== undefined ? `--profile ${sources.profilePath}` : sources.factsPath !== undefined ? `--facts ${sources.factsPath}` : undefined;
+  if (otherMachine !== undefined) {
+    return mergeHostFacts([merged, { notes: [`this machine was not probed: ${otherMachine} describes the host the config is for`] }]);
+  }
+  return mergeHostFacts([merged, await probeWithSpinner(sources.onSlowProbe)]);
+}
+
+/** Each fact from the first layer that has it; notes from every layer. */
+export function mergeHostFacts(layers: readonly HostFacts[]): HostFacts {
+  const merged: MutableFacts = {};
+  const target = merged as Record<string, Fact<unknown> | undefined>;
+  for (const name of HOST_FACT_NAMES) {
+    const found = layers.find((layer) => layer[name] !== undefined);
+    if (found !== undefined) target[name] = found[name];
+  }
+  const notes = layers.flatMap((layer) => layer.notes ?? []);
+  if (notes.length > 0) merged.notes = notes;
+  return merged;
+}
+
+async function probeWithSpinner(onSlowProbe: (() => () => void) | undefined): Promise<HostFacts> {
+  let stop: (() => void) | undefined;
+  const timer = onSlowProbe === undefined ? undefined : setTimeout(() => (stop = onSlowProbe()), SLOW_PROBE_MS);
+  try {
+    return await probeHost();
+  } finally {
+    clearTimeout(timer);
+    stop?.();
+  }
+}

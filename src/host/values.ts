@@ -1,0 +1,232 @@
+import { formatBytes, parseFriendlySize } from '../util/units.js';
+import type { ChildMemory, Fact, HostFactName, HostFacts, MountEntry } from './facts.js';
+import { HOST_FACT_NAMES, HostFactsError } from './facts.js';
+
+const MIB = 1024 * 1024;
+
+/**
+ * A value read from a profile or config, with where it was written: for YAML
+ * `host.yaml:3:6`, for values the lead already parsed just the file name.
+ * Mappings and sequences keep their children located too.
+ */
+export interface Located {
+  readonly value: unknown;
+  readonly where: string;
+  readonly entries?: readonly LocatedEntry[];
+  readonly items?: readonly Located[];
+}
+
+export interface LocatedEntry {
+  readonly key: string;
+  readonly keyWhere: string;
+  readonly value: Located;
+}
+
+/** Wraps plain values (no positions) so they go through the same checks as a profile. */
+export function locatePlain(value: unknown, where: string): Located {
+  if (Array.isArray(value)) return { value, where, items: value.map((item) => locatePlain(item, where)) };
+  if (isPlainObject(value)) {
+    return {
+      value,
+      where,
+      entries: Object.entries(value).map(([key, child]) => ({ key, keyWhere: where, value: locatePlain(child, where) })),
+    };
+  }
+  return { value, where };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Result of checking one value: the parsed value, or what is wrong with it (no location; the caller adds that). */
+export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
+
+function fail<T>(problem: string): Checked<T> {
+  return { ok: false, problem };
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return String(value);
+}
+
+/** Smallest plausible figure per kind of size: a bare `512` is 512 bytes, which nobody means for RAM. */
+const MINIMUM_SIZE = { RAM: 16 * MIB, 'per-child memory': 64 * 1024, swap: 0, 'MySQL RSS': 0 } as const;
+export type SizeKind = keyof typeof MINIMUM_SIZE;
+
+/** A size written by a person: `512M`, `1.5G`, `20MiB`, or a number of bytes. */
+export function checkSize(value: unknown, kind: SizeKind): Checked<number> {
+  let bytes: number | undefined;
+  if (typeof value === 'number') bytes = Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+  else if (typeof value === 'string') bytes = parseFriendlySize(value);
+  if (bytes === undefined) return fail(`expected a size such as 512M or 2G, got ${shown(value)}`);
+  const minimum = MINIMUM_SIZE[kind];
+  if (bytes < minimum) {
+    return fail(`${formatBytes(bytes)} is too small for ${kind} (sizes without a unit are bytes); write a unit, e.g. 512M`);
+  }
+  return { ok: true, value: bytes };
+}
+
+/** A CPU count; fractions are allowed because a cgroup quota of 1.5 CPUs is a real limit. */
+export function checkCpus(value: unknown): Checked<number> {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(number) || number <= 0) return fail(`expected a number of CPUs greater than 0, such as 2 or 1.5, got ${shown(value)}`);
+  return { ok: true, value: number };
+}
+
+export function checkPositiveInteger(value: unknown): Checked<number> {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(number) || number <= 0) return fail(`expected a whole number greater than 0, got ${shown(value)}`);
+  return { ok: true, value: number };
+}
+
+function checkBoolean(value: unknown): Checked<boolean> {
+  return typeof value === 'boolean' ? { ok: true, value } : fail(`expected true or false, got ${shown(value)}`);
+}
+
+function at(where: string, keyPath: string, problem: string): HostFactsError {
+  return new HostFactsError(`${where}: ${keyPath}: ${problem}`);
+}
+
+function take<T>(checked: Checked<T>, where: string, keyPath: string): T {
+  if (!checked.ok) throw at(where, keyPath, checked.problem);
+  return checked.value;
+}
+
+/** Keys are compared without case, dashes and underscores to suggest `perChild` for `per_child`. */
+function suggestion(key: string, known: readonly string[]): string {
+  const squash = (text: string) => text.toLowerCase().replace(/[-_]/g, '');
+  const close = known.find((name) => squash(name) === squash(key)) ?? known.find((name) => editDistance(squash(name), squash(key)) <= 2);
+  return close === undefined ? `expected one of ${known.join(', ')}` : `did you mean ${close}?`;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+function checkKeys(node: Located, known: readonly string[], keyPath: string): ReadonlyMap<string, LocatedEntry> {
+  const byKey = new Map<string, LocatedEntry>();
+  for (const entry of node.entries ?? []) {
+    const path = keyPath === '' ? entry.key : `${keyPath}.${entry.key}`;
+    if (!known.includes(entry.key)) throw at(entry.keyWhere, path, `unknown key; ${suggestion(entry.key, known)}`);
+    byKey.set(entry.key, entry);
+  }
+  return byKey;
+}
+
+const PER_CHILD_KEYS = ['median', 'max', 'count', 'metric'] as const;
+const MOUNT_KEYS = ['mountPoint', 'fsType', 'source'] as const;
+
+function checkPerChild(node: Located, keyPath: string): ChildMemory {
+  if (node.entries === undefined) {
+    const bytes = take(checkSize(node.value, 'per-child memory'), node.where, keyPath);
+    return { median: bytes, max: bytes, count: 0, metric: 'pss' };
+  }
+  const fields = checkKeys(node, PER_CHILD_KEYS, keyPath);
+  const field = (key: string) => fields.get(key)?.value;
+  const medianNode = field('median');
+  if (medianNode === undefined) throw at(node.where, keyPath, 'a mapping needs median (and may give max, count, metric)');
+  const median = take(checkSize(medianNode.value, 'per-child memory'), medianNode.where, `${keyPath}.median`);
+  const maxNode = field('max');
+  const max = maxNode === undefined ? median : take(checkSize(maxNode.value, 'per-child memory'), maxNode.where, `${keyPath}.max`);
+  if (maxNode !== undefined && max < median) {
+    throw at(maxNode.where, `${keyPath}.max`, `${formatBytes(max)} is below the median ${formatBytes(median)}`);
+  }
+  const countNode = field('count');
+  let count = 0;
+  if (countNode !== undefined) {
+    const value = countNode.value;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw at(countNode.where, `${keyPath}.count`, `expected the number of processes measured (0 or more), got ${shown(value)}`);
+    }
+    count = value;
+  }
+  const metricNode = field('metric');
+  let metric: 'pss' | 'rss' = 'pss';
+  if (metricNode !== undefined) {
+    if (metricNode.value !== 'pss' && metricNode.value !== 'rss') {
+      throw at(metricNode.where, `${keyPath}.metric`, `expected pss or rss, got ${shown(metricNode.value)}`);
+    }
+    metric = metricNode.value;
+  }
+  return { median, max, count, metric };
+}
+
+function checkMounts(node: Located, keyPath: string): MountEntry[] {
+  if (node.items === undefined) throw at(node.where, keyPath, `expected a list of { mountPoint, fsType, source }, got ${shown(node.value)}`);
+  return node.items.map((item, index) => {
+    const itemPath = `${keyPath}[${index}]`;
+    if (item.entries === undefined) throw at(item.where, itemPath, `expected a mapping with mountPoint and fsType, got ${shown(item.value)}`);
+    const fields = checkKeys(item, MOUNT_KEYS, itemPath);
+    const text = (key: string, required: boolean): string => {
+      const entry = fields.get(key);
+      if (entry === undefined) {
+        if (required) throw at(item.where, itemPath, `missing ${key}`);
+        return '';
+      }
+      if (typeof entry.value.value !== 'string' || (required && entry.value.value === '')) {
+        throw at(entry.value.where, `${itemPath}.${key}`, `expected text, got ${shown(entry.value.value)}`);
+      }
+      return entry.value.value;
+    };
+    const mountPoint = text('mountPoint', true);
+    if (!mountPoint.startsWith('/')) throw at(fields.get('mountPoint')?.value.where ?? item.where, `${itemPath}.mountPoint`, `expected an absolute path, got ${shown(mountPoint)}`);
+    return { mountPoint, fsType: text('fsType', true), source: text('source', false) };
+  });
+}
+
+/**
+ * Host facts from a profile mapping or the `host:` section of .tune-lint.yaml.
+ * Unknown keys and wrong types are errors naming where they were written.
+ * `keyPrefix` is how keys are named in messages (`host.` for the config).
+ */
+export function hostFactsFromLocated(node: Located, source: string, keyPrefix = ''): HostFacts {
+  const root = keyPrefix.replace(/\.$/, '');
+  if (node.entries === undefined) {
+    throw new HostFactsError(`${node.where}: ${root === '' ? '' : `${root}: `}expected a mapping of host facts (${HOST_FACT_NAMES.join(', ')}), got ${shown(node.value)}`);
+  }
+  const fields = checkKeys(node, HOST_FACT_NAMES, root);
+  const facts: Partial<Record<HostFactName, Fact<unknown>>> = {};
+  for (const [key, entry] of fields) {
+    const name = key as HostFactName;
+    const keyPath = `${keyPrefix}${key}`;
+    const value = entry.value;
+    facts[name] = { value: readFact(name, value, keyPath), source };
+  }
+  return facts as HostFacts;
+}
+
+function readFact(name: HostFactName, node: Located, keyPath: string): unknown {
+  switch (name) {
+    case 'ram':
+      return take(checkSize(node.value, 'RAM'), node.where, keyPath);
+    case 'swap':
+      return take(checkSize(node.value, 'swap'), node.where, keyPath);
+    case 'mysqlRss':
+      return take(checkSize(node.value, 'MySQL RSS'), node.where, keyPath);
+    case 'cpus':
+      return take(checkCpus(node.value), node.where, keyPath);
+    case 'somaxconn':
+      return take(checkPositiveInteger(node.value), node.where, keyPath);
+    case 'apacheRunning':
+    case 'mysqlRunning':
+      return take(checkBoolean(node.value), node.where, keyPath);
+    case 'perChild':
+      return checkPerChild(node, keyPath);
+    case 'mounts':
+      return checkMounts(node, keyPath);
+  }
+}
