@@ -1,0 +1,133 @@
+import type { ConfigName, ProofResults } from './results.js';
+
+const WIDTH = 960;
+const HEIGHT = 420;
+const PANEL = { width: 400, height: 270, top: 70, left: [70, 550] as const };
+const COLOURS: Record<ConfigName, string> = { stock: '#c0392b', tuned: '#1f6fb2' };
+
+interface Point {
+  x: number;
+  y: number;
+  note?: string;
+}
+
+interface Series {
+  config: ConfigName;
+  dashed: boolean;
+  points: Point[];
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Round tick steps (1, 2 or 5 times a power of ten) giving about five ticks up to max. */
+function ticks(max: number): number[] {
+  const safeMax = max > 0 ? max : 1;
+  const rough = safeMax / 5;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((factor) => factor * power).find((candidate) => candidate >= rough) ?? rough;
+  const top = Math.ceil(safeMax / step) * step;
+  return Array.from({ length: Math.round(top / step) + 1 }, (_, index) => Number((index * step).toPrecision(12)));
+}
+
+function panel(left: number, title: string, unit: string, xValues: number[], series: Series[]): string {
+  const yTicks = ticks(Math.max(...series.flatMap((line) => line.points.map((point) => point.y))));
+  const yMax = yTicks[yTicks.length - 1] ?? 1;
+  const xMin = Math.min(...xValues);
+  const xMax = Math.max(...xValues);
+  const sx = (x: number): number => left + (xMax === xMin ? PANEL.width / 2 : ((x - xMin) / (xMax - xMin)) * PANEL.width);
+  const sy = (y: number): number => PANEL.top + PANEL.height - (y / yMax) * PANEL.height;
+  const parts: string[] = [
+    `<text x="${left + PANEL.width / 2}" y="${PANEL.top - 16}" text-anchor="middle" font-size="15" font-weight="bold">${escapeXml(title)}</text>`,
+  ];
+  for (const value of yTicks) {
+    parts.push(
+      `<line x1="${left}" x2="${left + PANEL.width}" y1="${sy(value)}" y2="${sy(value)}" stroke="#e3e3e3"/>`,
+      `<text x="${left - 8}" y="${sy(value) + 4}" text-anchor="end" font-size="12">${value}</text>`,
+    );
+  }
+  for (const value of xValues) {
+    parts.push(
+      `<line x1="${sx(value)}" x2="${sx(value)}" y1="${PANEL.top + PANEL.height}" y2="${PANEL.top + PANEL.height + 5}" stroke="#333"/>`,
+      `<text x="${sx(value)}" y="${PANEL.top + PANEL.height + 20}" text-anchor="middle" font-size="12">${value}</text>`,
+    );
+  }
+  parts.push(
+    `<rect x="${left}" y="${PANEL.top}" width="${PANEL.width}" height="${PANEL.height}" fill="none" stroke="#333"/>`,
+    `<text x="${left + PANEL.width / 2}" y="${PANEL.top + PANEL.height + 42}" text-anchor="middle" font-size="13">concurrent clients (ab -c)</text>`,
+    `<text transform="translate(${left - 48} ${PANEL.top + PANEL.height / 2}) rotate(-90)" text-anchor="middle" font-size="13">${escapeXml(unit)}</text>`,
+  );
+  for (const line of series) {
+    const colour = COLOURS[line.config];
+    const path = line.points.map((point) => `${sx(point.x).toFixed(1)},${sy(point.y).toFixed(1)}`).join(' ');
+    parts.push(
+      `<polyline points="${path}" fill="none" stroke="${colour}" stroke-width="${line.dashed ? 1.5 : 2.5}"${line.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+    );
+    for (const point of line.points) {
+      parts.push(`<circle cx="${sx(point.x).toFixed(1)}" cy="${sy(point.y).toFixed(1)}" r="${line.dashed ? 2.5 : 4}" fill="${colour}"/>`);
+      if (point.note) {
+        parts.push(
+          `<text x="${(sx(point.x) - 6).toFixed(1)}" y="${(sy(point.y) - 9).toFixed(1)}" text-anchor="end" font-size="11" fill="${colour}">${escapeXml(point.note)}</text>`,
+        );
+      }
+    }
+  }
+  return parts.join('\n');
+}
+
+/**
+ * Two panels, requests/s and p99 latency against concurrency, stock against
+ * tuned. Solid lines are good requests/s (whole 2xx responses); dashed lines
+ * are ab's own rate, which also counts responses cut short by killed children.
+ */
+export function plotSvg(results: ProofResults): string {
+  const xValues = [...new Set(results.runs.map((run) => run.concurrency))].sort((a, b) => a - b);
+  const measured = (config: ConfigName) =>
+    results.runs
+      .filter((run) => run.config === config)
+      .sort((a, b) => a.concurrency - b.concurrency)
+      .flatMap((run) => ('error' in run.ab ? [] : [{ run, ab: run.ab }]));
+  const configs: ConfigName[] = ['stock', 'tuned'];
+  const failureNote = (failed: number, complete: number, oomKills: number): string | undefined =>
+    failed > 0 || oomKills > 0 ? `${complete > 0 ? Math.round((100 * failed) / complete) : 0}% failed, ${oomKills} OOM` : undefined;
+  const throughput: Series[] = configs.flatMap((config) => [
+    {
+      config,
+      dashed: false,
+      points: measured(config).map(({ run, ab }) => {
+        const note = failureNote(ab.failed, ab.complete, run.cgroup.oomKills);
+        return { x: run.concurrency, y: ab.goodPerSecond, ...(note ? { note } : {}) };
+      }),
+    },
+    { config, dashed: true, points: measured(config).map(({ run, ab }) => ({ x: run.concurrency, y: ab.requestsPerSecond })) },
+  ]);
+  const latency: Series[] = configs.map((config) => ({
+    config,
+    dashed: false,
+    points: measured(config).flatMap(({ run, ab }) => (ab.p99Ms === undefined ? [] : [{ x: run.concurrency, y: ab.p99Ms / 1000 }])),
+  }));
+  const label = (config: ConfigName): string => {
+    const described = config === 'stock' ? results.stock : results.tuned;
+    return `${described.label} (MaxRequestWorkers ${described.prefork.maxRequestWorkers})`;
+  };
+  const legendY = HEIGHT - 22;
+  const legend = configs
+    .map((config, index) => {
+      const x = 70 + index * 420;
+      return [
+        `<line x1="${x}" x2="${x + 28}" y1="${legendY}" y2="${legendY}" stroke="${COLOURS[config]}" stroke-width="2.5"/>`,
+        `<text x="${x + 36}" y="${legendY + 4}" font-size="13">${escapeXml(label(config))}</text>`,
+      ].join('\n');
+    })
+    .join('\n');
+  const title = `Apache prefork + mod_php under a ${Math.round(results.capBytes / (1024 * 1024))} MiB memory cap: stock Debian settings vs ${results.tuned.source === 'tune-lint' ? 'after tune-lint --fix' : 'HAND-SIZED (dev only, not tune-lint)'}`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif">
+<rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>
+<text x="${WIDTH / 2}" y="24" text-anchor="middle" font-size="15">${escapeXml(title)}</text>
+${panel(PANEL.left[0], 'requests/s (solid: good, dashed: ab\'s count)', 'requests per second', xValues, throughput)}
+${panel(PANEL.left[1], 'p99 latency', 'seconds', xValues, latency)}
+${legend}
+</svg>
+`;
+}

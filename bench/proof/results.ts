@@ -1,0 +1,126 @@
+import type { AbResult } from './ab.js';
+import type { CgroupCounters } from './cgroup.js';
+import type { ChildMemory, ChildMemorySummary } from './child-memory.js';
+import type { PreforkSettings } from './server-root.js';
+import type { TuneOutcome } from './tune.js';
+
+export type ConfigName = 'stock' | 'tuned';
+
+export interface ConfigDescription {
+  name: ConfigName;
+  label: string;
+  prefork: PreforkSettings;
+  timeout: string | undefined;
+  keepAlive: string | undefined;
+  keepAliveTimeout: string | undefined;
+}
+
+export interface RunRecord {
+  config: ConfigName;
+  concurrency: number;
+  /** ab's figures, or why there are none. */
+  ab: AbResult | { error: string };
+  cgroup: CgroupCounters;
+  /** Most Apache children seen at once (sampled from cgroup.procs every 200 ms). */
+  peakChildren: number;
+  /** New error-log lines during the run, and how many said AH00161 (reached MaxRequestWorkers). */
+  errorLog: { lines: number; maxRequestWorkersReached: number; sample: string[] };
+  wallSeconds: number;
+}
+
+export interface ProofResults {
+  version: 1;
+  date: string;
+  machine: { cpus: number; ramBytes: number; swapBytes: number; kernel: string; apache: string; php: string; ab: string };
+  capBytes: number;
+  load: { requests: number; timeLimitSeconds: number; concurrency: number[] };
+  perChild: { summary: ChildMemorySummary; children: ChildMemory[]; passedToTuneLint: string; warmup: string };
+  stock: ConfigDescription;
+  tuned: ConfigDescription & { source: 'tune-lint' | 'hand-sized (dev only)'; tuneLint: TuneOutcome | undefined };
+  runs: RunRecord[];
+  totalSeconds: number;
+}
+
+const MIB = 1024 * 1024;
+
+export const mib = (bytes: number): string => `${(bytes / MIB).toFixed(1)} MiB`;
+
+function abCells(run: RunRecord): string[] {
+  if ('error' in run.ab) return ['—', '—', `ab gave no report: ${run.ab.error}`, '—', '—'];
+  const ab = run.ab;
+  const failedShare = ab.complete > 0 ? ` (${((100 * ab.failed) / ab.complete).toFixed(0)} %)` : '';
+  const reasons = Object.entries(ab.failedBy)
+    .filter(([, count]) => count > 0)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(', ');
+  const non2xx = ab.non2xx > 0 ? `; non-2xx ${ab.non2xx}` : '';
+  return [
+    ab.requestsPerSecond.toFixed(1),
+    ab.goodPerSecond.toFixed(1),
+    `${ab.failed} / ${ab.complete}${failedShare}${reasons ? ` [${reasons}]` : ''}${non2xx}`,
+    `${(ab.meanMs / 1000).toFixed(2)} s`,
+    ab.p99Ms === undefined ? '—' : `${(ab.p99Ms / 1000).toFixed(2)} s`,
+  ];
+}
+
+export function resultsTable(results: ProofResults): string {
+  const rows = [
+    '| config | MaxRequestWorkers | -c | req/s (ab) | good req/s | failed / complete | mean | p99 | OOM kills | limit hits | peak memory | peak children | swap |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const sorted = [...results.runs].sort((a, b) => a.concurrency - b.concurrency || a.config.localeCompare(b.config));
+  for (const run of sorted) {
+    const config = run.config === 'stock' ? results.stock : results.tuned;
+    rows.push(
+      `| ${config.label} | ${config.prefork.maxRequestWorkers} | ${run.concurrency} | ${abCells(run).join(' | ')} | ${run.cgroup.oomKills} | ${run.cgroup.limitHits} | ${mib(run.cgroup.peakBytes)} | ${run.peakChildren} | ${run.cgroup.swapBytes === undefined ? 'not accounted' : mib(run.cgroup.swapBytes)} |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+export function resultsMarkdown(results: ProofResults): string {
+  const m = results.machine;
+  const child = results.perChild.summary;
+  const tuned = results.tuned;
+  const settingsRow = (config: ConfigDescription): string =>
+    `| ${config.label} | ${config.prefork.startServers} | ${config.prefork.minSpareServers} | ${config.prefork.maxSpareServers} | ${config.prefork.maxRequestWorkers} | ${config.prefork.maxConnectionsPerChild} | ${config.timeout ?? '—'} | ${config.keepAlive ?? '—'} | ${config.keepAliveTimeout ?? '—'} |`;
+  const lines = [
+    '# tune-lint proof: latest results',
+    '',
+    `Run ${results.date} by \`npm run proof\` (bench/proof/run.ts) in ${results.totalSeconds.toFixed(0)} s.`,
+    `Machine: ${m.cpus} vCPU, ${mib(m.ramBytes)} RAM, swap ${m.swapBytes === 0 ? 'none' : mib(m.swapBytes)}, Linux ${m.kernel}; ${m.apache}; PHP ${m.php}; ${m.ab}.`,
+    `Apache ran in a memory cgroup (v1) capped at ${mib(results.capBytes)}, a fresh group per run; ab ran on the same host outside the cap.`,
+    `Load: \`ab -r -s 30 -t ${results.load.timeLimitSeconds} -n ${results.load.requests} -c C\` on a PHP page holding about 20 MB for about 35 ms of CPU and printing 28,000 bytes.`,
+    '',
+    resultsTable(results),
+    '',
+    'good req/s = (complete − failed − non-2xx) / time: ab\'s own rate also counts responses cut short by a killed child.',
+    'OOM kills = `oom_kill` in `memory.oom_control`; limit hits = `memory.failcnt`; peak memory = `memory.max_usage_in_bytes`.',
+    '',
+    '## Per-child memory (measured, then given to tune-lint)',
+    '',
+    `${results.perChild.warmup}. Then ${child.children} children: median PSS ${mib(child.medianPssBytes)} (max ${mib(child.maxPssBytes)}), median RSS ${mib(child.medianRssBytes)}, median private ${mib(child.medianPrivateBytes)}. Given to tune-lint as \`--per-child ${results.perChild.passedToTuneLint}\` (median PSS rounded up to a whole MiB).`,
+    '',
+    '## The two configs',
+    '',
+    '| config | StartServers | MinSpare | MaxSpare | MaxRequestWorkers | MaxConnectionsPerChild | Timeout | KeepAlive | KeepAliveTimeout |',
+    '|---|---|---|---|---|---|---|---|---|',
+    settingsRow(results.stock),
+    settingsRow(tuned),
+    '',
+  ];
+  if (tuned.tuneLint) {
+    lines.push(
+      `The tuned config is the stock tree after \`${tuned.tuneLint.command}\` (exit ${tuned.tuneLint.exitCode}). What it wrote:`,
+      '',
+      '```diff',
+      tuned.tuneLint.patch.trimEnd(),
+      '```',
+      '',
+    );
+  } else {
+    lines.push('**Dev-only run: the "tuned" config is a hand-written MaxRequestWorkers, not tune-lint\'s patch.**', '');
+  }
+  lines.push('![requests/s and p99 against concurrency, before and after](plot.svg)', '');
+  return lines.join('\n');
+}

@@ -1,0 +1,341 @@
+/**
+ * The tuning story reproduced with real parts (issue 10): Debian's Apache
+ * prefork with mod_php, a heavy PHP page, a memory cgroup capped at a small
+ * host's RAM, and ab at several concurrency levels, before and after
+ * `tune-lint --fix`. Run as root: `npm run proof` (after a build, this file is
+ * dist/bench/proof/run.js). `--help` lists the options.
+ */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parseFriendlySize } from '../../src/util/units.js';
+import { AB, runAb } from './ab.js';
+import type { AbLoad } from './ab.js';
+import { APACHE, checkConfig, startApache, stopApache, workerPids } from './apache.js';
+import { CgroupUnavailableError, MemoryCgroup } from './cgroup.js';
+import { readChildMemory, summarise } from './child-memory.js';
+import type { ChildMemory } from './child-memory.js';
+import { plotSvg } from './plot.js';
+import { killRunningChildren, runCommand, sleep } from './processes.js';
+import { mib, resultsMarkdown, resultsTable } from './results.js';
+import type { ConfigDescription, ConfigName, ProofResults, RunRecord } from './results.js';
+import { DEBIAN_PREFORK, readPrefork, readScalar, rewritePrefork, writeServerTree } from './server-root.js';
+import type { ServerTree } from './server-root.js';
+import { applyTuneLint } from './tune.js';
+import type { TuneOutcome } from './tune.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const PAGE_SOURCE = path.join(REPO_ROOT, 'bench', 'proof', 'page.php');
+const PHP_MODULE = '/usr/lib/apache2/modules/libphp8.2.so';
+const MIB = 1024 * 1024;
+const WARMUP: AbLoad = { concurrency: 8, requests: 240, timeLimitSeconds: 60 };
+const CGROUP_PREFIX = `tune-lint-proof-${process.pid}`;
+
+const USAGE = `Usage: node dist/bench/proof/run.js [options]   (as root; npm run proof builds first)
+
+  --cap SIZE             memory cap of the Apache cgroup, the small host's RAM (default 512M)
+  --concurrency LIST     ab -c levels, comma-separated (default 10,25,50)
+  --requests N           ab -n per run (default 1000)
+  --time-limit SECONDS   ab -t per run, an upper bound on each run (default 60)
+  --results DIR          where results.md, results.json and plot.svg go (default bench/proof/results)
+  --keep-tree            keep the temporary ServerRoots (and their error logs) for inspection
+  --dev-hand-sized N     DEV ONLY: compare against a hand-written MaxRequestWorkers N instead of
+                         tune-lint's patch, to test this pipeline; results go to a temp directory
+  --help                 this text`;
+
+/** What is running right now and must be stopped on any exit. */
+let active: { tree: ServerTree; cgroup: MemoryCgroup } | undefined;
+let tempDir: string | undefined;
+let keepTree = false;
+
+async function cleanUp(): Promise<void> {
+  killRunningChildren();
+  const current = active;
+  active = undefined;
+  if (current) {
+    try {
+      await stopApache(current.tree, current.cgroup);
+      await current.cgroup.destroy();
+    } catch (error) {
+      console.error(`cleanup: ${(error as Error).message}`);
+    }
+  }
+  if (tempDir && !keepTree) fs.rmSync(tempDir, { recursive: true, force: true });
+  else if (tempDir) console.error(`kept the server trees in ${tempDir}`);
+  tempDir = undefined;
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\n${signal}: stopping everything this proof started`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+const started = Date.now();
+const elapsed = (): string => `[${String(Math.round((Date.now() - started) / 1000)).padStart(3)} s]`;
+const log = (message: string): void => console.error(`${elapsed()} ${message}`);
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no free loopback port'))));
+    });
+  });
+}
+
+/** Starts a server in a fresh capped cgroup, runs `body`, and always stops the server and removes the group. */
+async function withServer<T>(
+  tree: ServerTree,
+  capBytes: number,
+  name: string,
+  body: (workers: () => number[], cgroup: MemoryCgroup) => Promise<T>,
+): Promise<T> {
+  const cgroup = MemoryCgroup.create(`${CGROUP_PREFIX}-${name}`, capBytes);
+  active = { tree, cgroup };
+  try {
+    const server = await startApache(tree, cgroup);
+    return await body(() => workerPids(server), cgroup);
+  } finally {
+    active = undefined;
+    await stopApache(tree, cgroup);
+    await cgroup.destroy();
+  }
+}
+
+async function measurePerChild(tree: ServerTree, capBytes: number): Promise<{ children: ChildMemory[]; warmup: string }> {
+  return withServer(tree, capBytes, 'measure', async (workers) => {
+    const warm = await runAb(tree.port, WARMUP);
+    if (typeof warm.result === 'string') throw new Error(`warm-up failed: ${warm.result}`);
+    if (warm.result.failed > 0) throw new Error(`warm-up under the cap already failed ${warm.result.failed} requests: no clean measurement`);
+    await sleep(500);
+    const children = workers().flatMap((pid) => readChildMemory(pid) ?? []);
+    if (children.length < 3) throw new Error(`only ${children.length} Apache children could be read after the warm-up`);
+    return {
+      children,
+      warmup: `Warmed on the stock config under the cap with \`ab -n ${WARMUP.requests} -c ${WARMUP.concurrency}\` (${warm.result.failed} failed), PSS/RSS read from /proc/PID/smaps_rollup of every child`,
+    };
+  });
+}
+
+function errorLogSince(tree: ServerTree, offset: number): RunRecord['errorLog'] {
+  let text = '';
+  try {
+    const fd = fs.openSync(tree.errorLog, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buffer = Buffer.alloc(Math.max(0, size - offset));
+      fs.readSync(fd, buffer, 0, buffer.length, offset);
+      text = buffer.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return { lines: 0, maxRequestWorkersReached: 0, sample: [] };
+  }
+  const lines = text.split('\n').filter((line) => line !== '');
+  const stripTimestamp = (line: string): string => line.replace(/^\[[^\]]*\]\s*/, '').replace(/\[pid \d+\]\s*/, '');
+  return {
+    lines: lines.length,
+    maxRequestWorkersReached: lines.filter((line) => line.includes('AH00161')).length,
+    sample: [...new Set(lines.map(stripTimestamp))].slice(0, 5),
+  };
+}
+
+function logSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function measureRun(config: ConfigName, tree: ServerTree, capBytes: number, load: AbLoad): Promise<RunRecord> {
+  const runStarted = Date.now();
+  const logOffset = logSize(tree.errorLog);
+  let peakChildren = 0;
+  let counters: RunRecord['cgroup'] | undefined;
+  const cgroupName = `${config}-c${load.concurrency}`;
+  const ab = await withServer(tree, capBytes, cgroupName, async (workers, cgroup) => {
+    const sampler = setInterval(() => {
+      peakChildren = Math.max(peakChildren, workers().length);
+    }, 200);
+    try {
+      return await runAb(tree.port, load);
+    } finally {
+      clearInterval(sampler);
+      counters = cgroup.counters();
+    }
+  });
+  if (counters === undefined) throw new Error('the cgroup counters could not be read');
+  return {
+    config,
+    concurrency: load.concurrency,
+    ab: typeof ab.result === 'string' ? { error: ab.result } : ab.result,
+    cgroup: counters,
+    peakChildren,
+    errorLog: errorLogSince(tree, logOffset),
+    wallSeconds: (Date.now() - runStarted) / 1000,
+  };
+}
+
+function describe(name: ConfigName, label: string, tree: ServerTree): ConfigDescription {
+  return {
+    name,
+    label,
+    prefork: readPrefork(tree),
+    timeout: readScalar(tree, 'Timeout'),
+    keepAlive: readScalar(tree, 'KeepAlive'),
+    keepAliveTimeout: readScalar(tree, 'KeepAliveTimeout'),
+  };
+}
+
+async function firstLine(command: string, args: string[]): Promise<string> {
+  try {
+    const result = await runCommand(command, args, { timeoutMs: 10_000 });
+    return (result.stdout.split('\n')[0] ?? '').trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function machineFacts(): Promise<ProofResults['machine']> {
+  const swapKib = Number(/^SwapTotal:\s+(\d+)/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'))?.[1] ?? 0);
+  return {
+    cpus: os.availableParallelism(),
+    ramBytes: os.totalmem(),
+    swapBytes: swapKib * 1024,
+    kernel: os.release(),
+    apache: (await firstLine(APACHE, ['-v'])).replace(/^Server version:\s*/, ''),
+    php: await firstLine('php', ['-r', 'echo PHP_VERSION;']),
+    ab: (await firstLine(AB, ['-V'])).replace(/,.*$/, '').replace(/ <\$Revision.*$/, ''),
+  };
+}
+
+function preflight(): void {
+  if (process.getuid?.() !== 0) throw new Error('run as root: the proof creates a memory cgroup and starts Apache as User www-data');
+  for (const file of [APACHE, AB, PHP_MODULE, PAGE_SOURCE]) {
+    if (!fs.existsSync(file)) {
+      throw new Error(`${file} is missing (apt-get install apache2 apache2-utils libapache2-mod-php8.2)`);
+    }
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      cap: { type: 'string', default: '512M' },
+      concurrency: { type: 'string', default: '10,25,50' },
+      requests: { type: 'string', default: '1000' },
+      'time-limit': { type: 'string', default: '60' },
+      results: { type: 'string' },
+      'keep-tree': { type: 'boolean', default: false },
+      'dev-hand-sized': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const capBytes = parseFriendlySize(values.cap);
+  const levels = values.concurrency.split(',').map(Number);
+  const requests = Number(values.requests);
+  const timeLimitSeconds = Number(values['time-limit']);
+  const handSized = values['dev-hand-sized'] === undefined ? undefined : Number(values['dev-hand-sized']);
+  if (capBytes === undefined || capBytes < 64 * MIB) throw new Error(`--cap ${values.cap}: give a size of at least 64M`);
+  if (levels.length === 0 || levels.length > 10 || !levels.every((level) => Number.isInteger(level) && level >= 1 && level <= 1000)) {
+    throw new Error(`--concurrency ${values.concurrency}: give 1 to 10 levels between 1 and 1000`);
+  }
+  if (!Number.isInteger(requests) || requests < 10 || requests > 100_000) throw new Error('--requests: give 10 to 100000');
+  if (!Number.isInteger(timeLimitSeconds) || timeLimitSeconds < 5 || timeLimitSeconds > 600) throw new Error('--time-limit: give 5 to 600 seconds');
+  if (handSized !== undefined && (!Number.isInteger(handSized) || handSized < 1)) throw new Error('--dev-hand-sized: give a whole number of workers');
+  keepTree = values['keep-tree'];
+  preflight();
+
+  const resultsDir = handSized !== undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-dev-results-')) : path.resolve(values.results ?? path.join(REPO_ROOT, 'bench', 'proof', 'results'));
+  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-'));
+  fs.chmodSync(tempDir, 0o755);
+  const port = await freeLoopbackPort();
+  const page = fs.readFileSync(PAGE_SOURCE, 'utf8');
+  const stockTree = writeServerTree(path.join(tempDir, 'stock'), port, DEBIAN_PREFORK, page);
+  const tunedTree = writeServerTree(path.join(tempDir, 'tuned'), port, DEBIAN_PREFORK, page);
+  await checkConfig(stockTree);
+  log(`server trees in ${tempDir}, Apache on 127.0.0.1:${port}, memory cap ${mib(capBytes)}`);
+
+  const measured = await measurePerChild(stockTree, capBytes);
+  const summary = summarise(measured.children);
+  const perChild = `${Math.ceil(summary.medianPssBytes / MIB)}M`;
+  log(`per child after warm-up: median PSS ${mib(summary.medianPssBytes)} over ${summary.children} children (RSS ${mib(summary.medianRssBytes)})`);
+
+  let tuneLint: TuneOutcome | undefined;
+  if (handSized === undefined) {
+    tuneLint = await applyTuneLint(REPO_ROOT, tunedTree, { hostRam: values.cap, perChild });
+    if (tuneLint.changedFiles.length === 0) {
+      throw new Error(`${tuneLint.command} changed nothing: there is no tuned config to compare. Its report:\n${tuneLint.report}`);
+    }
+    log(`${tuneLint.command} changed ${tuneLint.changedFiles.join(', ')}`);
+  } else {
+    rewritePrefork(tunedTree, { ...DEBIAN_PREFORK, maxRequestWorkers: handSized });
+    log(`DEV ONLY: hand-written MaxRequestWorkers ${handSized}, not tune-lint's patch`);
+  }
+  await checkConfig(tunedTree);
+  const stock = describe('stock', 'stock Debian', stockTree);
+  const tuned = describe('tuned', handSized === undefined ? 'after tune-lint' : 'hand-sized (dev only)', tunedTree);
+
+  const runs: RunRecord[] = [];
+  for (const concurrency of levels) {
+    for (const [config, tree] of [['stock', stockTree], ['tuned', tunedTree]] as const) {
+      const run = await measureRun(config, tree, capBytes, { concurrency, requests, timeLimitSeconds });
+      runs.push(run);
+      const summaryText =
+        'error' in run.ab
+          ? run.ab.error
+          : `${run.ab.goodPerSecond.toFixed(1)} good req/s, ${run.ab.failed}/${run.ab.complete} failed, p99 ${run.ab.p99Ms ?? '?'} ms`;
+      log(`${config} -c ${concurrency}: ${summaryText}, ${run.cgroup.oomKills} OOM kills, peak ${mib(run.cgroup.peakBytes)}, ${run.peakChildren} children`);
+    }
+  }
+
+  const results: ProofResults = {
+    version: 1,
+    date: new Date().toISOString().slice(0, 10),
+    machine: await machineFacts(),
+    capBytes,
+    load: { requests, timeLimitSeconds, concurrency: levels },
+    perChild: { summary, children: measured.children, passedToTuneLint: perChild, warmup: measured.warmup },
+    stock,
+    tuned: { ...tuned, source: handSized === undefined ? 'tune-lint' : 'hand-sized (dev only)', tuneLint },
+    runs,
+    totalSeconds: (Date.now() - started) / 1000,
+  };
+  fs.mkdirSync(resultsDir, { recursive: true });
+  fs.writeFileSync(path.join(resultsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(path.join(resultsDir, 'results.md'), resultsMarkdown(results));
+  fs.writeFileSync(path.join(resultsDir, 'plot.svg'), plotSvg(results));
+  console.log(resultsTable(results));
+  console.log(`\nresults in ${resultsDir}; total ${results.totalSeconds.toFixed(0)} s`);
+  return 0;
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (error) {
+  const prefix = error instanceof CgroupUnavailableError ? 'cannot cap memory, stopping: ' : 'proof failed: ';
+  console.error(`${prefix}${(error as Error).message}`);
+  exitCode = error instanceof CgroupUnavailableError ? 3 : 1;
+} finally {
+  await cleanUp();
+}
+process.exit(exitCode);

@@ -1,0 +1,78 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runCommand } from './processes.js';
+import type { ServerTree } from './server-root.js';
+
+export interface TuneOutcome {
+  /** The command as a person would type it, with the tree's root shown as `$ROOT`. */
+  command: string;
+  exitCode: number | null;
+  /** tune-lint's own report (stdout), with the root shown as `$ROOT`. */
+  report: string;
+  /** What `--fix` wrote, as a unified diff relative to the tree's root. */
+  patch: string;
+  changedFiles: string[];
+}
+
+/** Every regular file under the config part of a tree (logs, run and htdocs are the server's, not config). */
+function snapshot(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (relative: string): void => {
+    for (const entry of fs.readdirSync(path.join(root, relative), { withFileTypes: true })) {
+      const name = path.join(relative, entry.name);
+      if (entry.isDirectory()) {
+        if (!['logs', 'run', 'htdocs'].includes(name)) walk(name);
+      } else if (entry.isFile()) {
+        files.set(name, fs.readFileSync(path.join(root, name), 'utf8'));
+      }
+    }
+  };
+  walk('');
+  return files;
+}
+
+/**
+ * Runs the real tune-lint CLI (the repo's built `dist/src/cli.js`) with `--fix`
+ * on a server tree, with the memory cap as the host's RAM and the measured
+ * per-child size as facts, and records exactly what it changed.
+ */
+export async function applyTuneLint(
+  repoRoot: string,
+  tree: ServerTree,
+  facts: { hostRam: string; perChild: string },
+): Promise<TuneOutcome> {
+  const cli = path.join(repoRoot, 'dist', 'src', 'cli.js');
+  if (!fs.existsSync(cli)) {
+    throw new Error(`the tune-lint CLI is not built (${cli} is missing): run "npm run build" first`);
+  }
+  const args = ['--fix', '--fix-type', 'all', '--host-ram', facts.hostRam, '--per-child', facts.perChild, '--no-probe', tree.configFile];
+  const before = snapshot(tree.root);
+  const run = await runCommand(process.execPath, [cli, ...args], { cwd: tree.root, timeoutMs: 60_000 });
+  const hideRoot = (text: string): string => text.split(tree.root).join('$ROOT');
+  if (run.code !== 0 && run.code !== 1) {
+    throw new Error(`tune-lint failed (exit ${run.code ?? run.signal}): ${hideRoot(run.stderr.trim() || run.stdout.trim())}`);
+  }
+  const after = snapshot(tree.root);
+  const { createTwoFilesPatch } = await import('diff');
+  const changedFiles: string[] = [];
+  let patch = '';
+  for (const name of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+    const oldText = before.get(name) ?? '';
+    const newText = after.get(name) ?? '';
+    if (oldText === newText) continue;
+    changedFiles.push(name);
+    const oldName = before.has(name) ? `a/${name}` : '/dev/null';
+    const newName = after.has(name) ? `b/${name}` : '/dev/null';
+    patch += createTwoFilesPatch(oldName, newName, oldText, newText, undefined, undefined, { context: 3 })
+      .split('\n')
+      .filter((line) => !line.startsWith('====='))
+      .join('\n');
+  }
+  return {
+    command: hideRoot(`tune-lint ${args.join(' ')}`),
+    exitCode: run.code,
+    report: hideRoot(run.stdout),
+    patch: hideRoot(patch),
+    changedFiles,
+  };
+}
