@@ -1,0 +1,52 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Absolute path of a file under fixtures/host/ (this module runs from dist/test/helpers/). */
+export function hostFixture(relative: string): string {
+  return fileURLToPath(new URL(`../../../fixtures/host/${relative}`, import.meta.url));
+}
+
+/** Absolute path of a compiled module under dist/src/host/, for scripts run in child processes. */
+export function hostModuleUrl(name: string): string {
+  return new URL(`../../src/host/${name}`, import.meta.url).href;
+}
+
+/** A temporary directory, removed by the returned function. */
+export function temporaryDirectory(prefix: string): { dir: string; remove: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Writes a fake filesystem tree for the probe's `root` option:
+ * `{ '/proc/self/cgroup': '4:memory:/docker/abc\n', ... }`.
+ */
+export function writeTree(root: string, files: Record<string, string>): void {
+  for (const [file, text] of Object.entries(files)) {
+    const target = path.join(root, file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, text);
+  }
+}
+
+/** A /proc/PID/status as the kernel writes it, with the fields the probe reads. */
+export function statusFile(name: string, pid: number, ppid: number, rssKb?: number): string {
+  const lines = [`Name:\t${name}`, 'Umask:\t0022', 'State:\tS (sleeping)', `Tgid:\t${pid}`, `Pid:\t${pid}`, `PPid:\t${ppid}`, 'Uid:\t33\t33\t33\t33'];
+  if (rssKb !== undefined) lines.push(`VmRSS:\t${String(rssKb).padStart(8)} kB`);
+  lines.push('Threads:\t1');
+  return `${lines.join('\n')}\n`;
+}
+
+/** A /proc/PID/smaps_rollup with the given PSS. */
+export function smapsRollup(rssKb: number, pssKb: number): string {
+  return [
+    '55f496be0000-7ffd98d61000 ---p 00000000 00:00 0                          [rollup]',
+    `Rss:            ${rssKb} kB`,
+    `Pss:            ${pssKb} kB`,
+    'Shared_Clean:       1516 kB',
+    'Private_Dirty:       116 kB',
+    '',
+  ].join('\n');
+}
