@@ -1,0 +1,315 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, test } from 'node:test';
+import { filesystemTypeOf } from '../src/host/facts.js';
+import { listProcesses, parseMountInfo, ProcReader } from '../src/host/proc.js';
+import type { MemoryTotals } from '../src/host/probe.js';
+import { probeHost } from '../src/host/probe.js';
+import { cgroupV1ShouldBeCreatable, createV1Group } from './helpers/host-cgroup.js';
+import { smapsRollup, statusFile, temporaryDirectory, writeTree } from './helpers/host-fixtures.js';
+import { probeInChildProcess } from './helpers/host-probe-runner.js';
+import { inCI, requireTool } from './helpers/tools.js';
+
+const KIB = 1024;
+const MIB = 1024 * KIB;
+const GIB = 1024 * MIB;
+
+function meminfoKb(field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(fs.readFileSync('/proc/meminfo', 'utf8'));
+  assert.ok(match, `${field} in /proc/meminfo`);
+  return Number(match[1]);
+}
+
+const linux = fs.existsSync('/proc/self/status');
+
+describe('probe of this machine, against the kernel', { skip: linux ? false : 'not Linux: no /proc' }, () => {
+  test('RAM, swap, CPUs, somaxconn and mounts match /proc and nproc', async (t) => {
+    const facts = await probeHost();
+    const memTotal = meminfoKb('MemTotal') * KIB;
+    assert.ok(facts.ram, 'RAM probed');
+    if (facts.ram.source === 'probe (MemTotal)') assert.equal(facts.ram.value, memTotal);
+    else {
+      assert.match(facts.ram.source, /^probe \(cgroup v[12] limit\)$/);
+      assert.ok(facts.ram.value < memTotal);
+    }
+    assert.deepEqual(facts.swap, { value: meminfoKb('SwapTotal') * KIB, source: 'probe (SwapTotal)' });
+
+    const nprocPath = requireTool(t, 'nproc');
+    if (nprocPath === undefined) return;
+    const nproc = Number(spawnSync(nprocPath, { encoding: 'utf8' }).stdout.trim());
+    assert.ok(facts.cpus, 'CPUs probed');
+    if (facts.cpus.source === 'probe (CPU affinity)') assert.equal(facts.cpus.value, nproc);
+    else assert.ok(facts.cpus.value <= nproc);
+
+    assert.deepEqual(facts.somaxconn?.value, Number(fs.readFileSync('/proc/sys/net/core/somaxconn', 'utf8').trim()));
+    const mountLines = fs.readFileSync('/proc/self/mountinfo', 'utf8').trim().split('\n');
+    assert.equal(facts.mounts?.value.length, mountLines.length);
+
+    const findmnt = requireTool(t, 'findmnt');
+    if (findmnt === undefined) return;
+    for (const where of [process.cwd(), '/proc/self', '/sys/fs/cgroup', '/']) {
+      const expected: string[] = spawnSync(findmnt, ['-n', '-o', 'FSTYPE,TARGET', '-T', where], { encoding: 'utf8' }).stdout.trim().split(/\s+/);
+      const found = filesystemTypeOf(facts.mounts?.value ?? [], where);
+      assert.deepEqual([found?.fsType, found?.mountPoint], expected, where);
+    }
+  });
+
+  test('a process named mariadbd is seen from /proc, with its RSS', async (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-mysqld-');
+    t.after(remove);
+    const fakeServer = path.join(dir, 'mariadbd');
+    fs.copyFileSync('/bin/sleep', fakeServer);
+    fs.chmodSync(fakeServer, 0o755);
+    const child = spawn(fakeServer, ['60'], { stdio: 'ignore' });
+    t.after(() => child.kill('SIGKILL'));
+    const pid = child.pid as number;
+    await new Promise((resolve) => child.once('spawn', resolve));
+    const seen = listProcesses(new ProcReader())?.find((process) => process.pid === pid);
+    assert.equal(seen?.name, 'mariadbd');
+    const facts = await probeHost();
+    assert.equal(facts.mysqlRunning?.value, true);
+    assert.match(facts.mysqlRunning?.source ?? '', /^probe \(mariadbd PIDs? /);
+    assert.ok((facts.mysqlRss?.value ?? 0) >= (seen?.rss ?? Infinity), 'mysqlRss includes this process');
+  });
+});
+
+describe('cgroup limits, for real', { skip: linux ? false : 'not Linux: no /proc' }, () => {
+  test('inside a memory cgroup of 300 MiB with half a CPU, the probe says so; systeminformation does not', async (t) => {
+    const name = `tune-lint-test-${process.pid}-${Date.now()}`;
+    const memory = createV1Group('memory', name, [['memory.limit_in_bytes', String(300 * MIB)]]);
+    if (!memory.ok) {
+      // Creating groups needs root and a writable v1 hierarchy (cgroup v2 would need a delegated subtree).
+      if (inCI && cgroupV1ShouldBeCreatable()) assert.fail(`CI=true and this environment should allow cgroups: ${memory.reason}`);
+      t.skip(memory.reason);
+      return;
+    }
+    t.after(memory.remove);
+    const limit = Number(fs.readFileSync(path.join(memory.dir, 'memory.limit_in_bytes'), 'utf8').trim());
+    const cpu = createV1Group('cpu', name, [
+      ['cpu.cfs_period_us', '100000'],
+      ['cpu.cfs_quota_us', '50000'],
+    ]);
+    if (cpu.ok) t.after(cpu.remove);
+    else t.diagnostic(`CPU quota part not run: ${cpu.reason}`);
+
+    const joins = [`echo $$ > '${memory.dir}/cgroup.procs'`];
+    if (cpu.ok) joins.push(`echo $$ > '${cpu.dir}/cgroup.procs'`);
+    const inside = await probeInChildProcess({ shellBefore: joins, askSystemInformation: true });
+    assert.deepEqual(inside.facts.ram, { value: limit, source: 'probe (cgroup v1 limit)' });
+    assert.equal(inside.systeminformation?.memTotal, meminfoKb('MemTotal') * KIB, 'si.mem() reports MemTotal, blind to the limit');
+    if (cpu.ok) {
+      assert.deepEqual(inside.facts.cpus, { value: 0.5, source: 'probe (cgroup v1 CPU quota)' });
+      assert.ok((inside.systeminformation?.cpuCores ?? 0) >= 1, 'si.cpu() counts CPUs, blind to the quota');
+    }
+  });
+});
+
+const totals = (total: number, swapTotal = 0) => async (): Promise<MemoryTotals> => ({ total, swapTotal });
+
+function mountinfo(...lines: string[]): string {
+  return `${[
+    '22 27 0:21 / /proc rw,relatime - proc proc rw',
+    '27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda1 rw',
+    ...lines,
+  ].join('\n')}\n`;
+}
+
+describe('probe on prepared /proc and /sys trees', () => {
+  const fakeRoot = (t: { after: (fn: () => void) => void }, files: Record<string, string>) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-fakeroot-');
+    t.after(remove);
+    writeTree(dir, { '/proc/self/status': statusFile('node', 4242, 1, 50000), ...files });
+    return dir;
+  };
+
+  test('cgroup v1 in a container that sees only its own subtree (mount root /docker/abc)', async (t) => {
+    const root = fakeRoot(t, {
+      '/proc/self/cgroup': '5:memory:/docker/abc\n3:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n0::/\n',
+      '/proc/self/mountinfo': mountinfo(
+        '35 31 0:32 /docker/abc /sys/fs/cgroup/memory ro,nosuid - cgroup cgroup rw,memory',
+        '32 31 0:29 /docker/abc /sys/fs/cgroup/cpu,cpuacct ro,nosuid - cgroup cgroup rw,cpu,cpuacct',
+      ),
+      '/sys/fs/cgroup/memory/memory.limit_in_bytes': '536870912\n',
+      '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us': '150000\n',
+      '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us': '100000\n',
+    });
+    const facts = await probeHost({ root, memory: totals(8 * GIB, GIB), cpuAffinity: () => 4 });
+    assert.deepEqual(facts.ram, { value: 512 * MIB, source: 'probe (cgroup v1 limit)' });
+    assert.deepEqual(facts.cpus, { value: 1.5, source: 'probe (cgroup v1 CPU quota)' });
+    assert.deepEqual(facts.swap, { value: GIB, source: 'probe (SwapTotal)' });
+  });
+
+  test('cgroup v1: a limit on a parent group applies; unlimited values and -1 quotas do not', async (t) => {
+    const root = fakeRoot(t, {
+      '/proc/self/cgroup': '4:memory:/lxc/web/app\n2:cpu:/lxc/web/app\n',
+      '/proc/self/mountinfo': mountinfo('35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory', '32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu'),
+      '/sys/fs/cgroup/memory/memory.limit_in_bytes': '9223372036854771712\n',
+      '/sys/fs/cgroup/memory/lxc/memory.limit_in_bytes': '9223372036854771712\n',
+      '/sys/fs/cgroup/memory/lxc/web/memory.limit_in_bytes': '268435456\n',
+      '/sys/fs/cgroup/memory/lxc/web/app/memory.limit_in_bytes': '9223372036854771712\n',
+      '/sys/fs/cgroup/cpu/lxc/web/app/cpu.cfs_quota_us': '-1\n',
+      '/sys/fs/cgroup/cpu/lxc/web/app/cpu.cfs_period_us': '100000\n',
+    });
+    const facts = await probeHost({ root, memory: totals(8 * GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.ram, { value: 256 * MIB, source: 'probe (cgroup v1 limit)' });
+    assert.deepEqual(facts.cpus, { value: 2, source: 'probe (CPU affinity)' });
+  });
+
+  test('cgroup v2: memory.max and cpu.max of the group and its ancestors', async (t) => {
+    const root = fakeRoot(t, {
+      '/proc/self/cgroup': '0::/system.slice/apache2.service\n',
+      '/proc/self/mountinfo': mountinfo('30 23 0:26 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate'),
+      '/sys/fs/cgroup/system.slice/apache2.service/memory.max': 'max\n',
+      '/sys/fs/cgroup/system.slice/memory.max': '1073741824\n',
+      '/sys/fs/cgroup/system.slice/apache2.service/cpu.max': '200000 100000\n',
+      '/sys/fs/cgroup/system.slice/cpu.max': 'max 100000\n',
+    });
+    const facts = await probeHost({ root, memory: totals(4 * GIB), cpuAffinity: () => 8 });
+    assert.deepEqual(facts.ram, { value: GIB, source: 'probe (cgroup v2 limit)' });
+    assert.deepEqual(facts.cpus, { value: 2, source: 'probe (cgroup v2 CPU quota)' });
+  });
+
+  test('cgroup v2 in a cgroup namespace (0::/) and a limit above MemTotal', async (t) => {
+    const root = fakeRoot(t, {
+      '/proc/self/cgroup': '0::/\n',
+      '/proc/self/mountinfo': mountinfo('30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw'),
+      '/sys/fs/cgroup/memory.max': String(64 * GIB),
+      '/sys/fs/cgroup/cpu.max': '33333 100000\n',
+    });
+    const facts = await probeHost({ root, memory: totals(4 * GIB), cpuAffinity: () => 8 });
+    assert.deepEqual(facts.ram, { value: 4 * GIB, source: 'probe (MemTotal)' });
+    assert.deepEqual(facts.cpus, { value: 0.33, source: 'probe (cgroup v2 CPU quota)' });
+  });
+
+  const apacheTree = (extra: Record<string, string>) => ({
+    '/proc/self/cgroup': '0::/\n',
+    '/proc/self/mountinfo': mountinfo('40 27 0:50 / /srv/web\\040root rw - nfs4 nas:/export/web\\040root rw'),
+    '/proc/sys/net/core/somaxconn': '4096\n',
+    '/proc/1/status': statusFile('systemd', 1, 0, 12000),
+    '/proc/2/status': statusFile('kthreadd', 2, 0),
+    '/proc/100/status': statusFile('apache2', 100, 1, 9000),
+    '/proc/100/smaps_rollup': smapsRollup(9000, 4000),
+    '/proc/101/status': statusFile('apache2', 101, 100, 30000),
+    '/proc/101/smaps_rollup': smapsRollup(30000, 20000),
+    '/proc/102/status': statusFile('apache2', 102, 100, 32000),
+    '/proc/102/smaps_rollup': smapsRollup(32000, 23000),
+    '/proc/103/status': statusFile('apache2', 103, 100, 31000),
+    '/proc/103/smaps_rollup': smapsRollup(31000, 15000),
+    '/proc/200/status': statusFile('mysqld', 200, 1, 90000),
+    ...extra,
+  });
+
+  test('Apache children by PSS (the parent left out), mysqld by RSS, mounts with escapes, somaxconn', async (t) => {
+    const root = fakeRoot(t, apacheTree({ '/proc/104/cmdline': 'apache2\0-k\0start\0' }));
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.perChild, { value: { median: 20000 * KIB, max: 23000 * KIB, count: 3, metric: 'pss' }, source: 'probe (apache2 children)' });
+    assert.deepEqual(facts.apacheRunning, { value: true, source: 'probe (apache2 PID 100)' });
+    assert.deepEqual(facts.mysqlRunning, { value: true, source: 'probe (mysqld PID 200)' });
+    assert.deepEqual(facts.mysqlRss, { value: 90000 * KIB, source: 'probe (VmRSS of mysqld PID 200)' });
+    assert.deepEqual(facts.somaxconn, { value: 4096, source: 'probe (/proc/sys/net/core/somaxconn)' });
+    assert.deepEqual(facts.mounts?.value[2], { mountPoint: '/srv/web root', fsType: 'nfs4', source: 'nas:/export/web root' });
+    assert.equal(facts.notes, undefined);
+  });
+
+  test('a child whose PSS cannot be read: RSS for all children, and a note', async (t) => {
+    const root = fakeRoot(t, apacheTree({}));
+    fs.rmSync(path.join(root, 'proc/102/smaps_rollup'));
+    fs.mkdirSync(path.join(root, 'proc/102/smaps_rollup'));
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.perChild?.value, { median: 31000 * KIB, max: 32000 * KIB, count: 3, metric: 'rss' });
+    assert.deepEqual(facts.notes, [
+      'smaps_rollup of PID 102 unreadable (EISDIR); used RSS, which counts shared pages in every process and so over-estimates (run as root for PSS)',
+    ]);
+  });
+
+  test('a child that exits while being read is left out; a kernel without smaps_rollup is read through smaps', async (t) => {
+    const root = fakeRoot(t, apacheTree({ '/proc/102/smaps': 'Rss: 32000 kB\nPss:  10000 kB\nRss: 100 kB\nPss:  1000 kB\n' }));
+    fs.rmSync(path.join(root, 'proc/102/smaps_rollup'));
+    fs.rmSync(path.join(root, 'proc/103/smaps_rollup'));
+    fs.rmSync(path.join(root, 'proc/103/status'));
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.perChild?.value, { median: 15500 * KIB, max: 20000 * KIB, count: 2, metric: 'pss' });
+  });
+
+  test('Apache without children, no MySQL, unreadable somaxconn: facts as far as they go, and notes', async (t) => {
+    const root = fakeRoot(t, {
+      '/proc/self/cgroup': '0::/\n',
+      '/proc/self/mountinfo': mountinfo(),
+      '/proc/100/status': statusFile('httpd', 100, 1, 9000),
+    });
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.apacheRunning, { value: true, source: 'probe (httpd PID 100)' });
+    assert.equal(facts.perChild, undefined);
+    assert.deepEqual(facts.mysqlRunning, { value: false, source: 'probe (no mysqld or mariadbd process)' });
+    assert.deepEqual(facts.notes, ['httpd PID 100 runs without children to measure', 'net.core.somaxconn unreadable (ENOENT)']);
+  });
+
+  test('no /proc at all: empty facts and notes, never an exception', async (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-noproc-');
+    t.after(remove);
+    const failing = async (): Promise<MemoryTotals> => {
+      throw new Error('no meminfo');
+    };
+    const facts = await probeHost({
+      root: dir,
+      memory: failing,
+      cpuAffinity: () => {
+        throw new Error('no sched_getaffinity');
+      },
+    });
+    assert.deepEqual(facts, {
+      notes: [
+        'no /proc on this machine: cgroup limits, processes, mounts and somaxconn were not probed',
+        'memory totals unavailable (no meminfo)',
+        'CPU count unavailable (no sched_getaffinity)',
+      ],
+    });
+  });
+
+  test('no /proc, but systeminformation and the CPU count still answer (as on macOS)', async (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-noproc-');
+    t.after(remove);
+    const facts = await probeHost({ root: dir });
+    assert.equal(facts.ram?.source, 'probe (MemTotal)');
+    assert.ok((facts.ram?.value ?? 0) > 0);
+    assert.equal(facts.cpus?.source, 'probe (CPU affinity)');
+    assert.equal(facts.apacheRunning, undefined);
+    assert.equal(facts.mounts, undefined);
+    assert.deepEqual(facts.notes, ['no /proc on this machine: cgroup limits, processes, mounts and somaxconn were not probed']);
+  });
+
+  test('with hidepid, a user who cannot see other processes gets no "not running" claims', async (t) => {
+    if (process.geteuid?.() !== 0) {
+      t.skip('needs root to run the probe as another user');
+      return;
+    }
+    const root = fakeRoot(t, {
+      '/proc/self/cgroup': '0::/\n',
+      '/proc/self/mountinfo': `${['22 27 0:21 / /proc rw,relatime - proc proc rw,hidepid=invisible', '27 1 254:0 / / rw - ext4 /dev/vda1 rw'].join('\n')}\n`,
+    });
+    fs.chmodSync(root, 0o755);
+    const asNobody = await probeInChildProcess({ uid: 65534, root });
+    assert.equal(asNobody.facts.apacheRunning, undefined);
+    assert.equal(asNobody.facts.mysqlRunning, undefined);
+    assert.ok(asNobody.facts.notes?.some((note) => note.startsWith('/proc is mounted with hidepid')));
+    const asRoot = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 1 });
+    assert.equal(asRoot.apacheRunning?.value, false);
+  });
+});
+
+describe('parseMountInfo', () => {
+  test('optional fields, octal escapes and the separator', () => {
+    const [entry] = parseMountInfo('36 35 98:0 /mnt1 /mnt\\0402 rw,noatime master:1 shared:2 - ext3 /dev/root rw,errors=continue\n');
+    assert.deepEqual(entry, {
+      root: '/mnt1',
+      mountPoint: '/mnt 2',
+      mountOptions: ['rw', 'noatime'],
+      fsType: 'ext3',
+      source: '/dev/root',
+      superOptions: ['rw', 'errors=continue'],
+    });
+    assert.deepEqual(parseMountInfo('garbage\n\n'), []);
+  });
+});
