@@ -35,7 +35,12 @@ export async function parseHostProfile(text: string, displayPath: string): Promi
   return hostFactsFromLocated(root, `profile ${displayPath}`);
 }
 
-function locateYaml(yaml: YamlModule, document: Document, node: YamlNode, where: (offset: number) => string): Located {
+/**
+ * A YAML node as a Located tree for the host-fact checks; `where` turns an
+ * offset into `file:line:col`. The config loader uses it for the `host:`
+ * section of .tune-lint.yaml, so its errors carry positions as a profile's do.
+ */
+export function locateYaml(yaml: YamlModule, document: Document, node: YamlNode, where: (offset: number) => string): Located {
   const resolved = yaml.isAlias(node) ? (node.resolve(document) ?? node) : node;
   const position = where(node.range?.[0] ?? 0);
   if (yaml.isMap(resolved)) {
@@ -55,10 +60,7 @@ function locateYaml(yaml: YamlModule, document: Document, node: YamlNode, where:
   return { value: yaml.isScalar(resolved) ? resolved.value : null, where: position };
 }
 
-/**
- * Host facts from the `host:` section of .tune-lint.yaml, which the config
- * loader has already parsed; errors name the config file and the key path.
- */
+/** Host facts from plain values (no positions), e.g. test settings; errors name `source` and the key path. */
 export function hostFactsFromConfig(values: Record<string, unknown>, source: string): HostFacts {
   return hostFactsFromLocated(locatePlain(values, source), source, 'host.');
 }

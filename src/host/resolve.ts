@@ -4,7 +4,9 @@ import { hostFactsFromFlags } from './cli-facts.js';
 import type { Fact, HostFacts } from './facts.js';
 import { HOST_FACT_NAMES } from './facts.js';
 import { probeHost } from './probe.js';
-import { hostFactsFromConfig, loadHostProfile } from './profile.js';
+import { loadHostProfile } from './profile.js';
+import type { Located } from './values.js';
+import { hostFactsFromLocated } from './values.js';
 
 export { HostFactsError } from './facts.js';
 
@@ -15,8 +17,8 @@ export interface HostSources {
   readonly profilePath?: string;
   /** `--facts web01.json`: Ansible facts. */
   readonly factsPath?: string;
-  /** The `host:` section of .tune-lint.yaml, parsed by the config loader; `source` names the file. */
-  readonly config?: { readonly values: Record<string, unknown>; readonly source: string };
+  /** The `host:` section of .tune-lint.yaml with positions, parsed by the config loader; `source` names the file. */
+  readonly config?: { readonly located: Located; readonly source: string };
   /** false with --no-probe: this machine is never looked at. */
   readonly probe: boolean;
   /** Starts a spinner and returns its stop function; called only when probing takes longer than SLOW_PROBE_MS. */
@@ -41,7 +43,7 @@ export async function resolveHostFacts(sources: HostSources): Promise<HostFacts>
   if (sources.flags !== undefined) layers.push(hostFactsFromFlags(sources.flags));
   if (sources.profilePath !== undefined) layers.push(await loadHostProfile(sources.profilePath));
   if (sources.factsPath !== undefined) layers.push(loadAnsibleFacts(sources.factsPath));
-  if (sources.config !== undefined) layers.push(hostFactsFromConfig(sources.config.values, sources.config.source));
+  if (sources.config !== undefined) layers.push(hostFactsFromLocated(sources.config.located, sources.config.source, 'host.'));
   const merged = mergeHostFacts(layers);
   const missing = HOST_FACT_NAMES.some((name) => merged[name] === undefined);
   if (!sources.probe || !missing) return merged;
@@ -49,7 +51,7 @@ export async function resolveHostFacts(sources: HostSources): Promise<HostFacts>
   if (otherMachine !== undefined) {
     return mergeHostFacts([merged, { notes: [`this machine was not probed: ${otherMachine} describes the host the config is for`] }]);
   }
-  return mergeHostFacts([merged, await probeWithSpinner(sources.onSlowProbe)]);
+  return mergeHostFacts([merged, await withSlowNotice(() => probeHost(), sources.onSlowProbe)]);
 }
 
 /** Each fact from the first layer that has it; notes from every layer. */
@@ -65,11 +67,12 @@ export function mergeHostFacts(layers: readonly HostFacts[]): HostFacts {
   return merged;
 }
 
-async function probeWithSpinner(onSlowProbe: (() => () => void) | undefined): Promise<HostFacts> {
+/** Runs `work`; if it is still running after `delay` ms, calls `onSlow` and, when the work ends either way, the stop function it returned. */
+export async function withSlowNotice<T>(work: () => Promise<T>, onSlow: (() => () => void) | undefined, delay = SLOW_PROBE_MS): Promise<T> {
   let stop: (() => void) | undefined;
-  const timer = onSlowProbe === undefined ? undefined : setTimeout(() => (stop = onSlowProbe()), SLOW_PROBE_MS);
+  const timer = onSlow === undefined ? undefined : setTimeout(() => (stop = onSlow()), delay);
   try {
-    return await probeHost();
+    return await work();
   } finally {
     clearTimeout(timer);
     stop?.();

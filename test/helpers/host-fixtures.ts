@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { locateYaml } from '../../src/host/profile.js';
+import type { Located } from '../../src/host/values.js';
 
 /** Absolute path of a file under fixtures/host/ (this module runs from dist/test/helpers/). */
 export function hostFixture(relative: string): string {
@@ -49,4 +51,18 @@ export function smapsRollup(rssKb: number, pssKb: number): string {
     'Private_Dirty:       116 kB',
     '',
   ].join('\n');
+}
+
+/** The `host:` section of a .tune-lint.yaml text, located as the config loader hands it to resolveHostFacts. */
+export async function configHostSection(text: string, source: string): Promise<{ located: Located; source: string }> {
+  const yaml = await import('yaml');
+  const lineCounter = new yaml.LineCounter();
+  const document = yaml.parseDocument(text, { lineCounter });
+  const host = document.get('host', true);
+  if (!yaml.isNode(host)) throw new Error(`no host: section in ${source}`);
+  const where = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return `${source}:${line}:${col}`;
+  };
+  return { located: locateYaml(yaml, document, host, where), source };
 }
