@@ -1,0 +1,635 @@
+/**
+ * The real `apache2` binary as a test oracle: runs it on a config tree in
+ * config-test mode only and parses what it prints, so differential tests can
+ * compare tune-lint's reading of a tree with Apache's own.
+ *
+ * Safety: the binary is started with an argument array (never a shell), a
+ * timeout, a clean environment and `-t` in every mode (`-v` aside), so it
+ * reads and checks the configuration and exits; it never binds a port or
+ * starts children.
+ * Modules may still act while the config is read (mod_security, for one,
+ * opens `SecAuditLog` at that point): keep such directives out of fixtures.
+ *
+ * Environment: the child gets `PATH`, `LANG=C`, the variables exported by the
+ * tree's Debian `envvars` file (read, never executed: see {@link readEnvvars})
+ * and `options.env`, nothing from the test process.
+ *
+ * Sysroot trees (`options.sysroot`): a config repository such as
+ * `fixtures/apache/rhel`, whose files name absolute server paths
+ * (`ServerRoot "/etc/httpd"`, `IncludeOptional /etc/modsecurity/*.conf`), as
+ * tune-lint reads it with `--sysroot`. Apache has no sysroot, so the tree is
+ * copied to a temporary directory and, in the copy only, the absolute paths of
+ * the directives that decide which files are read (`ServerRoot`, `Include`,
+ * `IncludeOptional`) are prefixed with the copy's location; every path in the
+ * results is mapped back to the server path (`/etc/httpd/conf/httpd.conf`).
+ * Limits of that emulation:
+ * - only those three directives are mapped, and only when the path is written
+ *   literally on the directive's own line (not through `${VAR}` or a
+ *   continuation line); `<IfFile>`, `LoadModule`, `DocumentRoot`, `ErrorLog`,
+ *   `DefaultRuntimeDir`... still name host paths, which is what lets the real
+ *   binary load its modules and pass its directory checks;
+ * - symlinks are copied verbatim: relative ones stay inside the copy,
+ *   absolute ones point at the host (the RHEL fixture's `modules` link
+ *   relies on that), whereas tune-lint resolves them inside the sysroot.
+ * A tree with nothing to map (Debian's includes are relative to ServerRoot,
+ * given with `-d`) is used in place, without a copy.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { decodeBytes } from '../../src/engine/source-file.js';
+import { findTool } from './tools.js';
+
+export interface ApacheOracleOptions {
+  /**
+   * ServerRoot, passed with `-d`. With `sysroot`, a server path inside it
+   * (`/etc/apache2`); otherwise a host path (relative to the working directory).
+   */
+  serverRoot: string;
+  /** The main config file, passed with `-f`: relative to serverRoot, or absolute (a server path with `sysroot`). */
+  configFile: string;
+  /** Root of a config repository whose absolute paths are server paths (see the module comment). */
+  sysroot?: string;
+  /** Names passed with `-D`, as `-D NAME` on the command line (Apache's `-D` takes no value). */
+  defines?: readonly string[];
+  /** Extra environment for the child; wins over envvars. */
+  env?: Readonly<Record<string, string>>;
+  /**
+   * Debian `envvars` file to read: a host path (a server path with `sysroot`);
+   * by default `<serverRoot>/envvars` when it exists; `null` for none.
+   */
+  envvars?: string | null;
+  /** Directives processed before the config file (`-C`). */
+  before?: readonly string[];
+  /** Directives processed after the config file (`-c`). */
+  after?: readonly string[];
+  /** Startup log level (`-e`), e.g. `info` to see AH00188/AH00545. */
+  logLevel?: string;
+  /** The binary; by default `apache2` found on PATH or in the sbin directories. */
+  binary?: string;
+  /** mod_info, loaded with `-c` for DUMP_CONFIG when the config does not load it. */
+  infoModule?: string;
+  /** Default 20 s. */
+  timeoutMs?: number;
+}
+
+/** One run of the binary, with sysroot copy paths already mapped back. */
+export interface ApacheRun {
+  args: string[];
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ApacheMessage {
+  /** The stderr line(s) as printed (a two-line AH00526 error is one message). */
+  raw: string;
+  /** `AH00111` etc. */
+  code: string | undefined;
+  /** From a timestamped log line `[...] [core:warn] [pid ...]`. */
+  module: string | undefined;
+  level: string | undefined;
+  /** The message without log prefix and code. */
+  text: string;
+}
+
+export interface ApacheSyntaxError {
+  /** The file and line Apache blames: the innermost of a chain of includes. */
+  file: string;
+  line: number;
+  message: string;
+  /** The Include lines that led there, outermost first. */
+  includedFrom: { file: string; line: number }[];
+}
+
+export interface ApacheConfigTestResult extends ApacheRun {
+  /** `Syntax OK` was printed. */
+  syntaxOk: boolean;
+  messages: ApacheMessage[];
+  /** The fatal error, when it names a file and line. */
+  error: ApacheSyntaxError | undefined;
+}
+
+export interface ApacheInclude {
+  file: string;
+  /** 0 for the main config file. */
+  depth: number;
+  /** Line of the Include in the including file; null for the main file. */
+  includedFromLine: number | null;
+}
+
+export interface ApacheDumpedDirective {
+  /** `-c/-C directives` for command-line directives. */
+  file: string;
+  /** null when mod_info printed no line number (line 0). */
+  line: number | null;
+  /**
+   * As printed: Apache's canonical spelling of the name (`KeepAlive` for
+   * `keepalive`), with `<` for a section (`<Directory`).
+   */
+  name: string;
+  /** As printed, after `${VAR}` expansion; a section keeps its `>` (`"/var/www">`). */
+  args: string;
+  /** Nesting level; a directive inside `<Directory>` at top level has depth 1. */
+  depth: number;
+  /** The name starts with `<` (an empty section is printed without its close tag). */
+  section: boolean;
+}
+
+export interface ApacheModule {
+  name: string;
+  kind: 'static' | 'shared';
+}
+
+export interface ApacheRunCfg {
+  serverRoot: string | undefined;
+  documentRoot: string | undefined;
+  errorLog: string | undefined;
+  pidFile: string | undefined;
+  /** `Define: NAME` gives null, `Define: NAME=value` the value; includes DUMP_RUN_CFG itself. */
+  defines: Map<string, string | null>;
+  user: { name: string; id: number } | undefined;
+  group: { name: string; id: number } | undefined;
+  /** Every line as printed, Mutex lines included. */
+  lines: string[];
+}
+
+export class ApacheOracleError extends Error {
+  constructor(
+    message: string,
+    readonly result: ApacheConfigTestResult,
+  ) {
+    super(message);
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 20_000;
+const DEFAULT_INFO_MODULE = '/usr/lib/apache2/modules/mod_info.so';
+const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** `apache2 -t`: exit code, `Syntax OK`, warnings and the error, if any. Never throws for a failing config. */
+export async function apacheConfigTest(options: ApacheOracleOptions): Promise<ApacheConfigTestResult> {
+  return withPreparedRun(options, (run) => run([]));
+}
+
+/** `apache2 -v`: the version, e.g. `Apache/2.4.71 (Debian)`. */
+export async function apacheVersion(binary = findTool('apache2')): Promise<string> {
+  if (binary === undefined) throw new Error('apache2 is not installed');
+  const run = await spawnCollect(binary, ['-v'], { PATH: CHILD_PATH, LANG: 'C' }, DEFAULT_TIMEOUT_MS);
+  const match = /^Server version: (.*)$/m.exec(run.stdout);
+  if (run.exitCode !== 0 || match === null) throw new Error(`apache2 -v failed:\n${run.stderr}`);
+  return match[1] as string;
+}
+
+/** `apache2 -t -D DUMP_INCLUDES`: every file read, in order. Throws ApacheOracleError when the config fails. */
+export async function apacheDumpIncludes(options: ApacheOracleOptions): Promise<ApacheInclude[]> {
+  const result = await withPreparedRun(options, (run) => run(['-D', 'DUMP_INCLUDES']));
+  return parseDumpIncludes(succeeded(result, 'DUMP_INCLUDES').stdout);
+}
+
+/** `apache2 -t -D DUMP_MODULES` (what `-M` prints). Throws ApacheOracleError when the config fails. */
+export async function apacheDumpModules(options: ApacheOracleOptions): Promise<ApacheModule[]> {
+  const result = await withPreparedRun(options, (run) => run(['-D', 'DUMP_MODULES']));
+  return parseDumpModules(succeeded(result, 'DUMP_MODULES').stdout);
+}
+
+/** `apache2 -t -D DUMP_RUN_CFG`. Throws ApacheOracleError when the config fails. */
+export async function apacheDumpRunCfg(options: ApacheOracleOptions): Promise<ApacheRunCfg> {
+  const result = await withPreparedRun(options, (run) => run(['-D', 'DUMP_RUN_CFG']));
+  return parseDumpRunCfg(succeeded(result, 'DUMP_RUN_CFG').stdout);
+}
+
+/**
+ * `apache2 -t -D DUMP_CONFIG`: the directives that survive reading, in order,
+ * after `<IfModule>`/`<IfDefine>` evaluation and `${VAR}` expansion. Comments,
+ * false conditionals, the conditional wrappers and the directives executed
+ * while reading (Include, LoadModule, Define, ServerRoot, ...) are not listed.
+ * mod_info is loaded with `-c` (after the config, so `<IfModule info_module>`
+ * in the config is not affected) unless the config loads it already.
+ * Throws ApacheOracleError when the config fails.
+ */
+export async function apacheDumpConfig(options: ApacheOracleOptions): Promise<ApacheDumpedDirective[]> {
+  const result = await withPreparedRun(options, async (run) => {
+    const modules = parseDumpModules(succeeded(await run(['-D', 'DUMP_MODULES']), 'DUMP_MODULES').stdout);
+    const needsInfo = !modules.some((module) => module.name === 'info_module');
+    const loadInfo = needsInfo ? ['-c', `LoadModule info_module ${options.infoModule ?? DEFAULT_INFO_MODULE}`] : [];
+    return run([...loadInfo, '-D', 'DUMP_CONFIG']);
+  });
+  return parseDumpConfig(succeeded(result, 'DUMP_CONFIG').stdout);
+}
+
+function succeeded(result: ApacheConfigTestResult, mode: string): ApacheConfigTestResult {
+  if (result.exitCode === 0 && !result.timedOut) return result;
+  const why = result.timedOut ? 'timed out' : `exited with ${result.exitCode ?? result.signal ?? 'nothing'}`;
+  throw new ApacheOracleError(`apache2 -t -D ${mode} ${why}:\n${result.stderr.trimEnd()}`, result);
+}
+
+type Runner = (modeArgs: string[]) => Promise<ApacheConfigTestResult>;
+
+async function withPreparedRun<T>(options: ApacheOracleOptions, use: (run: Runner) => Promise<T>): Promise<T> {
+  const binary = options.binary ?? findTool('apache2');
+  if (binary === undefined) throw new Error('apache2 is not installed');
+  if (options.sysroot === undefined) {
+    const serverRoot = path.resolve(options.serverRoot);
+    const envvarsFile = options.envvars === undefined ? path.join(serverRoot, 'envvars') : options.envvars;
+    const env = childEnvironment(envvarsFile, options.envvars !== undefined, options.env);
+    return use((modeArgs) => runApache(binary, serverRoot, options.configFile, env, options, modeArgs, (text) => text));
+  }
+  return withSysroot(options.sysroot, (copy) => {
+    const serverRoot = copy.hostPath(options.serverRoot);
+    const configFile = path.posix.isAbsolute(options.configFile) ? copy.hostPath(options.configFile) : options.configFile;
+    const envvarsFile =
+      options.envvars === undefined ? path.join(serverRoot, 'envvars') : options.envvars === null ? null : copy.hostPath(options.envvars);
+    const env = childEnvironment(envvarsFile, options.envvars !== undefined, options.env);
+    return use((modeArgs) => runApache(binary, serverRoot, configFile, env, options, modeArgs, copy.serverPaths));
+  });
+}
+
+function childEnvironment(
+  envvarsFile: string | null,
+  mustExist: boolean,
+  extra: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const base: Record<string, string> = { PATH: CHILD_PATH, LANG: 'C' };
+  let exported: Record<string, string> = {};
+  if (envvarsFile !== null && (mustExist || fs.existsSync(envvarsFile))) {
+    exported = readEnvvars(fs.readFileSync(envvarsFile, 'latin1'), base);
+  }
+  return { ...base, ...exported, ...extra };
+}
+
+async function runApache(
+  binary: string,
+  serverRoot: string,
+  configFile: string,
+  env: Record<string, string>,
+  options: ApacheOracleOptions,
+  modeArgs: string[],
+  toServerPaths: (text: string) => string,
+): Promise<ApacheConfigTestResult> {
+  const args = ['-d', serverRoot, '-f', configFile];
+  for (const name of options.defines ?? []) args.push('-D', name);
+  for (const directive of options.before ?? []) args.push('-C', directive);
+  for (const directive of options.after ?? []) args.push('-c', directive);
+  if (options.logLevel !== undefined) args.push('-e', options.logLevel);
+  args.push('-t', ...modeArgs);
+
+  const run = await spawnCollect(binary, args, env, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const stdout = toServerPaths(run.stdout);
+  const stderr = toServerPaths(run.stderr);
+  return { ...run, args: args.map(toServerPaths), stdout, stderr, ...parseStderr(stderr) };
+}
+
+function spawnCollect(
+  binary: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<Omit<ApacheRun, 'args'>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { env, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      resolve({ exitCode, signal, timedOut, stdout: decodeLines(Buffer.concat(stdout)), stderr: decodeLines(Buffer.concat(stderr)) });
+    });
+  });
+}
+
+/** Each line decoded on its own, so one latin1 path does not turn the UTF-8 of every other line into mojibake. */
+function decodeLines(bytes: Buffer): string {
+  const lines: string[] = [];
+  let start = 0;
+  for (let end = bytes.indexOf(0x0a, start); end !== -1; end = bytes.indexOf(0x0a, start)) {
+    lines.push(decodeBytes(bytes.subarray(start, end)).text);
+    start = end + 1;
+  }
+  lines.push(decodeBytes(bytes.subarray(start)).text);
+  return lines.join('\n');
+}
+
+export interface SysrootCopy {
+  /** The copy's root directory on this host. */
+  root: string;
+  /** Where a server path (`/etc/httpd`) is in the copy. */
+  hostPath(serverPath: string): string;
+  /** Replaces every path into the copy in `text` by its server path. */
+  serverPaths(text: string): string;
+}
+
+const PATH_DIRECTIVE = /^([ \t]*(?:ServerRoot|Include|IncludeOptional)[ \t]+["']?)(\/)/i;
+
+/**
+ * Copies a sysroot tree to a temporary directory, maps the absolute paths of
+ * its ServerRoot/Include/IncludeOptional lines into the copy (nothing else is
+ * changed, line numbers stay), calls `use`, and removes the copy.
+ */
+export async function withSysrootCopy<T>(sysroot: string, use: (copy: SysrootCopy) => Promise<T>): Promise<T> {
+  const source = path.resolve(sysroot);
+  if (!fs.statSync(source).isDirectory()) throw new Error(`sysroot ${sysroot} is not a directory`);
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-apache-oracle-'));
+  const root = path.join(temp, 'root');
+  try {
+    copyTree(source, root);
+    forEachFile(root, (file) => {
+      // latin1 maps every byte to one char and back, so the rest of the file is untouched.
+      const text = fs.readFileSync(file, 'latin1');
+      const lines = text.split('\n');
+      const mapped = lines.map((line) => line.replace(PATH_DIRECTIVE, (_match, head: string) => `${head}${root}/`));
+      if (mapped.some((line, index) => line !== lines[index])) fs.writeFileSync(file, mapped.join('\n'), 'latin1');
+    });
+    return await use(sysrootView(root));
+  } finally {
+    fs.rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/** The tree itself when nothing in it needs mapping (Debian trees), else a mapped copy. */
+async function withSysroot<T>(sysroot: string, use: (copy: SysrootCopy) => Promise<T>): Promise<T> {
+  const source = path.resolve(sysroot);
+  let needsMapping = false;
+  forEachFile(source, (file) => {
+    needsMapping ||= fs.readFileSync(file, 'latin1').split('\n').some((line) => PATH_DIRECTIVE.test(line));
+  });
+  return needsMapping ? withSysrootCopy(source, use) : use(sysrootView(source));
+}
+
+function sysrootView(root: string): SysrootCopy {
+  return {
+    root,
+    hostPath: (serverPath) => path.join(root, path.posix.resolve('/', serverPath)),
+    serverPaths: (text) => text.split(`${root}/`).join('/').split(root).join('/'),
+  };
+}
+
+/** Directories, regular files and symlinks (verbatim); other entries are left out. */
+function copyTree(source: string, target: string): void {
+  fs.mkdirSync(target);
+  for (const entry of fs.readdirSync(source, { withFileTypes: true })) {
+    const from = path.join(source, entry.name);
+    const to = path.join(target, entry.name);
+    if (entry.isDirectory()) copyTree(from, to);
+    else if (entry.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to);
+    else if (entry.isFile()) fs.copyFileSync(from, to);
+  }
+}
+
+/** Regular files below `directory`, symlinks not followed. */
+function forEachFile(directory: string, visit: (file: string) => void): void {
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+    const entryPath = path.join(directory, entry.name);
+    if (entry.isDirectory()) forEachFile(entryPath, visit);
+    else if (entry.isFile()) visit(entryPath);
+  }
+}
+
+/**
+ * The variables a Debian `envvars` file exports, read without executing it:
+ * `NAME=value` and `export NAME=value` assignments (quotes, `$NAME` and
+ * `${NAME}` expansion from earlier assignments or `inherited`), `export NAME`
+ * and `unset NAME`. Everything else (`if`, `.`, commands) is ignored and
+ * conditionals are not evaluated: assignments take effect in file order, so in
+ * the stock file `SUFFIX` ends up empty, which is right for the default
+ * instance `/etc/apache2`. Other parameter expansions (`${X##p}`) give ''.
+ */
+export function readEnvvars(text: string, inherited: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const values = new Map<string, string>(Object.entries(inherited));
+  const exported = new Set<string>();
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const unset = /^unset\s+(.+)$/.exec(line);
+    if (unset !== null) {
+      for (const name of (unset[1] as string).split(/\s+/)) {
+        values.delete(name);
+        exported.delete(name);
+      }
+      continue;
+    }
+    const assignment = /^(export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (assignment !== null) {
+      const name = assignment[2] as string;
+      values.set(name, shellWord(assignment[3] as string, values));
+      if (assignment[1] !== undefined) exported.add(name);
+      continue;
+    }
+    const exports = /^export\s+([A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*)$/.exec(line);
+    if (exports !== null) for (const name of (exports[1] as string).split(/\s+/)) exported.add(name);
+  }
+  const result: Record<string, string> = {};
+  for (const name of exported) {
+    const value = values.get(name);
+    if (value !== undefined) result[name] = value;
+  }
+  return result;
+}
+
+/** The value of one shell word: up to the first unquoted blank, with quotes removed and variables expanded. */
+function shellWord(source: string, values: ReadonlyMap<string, string>): string {
+  let result = '';
+  let quote: '"' | "'" | undefined;
+  for (let index = 0; index < source.length; index++) {
+    const char = source[index] as string;
+    if (quote === "'") {
+      if (char === "'") quote = undefined;
+      else result += char;
+      continue;
+    }
+    if (char === '\\' && index + 1 < source.length) {
+      result += source[++index];
+      continue;
+    }
+    if (char === '"' || (char === "'" && quote === undefined)) {
+      quote = quote === char ? undefined : (char as '"' | "'");
+      continue;
+    }
+    if (char === '$') {
+      const braced = /^\$\{([^}]*)\}/.exec(source.slice(index));
+      const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(source.slice(index));
+      const match = braced ?? bare;
+      if (match !== null) {
+        const name = match[1] as string;
+        result += /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? (values.get(name) ?? '') : '';
+        index += match[0].length - 1;
+        continue;
+      }
+    }
+    if (quote === undefined && /[\s;]/.test(char)) break;
+    result += char;
+  }
+  return result;
+}
+
+/** The stderr of any mode: `Syntax OK`, each warning, and the fatal error with its include chain. */
+export function parseStderr(stderr: string): Pick<ApacheConfigTestResult, 'syntaxOk' | 'messages' | 'error'> {
+  const lines = stderr.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  let syntaxOk = false;
+  let error: ApacheSyntaxError | undefined;
+  const messages: ApacheMessage[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (line === 'Syntax OK') {
+      syntaxOk = true;
+      continue;
+    }
+    // AH00526 (an error while walking the tree) puts the message on the next line.
+    const walkError = /^AH00526: Syntax error on line (\d+) of (.*):$/.exec(line);
+    if (walkError !== null && index + 1 < lines.length) {
+      const message = lines[++index] as string;
+      const text = `Syntax error on line ${walkError[1]} of ${walkError[2]}:\n${message}`;
+      messages.push({ raw: `${line}\n${message}`, code: 'AH00526', module: undefined, level: undefined, text });
+      error = { file: walkError[2] as string, line: Number(walkError[1]), message, includedFrom: [] };
+      continue;
+    }
+    const parsed = parseMessageLine(line);
+    messages.push(parsed);
+    error ??= readError(parsed.text);
+  }
+  return { syntaxOk, messages, error };
+}
+
+function parseMessageLine(raw: string): ApacheMessage {
+  let rest = raw;
+  let module: string | undefined;
+  let level: string | undefined;
+  const logged = /^\[[^\]]*\] \[([^:\]]*):([^\]]*)\] \[pid [^\]]*\] (.*)$/.exec(rest);
+  if (logged !== null) {
+    module = logged[1];
+    level = logged[2];
+    rest = logged[3] as string;
+  }
+  const coded = /^(?:\(\d+\)[^:]*: )?(AH\d{5}): (.*)$/.exec(rest);
+  if (coded !== null) return { raw, code: coded[1], module, level, text: coded[2] as string };
+  return { raw, code: undefined, module, level, text: rest };
+}
+
+/** `apache2: Syntax error on line 1 of A: Syntax error on line 2 of B: message` and `... Error reading F at line N: message`. */
+function readError(text: string): ApacheSyntaxError | undefined {
+  let rest = text.replace(/^[^\s:]+: (?=Syntax error on line|Error reading )/, '');
+  const chain: { file: string; line: number }[] = [];
+  for (;;) {
+    const link = /^Syntax error on line (\d+) of (.+?): (.*)$/s.exec(rest);
+    if (link === null) break;
+    chain.push({ file: link[2] as string, line: Number(link[1]) });
+    rest = link[3] as string;
+  }
+  const reading = /^Error reading (.+?) at line (\d+): (.*)$/s.exec(rest);
+  if (reading !== null) return { file: reading[1] as string, line: Number(reading[2]), message: reading[3] as string, includedFrom: chain };
+  const innermost = chain.pop();
+  if (innermost === undefined) return undefined;
+  return { ...innermost, message: rest, includedFrom: chain };
+}
+
+/** `Included configuration files:` then `  (*) /main`, `    (146) /included`: two spaces per level, the main file at level 1. */
+export function parseDumpIncludes(stdout: string): ApacheInclude[] {
+  const includes: ApacheInclude[] = [];
+  for (const line of stdout.split('\n')) {
+    const match = /^( +)\((\*|\d+)\) (.*)$/.exec(line);
+    if (match === null) continue;
+    const indent = (match[1] as string).length;
+    includes.push({
+      file: match[3] as string,
+      depth: indent / 2 - 1,
+      includedFromLine: match[2] === '*' ? null : Number(match[2]),
+    });
+  }
+  return includes;
+}
+
+/** `Loaded Modules:` then ` core_module (static)` lines. */
+export function parseDumpModules(stdout: string): ApacheModule[] {
+  const modules: ApacheModule[] = [];
+  for (const line of stdout.split('\n')) {
+    const match = /^ (\S+) \((static|shared)\)$/.exec(line);
+    if (match !== null) modules.push({ name: match[1] as string, kind: match[2] as 'static' | 'shared' });
+  }
+  return modules;
+}
+
+/**
+ * mod_info's dump: `# In file: PATH` when the file changes, then per
+ * directive `#   N:` (line right-aligned in four columns) and `Name args`,
+ * both indented two spaces per nesting level; a section's close tag has no
+ * line number and is not returned.
+ */
+export function parseDumpConfig(stdout: string): ApacheDumpedDirective[] {
+  const directives: ApacheDumpedDirective[] = [];
+  let file = '*UNKNOWN*';
+  let line: number | null = null;
+  for (const text of stdout.split('\n')) {
+    const fileHeader = /^# In file: (.*)$/.exec(text);
+    if (fileHeader !== null) {
+      file = fileHeader[1] as string;
+      continue;
+    }
+    const lineComment = /^(?: {2})*# *(\d+):$/.exec(text);
+    if (lineComment !== null) {
+      line = Number(lineComment[1]);
+      continue;
+    }
+    const entry = /^((?: {2})*)(\S+)(?: (.*))?$/.exec(text);
+    if (entry === null) continue;
+    const name = entry[2] as string;
+    if (name.startsWith('</')) continue;
+    directives.push({
+      file,
+      line,
+      name,
+      args: entry[3] ?? '',
+      depth: (entry[1] as string).length / 2,
+      section: name.startsWith('<'),
+    });
+    line = null;
+  }
+  return directives;
+}
+
+/** `ServerRoot: "..."`, `Define: NAME[=value]`, `User: name="www-data" id=33`, ... */
+export function parseDumpRunCfg(stdout: string): ApacheRunCfg {
+  const lines = stdout.split('\n').filter((line) => line !== '');
+  const quoted = (label: string): string | undefined => {
+    for (const line of lines) {
+      const match = new RegExp(`^${label}: "(.*)"$`).exec(line);
+      if (match !== null) return match[1];
+    }
+    return undefined;
+  };
+  const account = (label: string): { name: string; id: number } | undefined => {
+    for (const line of lines) {
+      const match = new RegExp(`^${label}: name="(.*)" id=(\\d+)$`).exec(line);
+      if (match !== null) return { name: match[1] as string, id: Number(match[2]) };
+    }
+    return undefined;
+  };
+  const defines = new Map<string, string | null>();
+  for (const line of lines) {
+    const match = /^Define: ([^=]*)(?:=(.*))?$/.exec(line);
+    if (match !== null) defines.set(match[1] as string, match[2] ?? null);
+  }
+  return {
+    serverRoot: quoted('ServerRoot'),
+    documentRoot: quoted('Main DocumentRoot'),
+    errorLog: quoted('Main ErrorLog'),
+    pidFile: quoted('PidFile'),
+    defines,
+    user: account('User'),
+    group: account('Group'),
+    lines,
+  };
+}
