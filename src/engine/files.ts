@@ -1,3 +1,4 @@
+import { UserError } from '../util/user-error.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decodeBytes, SourceFile } from './source-file.js';
@@ -16,7 +17,7 @@ export type Limits = typeof DEFAULT_LIMITS;
 
 export type FileKind = 'file' | 'directory' | 'missing' | 'other';
 
-export class FileAccessError extends Error {
+export class FileAccessError extends UserError {
   constructor(
     message: string,
     readonly code: 'missing' | 'not-a-file' | 'is-directory' | 'too-large' | 'unreadable' | 'escapes-sysroot' | 'loop',
@@ -37,8 +38,12 @@ export class ConfigFileSystem {
   readonly cwd: string;
   readonly limits: Limits;
 
-  constructor(options: { sysroot?: string | undefined; cwd?: string; limits?: Partial<Limits> } = {}) {
+  /** Texts that replace files on disk (keyed by real path): the fixer's passes lint their own output. */
+  private readonly overlay: ReadonlyMap<string, string>;
+
+  constructor(options: { sysroot?: string | undefined; cwd?: string; limits?: Partial<Limits>; overlay?: ReadonlyMap<string, string> } = {}) {
     this.cwd = options.cwd ?? process.cwd();
+    this.overlay = options.overlay ?? new Map();
     this.sysroot = options.sysroot === undefined ? undefined : fs.realpathSync(path.resolve(this.cwd, options.sysroot));
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
   }
@@ -52,6 +57,11 @@ export class ConfigFileSystem {
     const absolute = path.posix.resolve(base ?? '/', configPath);
     if (this.sysroot === undefined) return path.resolve(this.cwd, base === undefined ? configPath : absolute);
     return path.join(this.sysroot, absolute);
+  }
+
+  /** The same view of the disk with some files replaced by new text. */
+  withOverlay(overlay: ReadonlyMap<string, string>): ConfigFileSystem {
+    return new ConfigFileSystem({ sysroot: this.sysroot, cwd: this.cwd, limits: this.limits, overlay });
   }
 
   /** The inverse of locate for display: the path as the server would see it. */
@@ -150,6 +160,13 @@ export class ConfigFileSystem {
   read(hostPath: string, displayPath = this.display(hostPath)): SourceFile {
     if (hostPath === '/dev/null' && this.sysroot === undefined) return new SourceFile(hostPath, displayPath, '');
     const real = this.resolve(hostPath);
+    const onDisk = this.readDisk(hostPath, real, displayPath);
+    const replaced = this.overlay.get(real);
+    if (replaced === undefined) return onDisk;
+    return new SourceFile(hostPath, displayPath, replaced, onDisk.encoding, onDisk.patchPath, real);
+  }
+
+  private readDisk(hostPath: string, real: string, displayPath: string): SourceFile {
     let fd: number;
     try {
       fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -178,7 +195,7 @@ export class ConfigFileSystem {
       }
       const { text, encoding } = decodeBytes(bytes.subarray(0, filled));
       const patchPath = real === hostPath ? displayPath : this.display(real);
-      return new SourceFile(hostPath, displayPath, text, encoding, patchPath);
+      return new SourceFile(hostPath, displayPath, text, encoding, patchPath, real);
     } catch (error) {
       if (error instanceof FileAccessError) throw error;
       throw new FileAccessError(`${displayPath}: cannot read (${codeOf(error)})`, 'unreadable');

@@ -20,6 +20,8 @@ export class SourceFile {
     readonly encoding: TextEncoding = 'utf8',
     /** Where a patch must point: the symlink's target, relative to the working directory. */
     readonly patchPath: string = displayPath,
+    /** The file behind any symlinks: what --fix writes and what identifies the file across passes. */
+    readonly realPath: string = path,
   ) {}
 
   get lines(): LineIndex {

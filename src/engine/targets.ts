@@ -1,3 +1,5 @@
+import { UserError } from '../util/user-error.js';
+
 /** Versions the configs are linted for; `--target httpd=2.4,mariadb=10.11`. */
 export interface Targets {
   readonly httpd: string;
@@ -39,7 +41,7 @@ export function seriesOf(version: string): string {
   return version.split('.').slice(0, 2).join('.');
 }
 
-export class TargetSpecError extends Error {}
+export class TargetSpecError extends UserError {}
 
 /** Parses `httpd=2.4,mysql=8.0` (or `mariadb=10.11`) over the given base. */
 export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): Targets {

@@ -1,3 +1,5 @@
+import { UserError } from '../util/user-error.js';
+
 /**
  * What tune-lint knows about the machine a config will run on. Every fact
  * carries its source, because a sizing message is only as good as the facts
@@ -57,7 +59,7 @@ export const HOST_FACT_NAMES: readonly HostFactName[] = [
 ];
 
 /** Bad host input (flag, profile, facts file, config): one line that names the flag or file:line:col. */
-export class HostFactsError extends Error {
+export class HostFactsError extends UserError {
   override readonly name = 'HostFactsError';
 }
 

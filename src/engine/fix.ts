@@ -1,0 +1,72 @@
+import type { SourceFile } from './source-file.js';
+import type { Diagnostic, Fix, FixKind, TextEdit } from './types.js';
+
+export type FixType = FixKind | 'all';
+
+export function fixAllowed(kind: FixKind, fixType: FixType): boolean {
+  return fixType === 'all' || kind === fixType;
+}
+
+/**
+ * Chooses the fixes to apply in one pass, ESLint-style: in report order, a
+ * fix is taken only if none of its edits overlaps (or touches the same
+ * insertion point as) an edit already taken; the others wait for the next
+ * pass, when they are recomputed on the new text.
+ */
+export function chooseFixes(diagnostics: readonly Diagnostic[], fixType: FixType): Fix[] {
+  const taken: Fix[] = [];
+  const byFile = new Map<string, TextEdit[]>();
+  for (const diagnostic of diagnostics) {
+    const fix = diagnostic.fix;
+    if (fix === undefined || !fixAllowed(fix.kind, fixType)) continue;
+    const clashes = fix.edits.some((edit) => (byFile.get(edit.file.realPath) ?? []).some((other) => overlaps(edit, other)));
+    if (clashes || selfOverlapping(fix.edits)) continue;
+    taken.push(fix);
+    for (const edit of fix.edits) {
+      const list = byFile.get(edit.file.realPath);
+      if (list === undefined) byFile.set(edit.file.realPath, [edit]);
+      else list.push(edit);
+    }
+  }
+  return taken;
+}
+
+function overlaps(a: TextEdit, b: TextEdit): boolean {
+  if (a.range[0] === a.range[1] && b.range[0] === b.range[1]) return a.range[0] === b.range[0];
+  return a.range[0] < b.range[1] && b.range[0] < a.range[1] || a.range[0] === b.range[0];
+}
+
+function selfOverlapping(edits: readonly TextEdit[]): boolean {
+  for (let i = 0; i < edits.length; i++) {
+    for (let j = i + 1; j < edits.length; j++) {
+      const a = edits[i] as TextEdit;
+      const b = edits[j] as TextEdit;
+      if (a.file.realPath === b.file.realPath && overlaps(a, b)) return true;
+    }
+  }
+  return false;
+}
+
+/** New text for every file the fixes touch, keyed by real path. */
+export function applyFixes(fixes: readonly Fix[]): Map<string, { file: SourceFile; text: string }> {
+  const byFile = new Map<string, { file: SourceFile; edits: TextEdit[] }>();
+  for (const fix of fixes) {
+    for (const edit of fix.edits) {
+      const entry = byFile.get(edit.file.realPath);
+      if (entry === undefined) byFile.set(edit.file.realPath, { file: edit.file, edits: [edit] });
+      else entry.edits.push(edit);
+    }
+  }
+  const out = new Map<string, { file: SourceFile; text: string }>();
+  for (const [real, { file, edits }] of byFile) {
+    const sorted = [...edits].sort((a, b) => a.range[0] - b.range[0] || a.range[1] - b.range[1]);
+    let text = '';
+    let at = 0;
+    for (const edit of sorted) {
+      text += file.text.slice(at, edit.range[0]) + edit.text;
+      at = edit.range[1];
+    }
+    out.set(real, { file, text: text + file.text.slice(at) });
+  }
+  return out;
+}

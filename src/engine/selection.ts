@@ -1,0 +1,46 @@
+import type { RuleSelection, RuleSetting } from './linter.js';
+import type { SourceFile } from './source-file.js';
+import type { Rule, RuleOptions, SeveritySetting } from './types.js';
+
+export type Preset = 'recommended' | 'strict' | 'all';
+
+/** A user's setting for one rule, by id or name: a severity, optionally with options. */
+export interface UserRuleSetting {
+  readonly severity?: SeveritySetting;
+  readonly options?: RuleOptions;
+}
+
+/**
+ * Severity and options per rule, each layer over the one before: the preset,
+ * the config file's `rules`, the `overrides` whose globs match the file, and
+ * `--rule` flags.
+ */
+export function selectRules(
+  rules: readonly Rule[],
+  preset: Preset,
+  settings: ReadonlyMap<string, UserRuleSetting>,
+  perFile?: (file: SourceFile) => ReadonlyMap<string, UserRuleSetting> | undefined,
+  cli?: ReadonlyMap<string, UserRuleSetting>,
+): RuleSelection {
+  const base = (rule: Rule): RuleSetting => {
+    const enabled = rule.meta.language === 'tool' || preset !== 'recommended' || rule.meta.recommended;
+    return { severity: enabled ? rule.meta.defaultSeverity : 'off', options: {}, explicit: false };
+  };
+  const apply = (setting: RuleSetting, user: UserRuleSetting | undefined): RuleSetting =>
+    user === undefined
+      ? setting
+      : {
+          severity: user.severity ?? (setting.severity === 'off' && user.options !== undefined ? 'warn' : setting.severity),
+          options: { ...setting.options, ...user.options },
+          explicit: setting.explicit || user.severity !== undefined,
+        };
+  const lookup = (map: ReadonlyMap<string, UserRuleSetting> | undefined, rule: Rule): UserRuleSetting | undefined =>
+    map?.get(rule.meta.id) ?? map?.get(rule.meta.id.toLowerCase()) ?? map?.get(rule.meta.name);
+  return {
+    rules,
+    setting(rule, file) {
+      const fromConfig = apply(base(rule), lookup(settings, rule));
+      return apply(apply(fromConfig, lookup(perFile?.(file), rule)), lookup(cli, rule));
+    },
+  };
+}

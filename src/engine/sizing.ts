@@ -1,0 +1,200 @@
+import { estimatePerChild } from '../host/estimate.js';
+import type { ChildMemory, Fact, HostFacts } from '../host/facts.js';
+import type { ApacheConfig } from '../languages/apache/model.js';
+import type { MpmName } from '../languages/apache/names.js';
+import { isPhpModule } from '../languages/apache/names.js';
+import type { MycnfConfig } from '../languages/mycnf/model.js';
+import { formatBytes, formatPercent } from '../util/units.js';
+
+const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
+
+/** Every number of the sizing model (DESIGN §5); `.tune-lint.yaml` `budget:` overrides them. */
+export interface Budget {
+  /** Share of RAM for Apache when a database runs on the same host (the classic "50% of RAM to Apache"). */
+  readonly apacheShare: number;
+  /** OS reserve: this share of RAM, clamped to [osReserveMin, osReserveMax]. */
+  readonly osReserveShare: number;
+  readonly osReserveMin: number;
+  readonly osReserveMax: number;
+  /** MySQLTuner's alarm: worst-case MySQL memory above this share of RAM on a dedicated host. */
+  readonly mysqlMaxShare: number;
+  /** Connections kept free for cron, CLI and admin on top of the web tier's. */
+  readonly adminConnections: number;
+}
+
+export const DEFAULT_BUDGET: Budget = {
+  apacheShare: 0.5,
+  osReserveShare: 0.1,
+  osReserveMin: 64 * MIB,
+  osReserveMax: 1 * GIB,
+  mysqlMaxShare: 0.85,
+  adminConnections: 10,
+};
+
+export interface ApacheSizing {
+  readonly config: ApacheConfig;
+  readonly mpm: MpmName;
+  readonly maxRequestWorkers: number;
+  readonly threadsPerChild: number;
+  /** Processes at full load. */
+  readonly processes: number;
+  readonly perChild: Fact<ChildMemory>;
+  /** processes x median process size. */
+  readonly peak: number;
+  /** processes x largest process size. */
+  readonly peakAtMax: number;
+  readonly php: boolean;
+}
+
+export interface MysqlTerm {
+  readonly name: string;
+  readonly bytes: number;
+  /** `set in FILE:LINE` or `default for mariadb 10.11`. */
+  readonly from: string;
+}
+
+export interface MysqlSizing {
+  readonly globals: readonly MysqlTerm[];
+  readonly perConnection: readonly MysqlTerm[];
+  readonly maxConnections: { readonly value: number; readonly from: string };
+  readonly globalBytes: number;
+  readonly perConnectionBytes: number;
+  /** MySQLTuner's "maximum possible memory usage": globals + per-connection buffers x max_connections. */
+  readonly peak: number;
+}
+
+export interface Sizing {
+  readonly ram: Fact<number> | undefined;
+  readonly dbLocal: { readonly value: boolean; readonly reason: string };
+  readonly osReserve: number | undefined;
+  /** Bytes Apache may use at peak; undefined without RAM. */
+  readonly apacheBudget: number | undefined;
+  /** How the budget was derived, for messages: `50% of 500 MiB RAM`. */
+  readonly apacheBudgetReason: string;
+  readonly apache: readonly ApacheSizing[];
+  readonly mysql: MysqlSizing | undefined;
+  /** With mod_php each child may hold a database connection: the sum of MaxRequestWorkers over PHP servers. */
+  readonly webDbConnections: number | undefined;
+  readonly budget: Budget;
+}
+
+export interface SizingInput {
+  readonly apache: readonly ApacheConfig[];
+  readonly mycnf: MycnfConfig | undefined;
+  readonly host: HostFacts;
+  readonly budget: Budget;
+}
+
+/**
+ * The reasoning of the admins who tuned by hand, made exact: the memory
+ * budget for Apache, what each MPM's limits cost at peak, and MySQL's worst
+ * case, from both configs and the host facts, each number traceable.
+ */
+export function computeSizing(input: SizingInput): Sizing {
+  const { host, budget } = input;
+  const ram = host.ram;
+  const dbLocal = input.mycnf !== undefined
+    ? { value: true, reason: `a MySQL/MariaDB config (${input.mycnf.root.displayPath}) is linted with it` }
+    : host.mysqlRunning?.value === true
+      ? { value: true, reason: `mysqld runs on this host (${host.mysqlRunning.source})` }
+      : { value: false, reason: 'no database config linted and none seen running' };
+  const osReserve = ram === undefined ? undefined : clamp(ram.value * budget.osReserveShare, budget.osReserveMin, budget.osReserveMax);
+  let apacheBudget: number | undefined;
+  let apacheBudgetReason = 'unknown RAM';
+  if (ram !== undefined && osReserve !== undefined) {
+    if (dbLocal.value) {
+      apacheBudget = Math.floor(ram.value * budget.apacheShare);
+      apacheBudgetReason = `${formatPercent(budget.apacheShare)} of ${formatBytes(ram.value)} RAM, since ${dbLocal.reason}`;
+    } else {
+      apacheBudget = Math.floor(ram.value - osReserve);
+      apacheBudgetReason = `${formatBytes(ram.value)} RAM less an OS reserve of ${formatBytes(osReserve)}`;
+    }
+  }
+  const apache = input.apache.flatMap((config) => {
+    const sizing = apacheSizing(config, host);
+    return sizing === undefined ? [] : [sizing];
+  });
+  const php = apache.filter((sizing) => sizing.php);
+  return {
+    ram,
+    dbLocal,
+    osReserve,
+    apacheBudget,
+    apacheBudgetReason,
+    apache,
+    mysql: input.mycnf === undefined ? undefined : mysqlSizing(input.mycnf),
+    webDbConnections: php.length === 0 ? undefined : php.reduce((sum, sizing) => sum + sizing.maxRequestWorkers, 0),
+    budget,
+  };
+}
+
+function apacheSizing(config: ApacheConfig, host: HostFacts): ApacheSizing | undefined {
+  const mpm = config.mpm;
+  if (mpm?.name === undefined) return undefined;
+  const modules = [...config.modules.keys()];
+  const php = modules.some(isPhpModule);
+  const perChild = host.perChild ?? estimatePerChild(mpm.name, modules);
+  const maxRequestWorkers = mpm.values.MaxRequestWorkers.value;
+  const processes = mpm.maxProcesses;
+  return {
+    config,
+    mpm: mpm.name,
+    maxRequestWorkers,
+    threadsPerChild: mpm.threadsPerChild,
+    processes,
+    perChild,
+    peak: processes * perChild.value.median,
+    peakAtMax: processes * perChild.value.max,
+    php,
+  };
+}
+
+/** Memory variables of the worst-case formula (reference/mysql.md §4, MySQLTuner `calculations`). */
+const GLOBAL_BUFFERS = [
+  'key_buffer_size',
+  'innodb_buffer_pool_size',
+  'innodb_additional_mem_pool_size',
+  'innodb_log_buffer_size',
+  'query_cache_size',
+  'aria_pagecache_buffer_size',
+] as const;
+const PER_CONNECTION_BUFFERS = ['read_buffer_size', 'read_rnd_buffer_size', 'sort_buffer_size', 'thread_stack', 'join_buffer_size'] as const;
+
+function mysqlSizing(config: MycnfConfig): MysqlSizing {
+  const term = (name: string): MysqlTerm | undefined => {
+    const size = config.size(name);
+    if (size === undefined) return undefined;
+    return { name, bytes: size.bytes, from: size.from === 'default' ? `default for ${config.target.product} ${config.target.version}` : `set in ${where(size.from)}` };
+  };
+  const globals = GLOBAL_BUFFERS.flatMap((name) => term(name) ?? []);
+  const tmp = term('tmp_table_size');
+  const heap = term('max_heap_table_size');
+  if (tmp !== undefined && heap !== undefined) {
+    const smaller = tmp.bytes <= heap.bytes ? tmp : heap;
+    globals.push({ name: 'min(tmp_table_size, max_heap_table_size)', bytes: smaller.bytes, from: smaller.from });
+  }
+  const perConnection = PER_CONNECTION_BUFFERS.flatMap((name) => term(name) ?? []);
+  const maxConnectionsUse = config.effective('max_connections');
+  const maxConnections = maxConnectionsUse === undefined
+    ? { value: config.size('max_connections')?.bytes ?? 151, from: `default for ${config.target.product} ${config.target.version}` }
+    : { value: Number.parseInt(maxConnectionsUse.value ?? '', 10) || 0, from: `set in ${where(maxConnectionsUse)}` };
+  const globalBytes = globals.reduce((sum, t) => sum + t.bytes, 0);
+  const perConnectionBytes = perConnection.reduce((sum, t) => sum + t.bytes, 0);
+  return {
+    globals,
+    perConnection,
+    maxConnections,
+    globalBytes,
+    perConnectionBytes,
+    peak: globalBytes + perConnectionBytes * maxConnections.value,
+  };
+}
+
+function where(use: { readonly file: { readonly displayPath: string; position(offset: number): { line: number } }; readonly range: readonly [number, number] }): string {
+  return `${use.file.displayPath}:${use.file.position(use.range[0]).line}`;
+}
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(Math.max(value, low), high);
+}
