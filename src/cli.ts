@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { LintCommandOptions } from './commands/options.js';
+import { describeError } from './commands/errors.js';
+
+/** commander wiring only: flags -> options -> the command runners, which load lazily. */
+function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('tune-lint')
+    .description('Lint and tune Apache httpd and MySQL/MariaDB configs: diagnosis, host-aware sizing and a patch')
+    .argument('[paths...]', 'main config files (apache2.conf, httpd.conf, my.cnf); default: the system configs')
+    .addOption(new Option('--format <format>', 'output format').choices(['stylish', 'json', 'sarif', 'diff']).default('stylish'))
+    .option('--fix', 'write the fixes (atomic: temp file + rename, mode kept)', false)
+    .addOption(new Option('--fix-type <type>', 'which fixes to apply or show').choices(['safe', 'tune', 'all']).default('all'))
+    .option('--verify', 'check the patched configs with the real servers before printing or writing', false)
+    .option('--host-ram <size>', 'RAM of the host the configs run on, e.g. 512M')
+    .option('--host-cpus <count>', 'CPUs of that host')
+    .option('--per-child <size>', 'memory of one Apache child (process), e.g. 20M')
+    .option('--profile <file>', 'host facts from a profile file (tune-lint probe --yaml)')
+    .option('--facts <file>', 'host facts from an Ansible facts file')
+    .option('--no-probe', 'never look at this machine')
+    .option('--sysroot <dir>', 'resolve absolute include paths under DIR (a config repository)')
+    .option('--target <spec>', 'versions to lint for, e.g. httpd=2.4,mysql=8.0 or mariadb=10.11')
+    .option('--config <file>', `configuration file (default: ${'.tune-lint.yaml'} found upward)`)
+    .option('--rule <id=severity>', 'set a rule: AP2001=off|info|warn|error (repeatable)', collect, [])
+    .option('--max-warnings <n>', 'exit 1 when there are more warnings than this', integer)
+    .option('--quiet', 'report errors only', false)
+    .option('--no-color', 'no colour even on a terminal')
+    .addOption(new Option('--lang <language>', 'read every path as this language').choices(['apache', 'mycnf']))
+    .option('--print-config <path>', 'print the configuration that applies to PATH and exit')
+    .option('--include-base <dir>', 'directory relative !include paths resolve against (the server uses its working directory)')
+    .option('--server-root <dir>', 'Apache ServerRoot before the config sets one (httpd -d)')
+    .option('--define <name>', 'Apache define, as httpd -D NAME (repeatable)', collect, [])
+    .option('--max-file-size <size>', 'refuse config files larger than this (default 64M)')
+    .option('--debug', 'print stack traces on internal errors', false)
+    .action(async (paths: string[], options: LintCommandOptions) => {
+      const { runLint } = await import('./commands/lint.js');
+      setExit(await runLint(paths, options));
+    });
+
+  program
+    .command('dump')
+    .description('print the parsed, include-resolved, effective config (files, modules, MPM, settings with file:line)')
+    .argument('<path>', 'main config file')
+    .option('--json', 'JSON output', false)
+    .option('--sysroot <dir>', 'resolve absolute include paths under DIR')
+    .option('--target <spec>', 'versions, e.g. httpd=2.4,mariadb=10.11')
+    .addOption(new Option('--lang <language>', 'read the path as this language').choices(['apache', 'mycnf']))
+    .option('--server-root <dir>', 'Apache ServerRoot before the config sets one')
+    .option('--include-base <dir>', 'directory relative !include paths resolve against')
+    .action(async (file: string, options) => {
+      const { runDump } = await import('./commands/dump.js');
+      setExit(await runDump(file, options));
+    });
+
+  program
+    .command('rules')
+    .description('list the rule catalogue')
+    .option('--json', 'JSON output', false)
+    .action(async (options: { json: boolean }) => {
+      const { runRules } = await import('./commands/rules.js');
+      setExit(await runRules(options));
+    });
+
+  program
+    .command('probe')
+    .description("print this machine's host facts")
+    .option('--yaml', 'as a profile file for --profile', false)
+    .action(async (options: { yaml: boolean }) => {
+      const { runProbe } = await import('./commands/probe.js');
+      setExit(await runProbe(options));
+    });
+  return program;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function integer(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('expected a whole number');
+  return parsed;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let exit = 0;
+  const program = buildProgram((code) => (exit = code));
+  program.exitOverride();
+  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  const debug = argv.includes('--debug');
+  try {
+    await program.parseAsync(argv);
+    return exit;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    process.stderr.write(`${describeError(error, debug)}\n`);
+    return 2;
+  }
+}
+
+process.exitCode = await main(process.argv);

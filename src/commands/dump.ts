@@ -1,0 +1,39 @@
+import * as path from 'node:path';
+import { ConfigFileSystem } from '../engine/files.js';
+import { DEFAULT_TARGETS, parseTargetSpec } from '../engine/targets.js';
+import { detectLanguage, languageFromName } from '../languages/detect.js';
+import { loadApache } from '../languages/apache/model.js';
+import { loadMycnf } from '../languages/mycnf/model.js';
+import { ConfigError } from '../config/types.js';
+import { formatDumpText } from './dump-text.js';
+
+export interface DumpOptions {
+  readonly json: boolean;
+  readonly sysroot?: string;
+  readonly target?: string;
+  readonly lang?: 'apache' | 'mycnf';
+  readonly serverRoot?: string;
+  readonly includeBase?: string;
+}
+
+/** `tune-lint dump PATH`: the effective config as the server would read it, like `apache2 -D DUMP_*` or `my_print_defaults`. */
+export async function runDump(file: string, options: DumpOptions): Promise<number> {
+  const cwd = process.cwd();
+  const fs = new ConfigFileSystem({ sysroot: options.sysroot, cwd });
+  let targets = DEFAULT_TARGETS;
+  if (options.target !== undefined) {
+    try {
+      targets = parseTargetSpec(options.target);
+    } catch (error) {
+      throw new ConfigError(`--target: ${(error as Error).message}`);
+    }
+  }
+  const hostPath = path.resolve(cwd, file);
+  const language = options.lang ?? languageFromName(hostPath) ?? detectLanguage(hostPath, fs.read(hostPath).text.slice(0, 4096));
+  const dump =
+    language === 'apache'
+      ? loadApache(hostPath, { fs, httpd: targets.httpd, ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }) }).toDump()
+      : loadMycnf(hostPath, { fs, target: targets.db, ...(options.includeBase === undefined ? {} : { includeBase: path.resolve(cwd, options.includeBase) }) }).toDump();
+  process.stdout.write(options.json ? `${JSON.stringify(dump, null, 2)}\n` : formatDumpText(dump as Record<string, unknown>));
+  return 0;
+}

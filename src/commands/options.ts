@@ -1,0 +1,30 @@
+import type { FixType } from '../engine/fix.js';
+import type { FormatName } from '../formatters/index.js';
+
+/** The lint command's options as commander hands them over. */
+export interface LintCommandOptions {
+  readonly format: FormatName;
+  readonly fix: boolean;
+  readonly fixType: FixType;
+  readonly verify: boolean;
+  readonly hostRam?: string;
+  readonly hostCpus?: string;
+  readonly perChild?: string;
+  readonly profile?: string;
+  readonly facts?: string;
+  readonly probe: boolean;
+  readonly sysroot?: string;
+  readonly target?: string;
+  readonly config?: string;
+  readonly rule: readonly string[];
+  readonly maxWarnings?: number;
+  readonly quiet: boolean;
+  readonly color: boolean;
+  readonly lang?: 'apache' | 'mycnf';
+  readonly printConfig?: string;
+  readonly includeBase?: string;
+  readonly serverRoot?: string;
+  readonly define: readonly string[];
+  readonly maxFileSize?: string;
+  readonly debug: boolean;
+}

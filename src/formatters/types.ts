@@ -1,0 +1,28 @@
+import type { FixType } from '../engine/fix.js';
+import type { RuleMeta } from '../engine/types.js';
+import type { LintResult } from '../lint.js';
+
+/** The configs of one host and what linting them found. */
+export interface UnitOutcome {
+  /** The host's name when a repo maps several hosts (`.tune-lint.yaml` overrides), else undefined. */
+  readonly label: string | undefined;
+  readonly result: LintResult;
+}
+
+export interface FormatInput {
+  readonly units: readonly UnitOutcome[];
+  /** The catalogue, for SARIF rule metadata. */
+  readonly rules: readonly RuleMeta[];
+  readonly version: string;
+  readonly color: boolean;
+  /** The unified diff of every fix shown (or written with --fix). */
+  readonly patch: string;
+  /** True when --fix wrote the patch to disk. */
+  readonly wrote: boolean;
+  readonly fixType: FixType;
+  /** Only errors are shown (--quiet). */
+  readonly quiet: boolean;
+}
+
+/** A formatter turns results into the text printed on stdout; it never lints. */
+export type Formatter = (input: FormatInput) => string;

@@ -1,0 +1,172 @@
+import { UserError } from './util/user-error.js';
+import * as path from 'node:path';
+import type { HostFacts } from './host/facts.js';
+import { ConfigFileSystem, FileAccessError, type Limits } from './engine/files.js';
+import { applyFixes, chooseFixes, type FixType } from './engine/fix.js';
+import { lintUnit, type RuleSelection } from './engine/linter.js';
+import { DEFAULT_BUDGET, type Budget, type Sizing } from './engine/sizing.js';
+import type { SourceFile } from './engine/source-file.js';
+import { DEFAULT_TARGETS, type Targets } from './engine/targets.js';
+import type { Diagnostic, Language } from './engine/types.js';
+import { detectLanguage, languageFromName } from './languages/detect.js';
+import { loadApache, type ApacheConfig } from './languages/apache/model.js';
+import { loadMycnf, type MycnfConfig } from './languages/mycnf/model.js';
+
+export const MAX_FIX_PASSES = 10;
+
+export interface LintInput {
+  /** Main config files: apache2.conf/httpd.conf and my.cnf; included files are found from them. */
+  readonly paths: readonly string[];
+  readonly cwd?: string;
+  readonly sysroot?: string;
+  /** Forces the language of every path (`--lang`). */
+  readonly language?: Language;
+  readonly targets?: Targets;
+  readonly host?: HostFacts;
+  readonly budget?: Partial<Budget>;
+  readonly rules: RuleSelection;
+  /** Which fixes to compute; 'none' skips the fix passes. */
+  readonly fixType?: FixType | 'none';
+  readonly limits?: Partial<Limits>;
+  readonly apache?: { readonly serverRoot?: string; readonly defines?: readonly string[] };
+  /** Base directory for relative `!include` paths (the server resolves them against its working directory). */
+  readonly includeBase?: string;
+}
+
+export interface FileFix {
+  readonly file: SourceFile;
+  readonly before: string;
+  readonly after: string;
+}
+
+export interface LintResult {
+  readonly diagnostics: readonly Diagnostic[];
+  /** Every file read, main files first, each followed by what it includes. */
+  readonly files: readonly SourceFile[];
+  readonly languages: ReadonlyMap<SourceFile, Language>;
+  readonly host: HostFacts;
+  readonly sizing: Sizing;
+  /** The sizing model over the fixed configs, when fixes changed anything. */
+  readonly sizingAfter: Sizing | undefined;
+  readonly fixes: readonly FileFix[];
+  /** Fix passes that ran (0 when nothing was fixable). */
+  readonly passes: number;
+}
+
+/** A problem with the input itself (a main file that cannot be read): exit code 2. */
+export class InputError extends UserError {}
+
+interface Loaded {
+  readonly apache: ApacheConfig[];
+  readonly mycnf: MycnfConfig | undefined;
+  readonly files: SourceFile[];
+  readonly languages: Map<SourceFile, Language>;
+}
+
+/**
+ * Lints the configs of one host together: reads every main file and what it
+ * includes, runs the rules, and computes the fixes in passes (apply the
+ * non-overlapping ones, re-read, re-lint) until nothing changes.
+ */
+export async function lint(input: LintInput): Promise<LintResult> {
+  const cwd = input.cwd ?? process.cwd();
+  const fs = new ConfigFileSystem({ sysroot: input.sysroot, cwd, ...(input.limits === undefined ? {} : { limits: input.limits }) });
+  const targets = input.targets ?? DEFAULT_TARGETS;
+  const host = input.host ?? {};
+  const budget = { ...DEFAULT_BUDGET, ...input.budget };
+  const load = (view: ConfigFileSystem): Loaded => loadAll(input, view, targets, cwd);
+  const first = load(fs);
+  const unitOf = (loaded: Loaded) => ({ apache: loaded.apache, mycnf: loaded.mycnf, host, targets, budget });
+  const initial = lintUnit(unitOf(first), input.rules);
+  const fixType = input.fixType ?? 'all';
+  const overlay = new Map<string, string>();
+  const originals = new Map<string, SourceFile>();
+  for (const file of first.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
+  let passes = 0;
+  let diagnostics: readonly Diagnostic[] = initial.diagnostics;
+  let sizingAfter: Sizing | undefined;
+  const baselineErrors = parseErrorCount(initial.diagnostics);
+  const seen = new Set<string>();
+  while (fixType !== 'none' && passes < MAX_FIX_PASSES) {
+    const fixes = chooseFixes(diagnostics, fixType);
+    if (fixes.length === 0) break;
+    const next = new Map(overlay);
+    for (const [real, { text }] of applyFixes(fixes)) next.set(real, text);
+    const fingerprint = [...next].map(([real, text]) => `${real}\0${text}`).join('\0');
+    if (seen.has(fingerprint)) break;
+    seen.add(fingerprint);
+    const loaded = load(fs.withOverlay(next));
+    const relinted = lintUnit(unitOf(loaded), input.rules);
+    if (parseErrorCount(relinted.diagnostics) > baselineErrors) break;
+    for (const file of loaded.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
+    overlay.clear();
+    for (const [real, text] of next) overlay.set(real, text);
+    diagnostics = relinted.diagnostics;
+    sizingAfter = relinted.sizing;
+    passes++;
+  }
+  const fixes: FileFix[] = [];
+  for (const [real, after] of overlay) {
+    const original = originals.get(real);
+    if (original !== undefined && original.text !== after) fixes.push({ file: original, before: original.text, after });
+  }
+  return {
+    diagnostics: initial.diagnostics,
+    files: first.files,
+    languages: first.languages,
+    host,
+    sizing: initial.sizing,
+    sizingAfter: fixes.length === 0 ? undefined : sizingAfter,
+    fixes,
+    passes,
+  };
+}
+
+function parseErrorCount(diagnostics: readonly Diagnostic[]): number {
+  return diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001').length;
+}
+
+function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: string): Loaded {
+  const apache: ApacheConfig[] = [];
+  let mycnf: MycnfConfig | undefined;
+  const files: SourceFile[] = [];
+  const languages = new Map<SourceFile, Language>();
+  for (const given of input.paths) {
+    const hostPath = path.resolve(cwd, given);
+    const language = input.language ?? languageFromName(hostPath) ?? detectLanguage(hostPath, peek(fs, hostPath));
+    try {
+      if (language === 'apache') {
+        const config = loadApache(hostPath, {
+          fs,
+          httpd: targets.httpd,
+          ...(input.apache?.serverRoot === undefined ? {} : { serverRoot: input.apache.serverRoot }),
+          ...(input.apache?.defines === undefined ? {} : { defines: input.apache.defines }),
+        });
+        apache.push(config);
+        for (const entry of config.files) {
+          files.push(entry.source);
+          languages.set(entry.source, 'apache');
+        }
+      } else {
+        if (mycnf !== undefined) throw new InputError(`${given}: only one my.cnf can be linted per host; ${mycnf.root.displayPath} is already given`);
+        mycnf = loadMycnf(hostPath, { fs, target: targets.db, ...(input.includeBase === undefined ? {} : { includeBase: input.includeBase }) });
+        for (const entry of mycnf.files) {
+          files.push(entry.source);
+          languages.set(entry.source, 'mycnf');
+        }
+      }
+    } catch (error) {
+      if (error instanceof FileAccessError) throw new InputError(error.message);
+      throw error;
+    }
+  }
+  return { apache, mycnf, files, languages };
+}
+
+function peek(fs: ConfigFileSystem, hostPath: string): string | undefined {
+  try {
+    return fs.read(hostPath).text.slice(0, 4096);
+  } catch {
+    return undefined;
+  }
+}
