@@ -1,0 +1,86 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
+import { formatBytes, formatPercent } from '../../src/util/units.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP2001',
+    name: 'apache-memory-overcommit',
+    language: 'apache',
+    category: 'performance',
+    description: 'MaxRequestWorkers allows more Apache processes than the memory budget holds',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'tune',
+    needsHost: true,
+    messages: {
+      overcommit:
+        '{{limit}} x {{perChild}} per process = {{peak}} exceeds the Apache budget of {{budget}} ({{budgetReason}}); expected MaxRequestWorkers at most {{suggested}} ({{perChildSource}}){{where}}',
+      nearBudget:
+        '{{limit}} x {{perChild}} per process = {{peak}} is {{share}} of the Apache budget of {{budget}} ({{budgetReason}}); at the largest process ({{largest}}) it would be {{peakAtMax}} ({{perChildSource}})',
+      cannotFit:
+        'the Apache budget of {{budget}} ({{budgetReason}}) holds no {{mpm}} process of {{perChild}} ({{perChildSource}}); run PHP under php-fpm with the event MPM, or give Apache more memory',
+    },
+  },
+  defaultOptions: {
+    /** Over budget by more than this share is an error; up to it, a note. */
+    tolerance: 0.1,
+  },
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        const sizing = ctx.sizing.apache.find((entry) => entry.config === apache);
+        const budget = ctx.sizing.apacheBudget;
+        const mpm = apache?.mpm;
+        if (apache === undefined || sizing === undefined || budget === undefined || mpm === undefined) return;
+        const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use;
+        if (at === undefined) return;
+        const perChild = sizing.perChild.value;
+        const threaded = sizing.mpm !== 'prefork';
+        const limit = threaded
+          ? `MaxRequestWorkers ${sizing.maxRequestWorkers} / ThreadsPerChild ${sizing.threadsPerChild} = ${sizing.processes} processes`
+          : `${mpm.values.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers'} ${sizing.maxRequestWorkers}`;
+        const common = {
+          limit,
+          perChild: formatBytes(perChild.median),
+          peak: formatBytes(sizing.peak),
+          budget: formatBytes(budget),
+          budgetReason: ctx.sizing.apacheBudgetReason,
+          perChildSource: perChildSource(sizing.perChild),
+        };
+        const processesThatFit = Math.floor(budget / perChild.median);
+        if (sizing.peak > budget * (1 + ctx.options.tolerance)) {
+          if (processesThatFit < 1) {
+            ctx.report({ at, messageId: 'cannotFit', data: { ...common, mpm: sizing.mpm } });
+            return;
+          }
+          const suggested = processesThatFit * sizing.threadsPerChild;
+          const plan = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
+          const where = plan === null || mpm.values.MaxRequestWorkers.use !== undefined ? '' : `; MaxRequestWorkers ${suggested} to be added at ${plan.where}`;
+          ctx.report({
+            at,
+            messageId: 'overcommit',
+            data: { ...common, suggested: threaded ? `${suggested} (${processesThatFit} processes)` : suggested, where },
+            fix: () => plan?.edit ?? null,
+          });
+          return;
+        }
+        if (sizing.peak > budget || sizing.peakAtMax > budget * (1 + ctx.options.tolerance)) {
+          ctx.report({
+            at,
+            messageId: 'nearBudget',
+            severity: 'info',
+            data: { ...common, share: formatPercent(Math.round((sizing.peak / budget) * 100) / 100), largest: formatBytes(perChild.max), peakAtMax: formatBytes(sizing.peakAtMax) },
+          });
+        }
+      },
+    };
+  },
+});
+
+/** `per process: median PSS of 9 apache2 processes (probe)`, `per process from flag --per-child`. */
+function perChildSource(fact: { readonly value: { readonly count: number; readonly metric: string }; readonly source: string }): string {
+  if (fact.value.count === 0) return `per process from ${fact.source}`;
+  return `per process: median ${fact.value.metric.toUpperCase()} of ${fact.value.count} measured, ${fact.source}`;
+}
