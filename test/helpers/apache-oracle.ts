@@ -51,7 +51,10 @@ export interface ApacheOracleOptions {
   configFile: string;
   /** Root of a config repository whose absolute paths are server paths (see the module comment). */
   sysroot?: string;
-  /** Names passed with `-D`, as `-D NAME` on the command line (Apache's `-D` takes no value). */
+  /**
+   * Names passed with `-D`. Apache 2.4.71 takes the whole argument as the
+   * name: `-D X=1` defines "X=1" (for `<IfDefine>`), not `${X}`.
+   */
   defines?: readonly string[];
   /** Extra environment for the child; wins over envvars. */
   env?: Readonly<Record<string, string>>;
@@ -149,7 +152,11 @@ export interface ApacheRunCfg {
   documentRoot: string | undefined;
   errorLog: string | undefined;
   pidFile: string | undefined;
-  /** `Define: NAME` gives null, `Define: NAME=value` the value; includes DUMP_RUN_CFG itself. */
+  /**
+   * `Define: NAME` gives null, `Define: NAME=value` the value; includes
+   * DUMP_RUN_CFG itself. Apache prints `-D X=1` (a define named "X=1") the
+   * same way as `Define X 1`, so such a name reads as X with value 1.
+   */
   defines: Map<string, string | null>;
   user: { name: string; id: number } | undefined;
   group: { name: string; id: number } | undefined;
