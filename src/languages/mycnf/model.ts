@@ -1,0 +1,463 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { FileAccessError, type ConfigFileSystem } from '../../engine/files.js';
+import type { ConfigProblem } from '../../engine/problems.js';
+import { SourceFile } from '../../engine/source-file.js';
+import type { DatabaseTarget } from '../../engine/targets.js';
+import type { Range, Severity } from '../../engine/types.js';
+import { variableDefault, type DefaultContext, type DefaultValue } from './defaults.js';
+import { dumpMycnfConfig } from './dump.js';
+import { groupKey, serverGroups } from './groups.js';
+import { normaliseKey, type OptionName } from './names.js';
+import { resolveOptionName, type OptionStatus } from './options.js';
+import { parseMyCnf, READ_LIMIT_BYTES, type MycnfDocument, type MycnfIncludeLine, type MycnfLine, type MycnfOptionLine } from './parser.js';
+import { parseServerSize } from './sizes.js';
+
+/** `max_recursion_level` of search_default_file_with_ext: files at this depth have their `!` lines skipped. */
+export const MAX_INCLUDE_DEPTH = 10;
+
+export interface MycnfFileEntry {
+  readonly source: SourceFile;
+  readonly document: MycnfDocument;
+  /** 0 for the file given; an included file is one deeper than the file that includes it. */
+  readonly depth: number;
+  /** The `!include`/`!includedir` line that brought the file in; `line` is the physical line number. */
+  readonly includedFrom?: { readonly file: SourceFile; readonly line: number; readonly directive: MycnfIncludeLine };
+  readonly via: 'root' | 'include' | 'includedir';
+}
+
+/** One option line in a group the server reads, in read order. */
+export interface MycnfOptionUse {
+  readonly file: SourceFile;
+  /** The option's content (name through value), for diagnostics. */
+  readonly range: Range;
+  readonly line: MycnfOptionLine;
+  /** The group as written in the header, e.g. `mysqld`, `mariadb-10.11`. */
+  readonly group: string;
+  /** Resolved for the target: `name.key` is the option the server sets (abbreviations expanded where the target does). */
+  readonly name: OptionName;
+  readonly status: OptionStatus;
+  /** Full names an abbreviation matched. */
+  readonly candidates: readonly string[];
+  readonly value: string | undefined;
+  /** False when a later line sets the same key (the same maximum- key for maximum- lines). */
+  readonly effective: boolean;
+  readonly context: readonly string[];
+  /** Position in read order across all files. */
+  readonly order: number;
+}
+
+export interface MycnfSize {
+  readonly bytes: number;
+  readonly from: MycnfOptionUse | 'default';
+}
+
+export interface MycnfConfig {
+  readonly root: SourceFile;
+  /** Files in the order the server reads them; a file included twice appears twice. */
+  readonly files: readonly MycnfFileEntry[];
+  readonly target: DatabaseTarget;
+  /** Groups the server reads for the target. */
+  readonly serverGroups: readonly string[];
+  /** Every option in those groups, in read order. */
+  readonly uses: readonly MycnfOptionUse[];
+  /** Options in groups the server does not read ([client], [mysqldump], `[ mysqld ]`...); effective is false. */
+  readonly otherOptions: readonly MycnfOptionUse[];
+  readonly problems: readonly ConfigProblem[];
+  /** The reader error that keeps the server from starting, if any; reading stopped there. */
+  readonly startupError: ConfigProblem | undefined;
+  /** The line that sets a normalised key last (maximum- lines excluded). */
+  effective(key: string): MycnfOptionUse | undefined;
+  /** Size in bytes of a numeric variable: the effective value parsed for the target, else the target's default. Undefined when set to a value the server refuses. */
+  size(key: string): MycnfSize | undefined;
+  /** The target's default for a variable of reference/mysql.md §2, autosized from the effective values it depends on. */
+  defaultOf(key: string): DefaultValue | undefined;
+  toDump(): object;
+}
+
+export interface MycnfLoadOptions {
+  readonly fs: ConfigFileSystem;
+  readonly target: DatabaseTarget;
+  /** Directory (as the server sees paths) relative `!include` paths resolve against: the server's working directory. Default: ours. */
+  readonly includeBase?: string;
+  /** `--defaults-group-suffix`: also read every server group with this suffix. */
+  readonly groupSuffix?: string;
+}
+
+/**
+ * Reads an option file and everything it includes the way the server does
+ * with `--defaults-file=rootPath`, and works out the effective options for
+ * the target. Never throws: unreadable files and reader errors are problems.
+ */
+export function loadMycnf(rootPath: string, options: MycnfLoadOptions): MycnfConfig {
+  const hostPath = path.resolve(options.fs.cwd, rootPath);
+  const config = new MycnfModel(options, hostPath);
+  config.load(hostPath);
+  return config;
+}
+
+type Outcome = 'read' | 'not-read';
+
+class MycnfModel implements MycnfConfig {
+  readonly files: MycnfFileEntry[] = [];
+  readonly uses: MycnfOptionUse[] = [];
+  readonly otherOptions: MycnfOptionUse[] = [];
+  readonly problems: ConfigProblem[] = [];
+  readonly target: DatabaseTarget;
+  readonly serverGroups: readonly string[];
+  startupError: ConfigProblem | undefined;
+  root: SourceFile;
+  private readonly fs: ConfigFileSystem;
+  private readonly includeBase: string | undefined;
+  private readonly groupKeys: ReadonlySet<string>;
+  private readonly documents = new Map<string, { source: SourceFile; document: MycnfDocument } | FileAccessError>();
+  private readonly lastByKey = new Map<string, MycnfOptionUse>();
+  private readonly reported = new Set<string>();
+  private readonly stack: string[] = [];
+  private reads = 0;
+  private aborted = false;
+
+  constructor(options: MycnfLoadOptions, rootHostPath: string) {
+    this.fs = options.fs;
+    this.target = options.target;
+    this.includeBase = options.includeBase;
+    this.serverGroups = serverGroups(options.target, options.groupSuffix);
+    this.groupKeys = new Set(this.serverGroups.map(groupKey));
+    this.root = new SourceFile(rootHostPath, this.fs.display(rootHostPath), '');
+  }
+
+  effective(key: string): MycnfOptionUse | undefined {
+    return this.lastByKey.get(normaliseKey(key));
+  }
+
+  size(key: string): MycnfSize | undefined {
+    const normalised = normaliseKey(key);
+    const use = this.effective(normalised);
+    if (use !== undefined) {
+      if (use.value === undefined) return undefined;
+      const parsed = parseServerSize(use.value, this.target, use.name.key);
+      return 'error' in parsed ? undefined : { bytes: parsed.bytes, from: use };
+    }
+    const fallback = this.defaultOf(normalised);
+    return typeof fallback === 'number' ? { bytes: fallback, from: 'default' } : undefined;
+  }
+
+  defaultOf(key: string): DefaultValue | undefined {
+    const explicit = (name: string): number | undefined => {
+      const use = this.effective(name);
+      if (use?.value === undefined) return undefined;
+      const parsed = parseServerSize(use.value, this.target, name);
+      return 'error' in parsed ? undefined : parsed.bytes;
+    };
+    const context: Partial<DefaultContext> = {};
+    const maxConnections = explicit('max_connections');
+    const tableOpenCache = explicit('table_open_cache');
+    const innodbBufferPoolSize = explicit('innodb_buffer_pool_size');
+    if (maxConnections !== undefined) Object.assign(context, { maxConnections });
+    if (tableOpenCache !== undefined) Object.assign(context, { tableOpenCache });
+    if (innodbBufferPoolSize !== undefined) Object.assign(context, { innodbBufferPoolSize });
+    if (tableOpenCache === undefined) {
+      const defaultCache = variableDefault('table_open_cache', this.target);
+      if (typeof defaultCache === 'number') Object.assign(context, { tableOpenCache: defaultCache });
+    }
+    return variableDefault(normaliseKey(key), this.target, context);
+  }
+
+  toDump(): object {
+    return dumpMycnfConfig(this);
+  }
+
+  load(hostPath: string): void {
+    this.readFile(hostPath, 0, undefined, 'root');
+    const seen = new Set<string>();
+    for (let i = this.uses.length - 1; i >= 0; i--) {
+      const use = this.uses[i] as { -readonly [K in keyof MycnfOptionUse]: MycnfOptionUse[K] };
+      const slot = use.name.maximum ? `maximum:${use.name.key}` : use.name.key;
+      if (seen.has(slot)) continue;
+      seen.add(slot);
+      use.effective = true;
+      if (!use.name.maximum) this.lastByKey.set(use.name.key, use);
+    }
+  }
+
+  private open(hostPath: string): { source: SourceFile; document: MycnfDocument } | FileAccessError {
+    const cached = this.documents.get(hostPath);
+    if (cached !== undefined) return cached;
+    let result: { source: SourceFile; document: MycnfDocument } | FileAccessError;
+    try {
+      const source = this.fs.read(hostPath);
+      result = { source, document: parseMyCnf(source.text, { encoding: source.encoding }) };
+    } catch (error) {
+      result = error instanceof FileAccessError ? error : new FileAccessError(`${this.fs.display(hostPath)}: ${String(error)}`, 'unreadable');
+    }
+    this.documents.set(hostPath, result);
+    return result;
+  }
+
+  private readFile(hostPath: string, depth: number, includedFrom: MycnfFileEntry['includedFrom'], via: MycnfFileEntry['via']): Outcome {
+    if (this.reads >= this.fs.limits.maxFiles) {
+      if (includedFrom !== undefined) {
+        this.problem('TL0006', 'error', `more than ${this.fs.limits.maxFiles} option files read; the rest is not read (--max-files)`, includedFrom.file, includedFrom.directive.range);
+      }
+      return 'not-read';
+    }
+    const opened = this.open(hostPath);
+    if (opened instanceof FileAccessError) {
+      this.reportUnreadable(hostPath, opened, includedFrom, via);
+      return 'not-read';
+    }
+    if (via === 'root') this.root = opened.source;
+    const mode = worldWritableMode(this.fs, hostPath);
+    if (mode !== undefined) {
+      const at = includedFrom ?? { file: opened.source, directive: undefined };
+      this.problem(
+        'TL0002',
+        'warn',
+        `${opened.source.displayPath} is world-writable (mode ${mode}); the server ignores it: "Warning: World-writable config file '${this.fs.serverPath(hostPath)}' is ignored"`,
+        at.file,
+        at.directive?.range ?? [0, 0],
+      );
+      return 'not-read';
+    }
+    this.reads++;
+    this.files.push({ source: opened.source, document: opened.document, depth, via, ...(includedFrom === undefined ? {} : { includedFrom }) });
+    const real = this.realPath(hostPath);
+    this.stack.push(real);
+    try {
+      this.walk(opened.source, opened.document, hostPath, depth);
+    } finally {
+      this.stack.pop();
+    }
+    return 'read';
+  }
+
+  private walk(source: SourceFile, document: MycnfDocument, hostPath: string, depth: number): void {
+    const serverPath = this.fs.serverPath(hostPath);
+    let group: string | undefined;
+    for (const line of document.lines) {
+      if (this.aborted) return;
+      this.lineProblems(source, line);
+      switch (line.kind) {
+        case 'blank':
+        case 'comment':
+          continue;
+        case 'other':
+          if (line.reason === 'unknown-directive' && depth >= MAX_INCLUDE_DEPTH) this.depthWarning(source, line, serverPath);
+          continue;
+        case 'include':
+        case 'includedir': {
+          if (depth >= MAX_INCLUDE_DEPTH) {
+            this.depthWarning(source, line, serverPath);
+            continue;
+          }
+          if (line.path === '') {
+            if (this.readerError(source, line, depth, `!${line.kind} has no path`, `error: Wrong '!${line.kind}' directive in config file: ${serverPath} at line ${line.number}`)) return;
+            continue;
+          }
+          const stop = line.kind === 'include' ? this.include(source, line, depth) : this.includeDirectory(source, line, depth);
+          if (stop) return;
+          continue;
+        }
+        case 'group':
+          if (!line.closed) {
+            if (this.readerError(source, line, depth, `group header "${source.slice(line.range).trimEnd()}" has no closing "]"`, `error: Wrong group definition in config file: ${serverPath} at line ${line.number}`)) return;
+            continue;
+          }
+          group = line.name;
+          continue;
+        case 'option': {
+          if (group === undefined) {
+            const what = document.bom && line.number === 1
+              ? `the file starts with a UTF-8 byte order mark, which the server reads as part of line 1, so "${source.slice(line.contentRange).replace(/^\uFEFF|^\xEF\xBB\xBF/, '')}" counts as an option before any [group] header`
+              : `option "${line.rawName}" comes before any [group] header`;
+            const wording = this.target.product === 'mysql'
+              ? `Found option without preceding group in config file ${serverPath} at line ${line.number}`
+              : `error: Found option without preceding group in config file: ${serverPath} at line: ${line.number}`;
+            if (this.readerError(source, line, depth, what, wording)) return;
+            continue;
+          }
+          this.addOption(source, line, group);
+          continue;
+        }
+      }
+    }
+  }
+
+  private addOption(source: SourceFile, line: MycnfOptionLine, group: string): void {
+    const resolved = resolveOptionName(line.rawName, this.target);
+    const inServerGroup = this.groupKeys.has(groupKey(group));
+    const use: MycnfOptionUse = {
+      file: source,
+      range: line.contentRange,
+      line,
+      group,
+      name: resolved.name,
+      status: resolved.status,
+      candidates: resolved.candidates,
+      value: line.value,
+      effective: false,
+      context: [`[${group}]`],
+      order: this.uses.length + this.otherOptions.length,
+    };
+    (inServerGroup ? this.uses : this.otherOptions).push(use);
+  }
+
+  /** Returns true when the rest of the including file must be skipped. */
+  private include(source: SourceFile, line: MycnfIncludeLine, depth: number): boolean {
+    const target = this.fs.locate(line.path, this.includeBase);
+    this.noteCycle(source, line, target);
+    this.readFile(target, depth + 1, { file: source, line: source.position(line.range[0]).line, directive: line }, 'include');
+    return false;
+  }
+
+  /** Returns true when the rest of the including file must be skipped (a directory the server cannot read). */
+  private includeDirectory(source: SourceFile, line: MycnfIncludeLine, depth: number): boolean {
+    const directory = this.fs.locate(line.path, this.includeBase);
+    const kind = this.fs.kind(directory);
+    if (kind !== 'directory') {
+      const reason = kind === 'missing' ? 'Errcode: 2 "No such file or directory"' : 'Errcode: 20 "Not a directory"';
+      const found = kind === 'missing' ? 'no such directory' : 'not a directory';
+      const wording = `Can't read dir of '${line.path}' (${reason})`;
+      if (depth === 0) {
+        const problem = this.problem('TL0002', 'error', `!includedir ${line.path}: ${found}; the server refuses to start: ${wording}`, source, line.range);
+        this.startupError ??= problem;
+        this.aborted = true;
+      } else {
+        this.problem('TL0002', 'error', `!includedir ${line.path}: ${found}; the server reports "${wording}" and ignores the rest of ${source.displayPath}`, source, line.range);
+      }
+      return true;
+    }
+    const entries = this.fs
+      .list(directory)
+      // fn_ext2: the extension starts at the last dot, so `.cnf` and `.hidden.cnf` count, `x.cnf.bak` does not.
+      .filter((name) => name.lastIndexOf('.') !== -1 && name.slice(name.lastIndexOf('.')) === '.cnf')
+      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    for (const name of entries) {
+      if (this.aborted) break;
+      const entry = path.join(directory, name);
+      this.noteCycle(source, line, entry);
+      this.readFile(entry, depth + 1, { file: source, line: source.position(line.range[0]).line, directive: line }, 'includedir');
+    }
+    return false;
+  }
+
+  private noteCycle(source: SourceFile, line: MycnfIncludeLine, target: string): void {
+    const real = this.realPath(target);
+    const index = this.stack.indexOf(real);
+    // Report where the cycle first closes; the deeper rounds the server reads are the same cycle again.
+    if (index === -1 || this.stack.indexOf(real, index + 1) !== -1) return;
+    const chain = [...this.stack.slice(index), real].map((entry) => this.fs.display(entry)).join(' -> ');
+    this.problem(
+      'TL0006',
+      'error',
+      `include cycle ${chain}; the server reads these files again at every level until the include depth limit of ${MAX_INCLUDE_DEPTH}`,
+      source,
+      line.range,
+    );
+  }
+
+  private depthWarning(source: SourceFile, line: MycnfLine, serverPath: string): void {
+    let text = source.slice(line.range).replace(/^[\t\n\v\f\r \xA0]+/, '');
+    text = text.slice(0, -1).replace(/[\t\n\v\f\r \xA0]+$/, '');
+    this.problem(
+      'TL0006',
+      'warn',
+      `${source.displayPath} is included ${MAX_INCLUDE_DEPTH} levels deep, the most the server follows; it skips this line: "Warning: skipping '${text}' directive as maximum includerecursion level was reached in file ${serverPath} at line ${line.number}"`,
+      source,
+      line.range,
+    );
+  }
+
+  /** A reader error: fatal in the file given (the server does not start), otherwise the rest of the included file is ignored. Returns true. */
+  private readerError(source: SourceFile, line: MycnfLine, depth: number, what: string, wording: string): boolean {
+    if (depth === 0) {
+      const problem = this.problem('MY1001', 'error', `${what}; the server refuses to start: ${wording}`, source, line.range);
+      this.startupError ??= problem;
+      this.aborted = true;
+    } else {
+      this.problem('MY1001', 'error', `${what}; the server reports "${wording}" and ignores the rest of ${source.displayPath}`, source, line.range);
+    }
+    return true;
+  }
+
+  private lineProblems(source: SourceFile, line: MycnfLine): void {
+    if (line.cutAtReadLimit) {
+      const physical = source.position(line.range[0]).line;
+      const bytes = Buffer.byteLength(source.text.slice(source.lines.lineStart(physical), source.lines.lineStart(physical + 1)), source.encoding);
+      this.problem(
+        'TL0001',
+        'error',
+        `line is ${bytes} bytes long; the server reads at most ${READ_LIMIT_BYTES} bytes at a time and takes the rest as a separate line; expected at most ${READ_LIMIT_BYTES} bytes`,
+        source,
+        line.range,
+      );
+    }
+    if (line.nulAt !== undefined && line.kind !== 'comment') {
+      const column = source.position(line.nulAt).column;
+      this.problem('TL0001', 'error', `NUL byte at column ${column}; the server ignores the rest of the line after it`, source, [line.nulAt, line.nulAt + 1]);
+    }
+    if ((line.kind === 'include' || line.kind === 'includedir') && line.eol === '' && !line.cutAtReadLimit && line.path !== '') {
+      const written = source.slice([line.pathRange[0], line.range[1]]).replace(/[\t\n\v\f\r \xA0]+$/, '');
+      if (written !== line.path) {
+        this.problem(
+          'TL0001',
+          'error',
+          `last line has no line ending, so the server drops the last character and reads "!${line.kind} ${line.path}"; expected a newline after "${written}"`,
+          source,
+          line.range,
+        );
+      }
+    }
+  }
+
+  private reportUnreadable(hostPath: string, error: FileAccessError, includedFrom: MycnfFileEntry['includedFrom'], via: MycnfFileEntry['via']): void {
+    const display = this.fs.display(hostPath);
+    if (includedFrom === undefined) {
+      this.problem('TL0002', 'error', `${error.message}; expected a readable option file`, this.root, [0, 0]);
+      return;
+    }
+    const directive = includedFrom.directive;
+    const written = `!${directive.kind} ${directive.path}`;
+    const relative = !directive.path.startsWith('/') && this.includeBase === undefined
+      ? ` (a relative path is resolved against the server's working directory, taken to be ${this.fs.sysroot === undefined ? this.fs.cwd : '/'}; see --include-base)`
+      : '';
+    const outcomes: Record<FileAccessError['code'], [string, string, Severity]> = {
+      missing: [`${display}: no such file${relative}`, `the server skips a missing ${via === 'include' ? '!include' : 'file'} without a word`, 'warn'],
+      'is-directory': [`${display} is a directory`, 'the server reads nothing from it', 'warn'],
+      unreadable: [error.message, 'the server skips a file it cannot open without a word', 'warn'],
+      'not-a-file': [error.message, 'tune-lint does not read it', 'warn'],
+      'too-large': [error.message, 'tune-lint does not read it', 'error'],
+      'escapes-sysroot': [error.message, 'tune-lint does not read it', 'error'],
+      loop: [error.message, 'the server cannot open it either', 'warn'],
+    };
+    const [reason, consequence, severity] = outcomes[error.code];
+    this.problem('TL0002', severity, `${written}: ${reason}; ${consequence}`, includedFrom.file, directive.range);
+  }
+
+  private realPath(hostPath: string): string {
+    try {
+      return this.fs.resolve(hostPath);
+    } catch {
+      return hostPath;
+    }
+  }
+
+  private problem(ruleId: string, severity: Severity, message: string, file: SourceFile, range: Range): ConfigProblem {
+    const key = `${ruleId}\0${file.path}\0${range[0]}\0${range[1]}\0${message}`;
+    const problem: ConfigProblem = { ruleId, severity, message, file, range };
+    if (this.reported.has(key)) return problem;
+    this.reported.add(key);
+    this.problems.push(problem);
+    return problem;
+  }
+}
+
+/** The server skips world-writable regular files (`S_IWOTH`); returns the octal mode when this one is. */
+function worldWritableMode(fileSystem: ConfigFileSystem, hostPath: string): string | undefined {
+  try {
+    const stat = fs.statSync(fileSystem.resolve(hostPath));
+    return stat.isFile() && (stat.mode & 0o002) !== 0 ? `0${(stat.mode & 0o777).toString(8)}` : undefined;
+  } catch {
+    return undefined;
+  }
+}

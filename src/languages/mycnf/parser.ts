@@ -1,0 +1,365 @@
+import type { TextEncoding } from '../../engine/source-file.js';
+import type { Range } from '../../engine/types.js';
+
+/**
+ * The option-file reader of MySQL and MariaDB (`search_default_file_with_ext`
+ * in mysys/my_default.c) reads a file with `fgets` into a 4096-byte buffer of
+ * which it passes 4095 bytes, so one read returns at most 4094 bytes. A longer
+ * physical line is cut into several reads and each read is interpreted as a
+ * line of its own; the server's line numbers count reads. The CST follows the
+ * server: one `MycnfLine` per read, so that what a line means here is what it
+ * means to the server.
+ */
+export const READ_LIMIT_BYTES = 4094;
+
+export type Eol = '\n' | '\r\n' | '';
+
+interface LineBase {
+  /** The whole read, including its line ending. Ranges of all lines tile the text. */
+  readonly range: Range;
+  readonly eol: Eol;
+  /** 1-based, counting reads as the server does (equal to the physical line unless a line was longer than READ_LIMIT_BYTES). */
+  readonly number: number;
+  /** The physical line went on beyond READ_LIMIT_BYTES; the rest follows as the next line(s). */
+  readonly cutAtReadLimit: boolean;
+  /** This line is the rest of a physical line the server cut at READ_LIMIT_BYTES. */
+  readonly continuesCutLine: boolean;
+  /** A NUL byte ends the line for the server: everything after it on this read is ignored. */
+  readonly nulAt: number | undefined;
+}
+
+export interface MycnfGroupLine extends LineBase {
+  readonly kind: 'group';
+  /** As the reader sees it: text between `[` and the first `]`, blanks before `]` trimmed, blanks after `[` kept. */
+  readonly name: string;
+  readonly nameRange: Range;
+  /** False for `[group` without `]`: the reader stops there with "Wrong group definition". */
+  readonly closed: boolean;
+}
+
+export interface MycnfOptionLine extends LineBase {
+  readonly kind: 'option';
+  /** The name as the server receives it after `--` (text before the first `=`, trailing blanks trimmed). */
+  readonly rawName: string;
+  readonly nameRange: Range;
+  readonly hasEquals: boolean;
+  /** After quote removal and escape processing; undefined without `=`. */
+  readonly value: string | undefined;
+  /** The value as written (quotes included, blanks around it excluded); undefined without `=`. */
+  readonly valueRange: Range | undefined;
+  readonly quote: '"' | "'" | undefined;
+  /** From an unquoted `#` to the end of the line (excluding the line ending). */
+  readonly commentRange: Range | undefined;
+  /** Name through value: what a diagnostic should underline. */
+  readonly contentRange: Range;
+}
+
+export interface MycnfIncludeLine extends LineBase {
+  readonly kind: 'include' | 'includedir';
+  /** Empty when the reader finds no path: "Wrong '!include' directive", which stops the file. */
+  readonly path: string;
+  readonly pathRange: Range;
+}
+
+export interface MycnfCommentLine extends LineBase {
+  readonly kind: 'comment';
+  readonly marker: '#' | ';';
+}
+
+export interface MycnfBlankLine extends LineBase {
+  readonly kind: 'blank';
+}
+
+/**
+ * A line the reader skips without a word although it is not blank: a `!word`
+ * that is not `!include`/`!includedir` (`!INCLUDE` included, the keyword is
+ * case-sensitive), or a line whose only content follows a NUL byte.
+ */
+export interface MycnfOtherLine extends LineBase {
+  readonly kind: 'other';
+  readonly reason: 'unknown-directive' | 'after-nul';
+}
+
+export type MycnfLine = MycnfGroupLine | MycnfOptionLine | MycnfIncludeLine | MycnfCommentLine | MycnfBlankLine | MycnfOtherLine;
+
+export interface MycnfDocument {
+  readonly text: string;
+  /** The text starts with a UTF-8 byte order mark, which the server reads as three ordinary bytes of line 1. */
+  readonly bom: boolean;
+  readonly encoding: TextEncoding;
+  readonly lines: readonly MycnfLine[];
+  toString(): string;
+}
+
+export interface ParseMyCnfOptions {
+  /** How the text was decoded; the reader works on bytes, so lengths and blanks are counted in this encoding. */
+  readonly encoding?: TextEncoding;
+}
+
+/** Parses an option file the way the server's reader sees it. Never throws; `toString()` returns the input. */
+export function parseMyCnf(text: string, options: ParseMyCnfOptions = {}): MycnfDocument {
+  const encoding = options.encoding ?? 'utf8';
+  const lines: MycnfLine[] = [];
+  let number = 0;
+  let start = 0;
+  while (start < text.length) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline + 1;
+    for (const read of splitReads(text, start, end, encoding)) {
+      lines.push(interpretRead(read, ++number, encoding));
+    }
+    start = end;
+  }
+  const bom = encoding === 'utf8' ? text.startsWith('\uFEFF') : text.startsWith('\xEF\xBB\xBF');
+  return {
+    text,
+    bom,
+    encoding,
+    lines,
+    toString() {
+      return text;
+    },
+  };
+}
+
+interface Read {
+  readonly start: number;
+  readonly end: number;
+  /** The bytes of the read, one char per byte (latin1), as the C code sees them. */
+  readonly bytes: string;
+  /** Char offset (from `start`) of each byte offset, plus one entry for the end. Undefined when bytes and chars coincide. */
+  readonly charAt: Int32Array | undefined;
+  readonly cutAtReadLimit: boolean;
+  readonly continuesCutLine: boolean;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function splitReads(text: string, start: number, end: number, encoding: TextEncoding): Read[] {
+  const line = text.slice(start, end);
+  const simple = encoding === 'latin1' || !NON_ASCII.test(line);
+  if (simple) {
+    if (line.length <= READ_LIMIT_BYTES) return [{ start, end, bytes: line, charAt: undefined, cutAtReadLimit: false, continuesCutLine: false }];
+    const reads: Read[] = [];
+    for (let at = 0; at < line.length; at += READ_LIMIT_BYTES) {
+      const stop = Math.min(at + READ_LIMIT_BYTES, line.length);
+      reads.push({
+        start: start + at,
+        end: start + stop,
+        bytes: line.slice(at, stop),
+        charAt: undefined,
+        cutAtReadLimit: stop < line.length,
+        continuesCutLine: at > 0,
+      });
+    }
+    return reads;
+  }
+  const encoded = Buffer.from(line, 'utf8');
+  const charOfByte = new Int32Array(encoded.length + 1);
+  let byte = 0;
+  for (let index = 0; index < line.length; index++) {
+    const code = line.codePointAt(index) as number;
+    const width = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    for (let k = 0; k < width; k++) charOfByte[byte + k] = index;
+    byte += width;
+    if (code >= 0x10000) index++;
+  }
+  charOfByte[encoded.length] = line.length;
+  const reads: Read[] = [];
+  for (let at = 0; at < encoded.length; at += READ_LIMIT_BYTES) {
+    const stop = Math.min(at + READ_LIMIT_BYTES, encoded.length);
+    // A cut inside a multi-byte character belongs to the later read in the CST; the bytes stay exact.
+    const charStart = charOfByte[at] as number;
+    const charStop = stop === encoded.length ? line.length : (charOfByte[stop] as number);
+    const local = new Int32Array(stop - at + 1);
+    for (let k = 0; k <= stop - at; k++) local[k] = (charOfByte[at + k] as number) - charStart;
+    local[stop - at] = charStop - charStart;
+    reads.push({
+      start: start + charStart,
+      end: start + charStop,
+      bytes: encoded.toString('latin1', at, stop),
+      charAt: local,
+      cutAtReadLimit: stop < encoded.length,
+      continuesCutLine: at > 0,
+    });
+  }
+  return reads;
+}
+
+/** `my_isspace` with the latin1 ctype table the reader uses: TAB..CR, space and NBSP (0xA0). */
+function isBlank(code: number | undefined): boolean {
+  return code !== undefined && ((code >= 9 && code <= 13) || code === 32 || code === 0xa0);
+}
+
+interface ReadView {
+  readonly s: string;
+  /** Where the C string ends: the first NUL, else the end of the read. */
+  readonly end: number;
+  readonly eolLength: number;
+  readonly base: LineBase;
+  range(from: number, to: number): Range;
+  decode(from: number, to: number): string;
+  decodeText(bytes: string): string;
+}
+
+function interpretRead(read: Read, number: number, encoding: TextEncoding): MycnfLine {
+  const s = read.bytes;
+  const eol: Eol = s.endsWith('\r\n') ? '\r\n' : s.endsWith('\n') ? '\n' : '';
+  const nul = s.indexOf('\0');
+  const at = (byteOffset: number): number => read.start + (read.charAt === undefined ? byteOffset : (read.charAt[byteOffset] as number));
+  const view: ReadView = {
+    s,
+    end: nul === -1 ? s.length : nul,
+    eolLength: eol.length,
+    base: {
+      range: [read.start, read.end],
+      eol,
+      number,
+      cutAtReadLimit: read.cutAtReadLimit,
+      continuesCutLine: read.continuesCutLine,
+      nulAt: nul === -1 ? undefined : at(nul),
+    },
+    range: (from, to) => [at(from), at(to)],
+    decode: (from, to) => decodeBytes(s.slice(from, to), encoding),
+    decodeText: (bytes) => decodeBytes(bytes, encoding),
+  };
+  const { end, base } = view;
+  let i = 0;
+  while (i < end && isBlank(s.charCodeAt(i))) i++;
+  if (i === end) {
+    const contentEnd = s.length - eol.length;
+    let j = 0;
+    while (j < contentEnd && isBlank(s.charCodeAt(j))) j++;
+    return j === contentEnd ? { ...base, kind: 'blank' } : { ...base, kind: 'other', reason: 'after-nul' };
+  }
+  const first = s[i];
+  if (first === '#' || first === ';') return { ...base, kind: 'comment', marker: first };
+  if (first === '!') return interpretDirective(view, i);
+  if (first === '[') return interpretGroup(view, i);
+  return interpretOption(view, i);
+}
+
+function interpretGroup(view: ReadView, bracket: number): MycnfGroupLine {
+  const { s, end, base } = view;
+  const close = s.indexOf(']', bracket + 1);
+  const closed = close !== -1 && close < end;
+  let stop = closed ? close : end;
+  while (stop > bracket + 1 && isBlank(s.charCodeAt(stop - 1))) stop--;
+  return { ...base, kind: 'group', name: view.decode(bracket + 1, stop), nameRange: view.range(bracket + 1, stop), closed };
+}
+
+function interpretDirective(view: ReadView, bang: number): MycnfLine {
+  const { s, end, base } = view;
+  let word = bang + 1;
+  while (word < end && isBlank(s.charCodeAt(word))) word++;
+  const keyword = (['includedir', 'include'] as const).find(
+    (candidate) => s.startsWith(candidate, word) && word + candidate.length < end && isBlank(s.charCodeAt(word + candidate.length)),
+  );
+  if (keyword === undefined) return { ...base, kind: 'other', reason: 'unknown-directive' };
+  let from = word + keyword.length;
+  while (from < end && isBlank(s.charCodeAt(from))) from++;
+  // get_argument() assumes the last byte is the newline fgets kept and cuts it unconditionally,
+  // then trims blanks before it: a path on a last line without newline loses its last character.
+  let to = end - 1;
+  while (to > 0 && isBlank(s.charCodeAt(to - 1))) to--;
+  if (to <= from) return { ...base, kind: keyword, path: '', pathRange: view.range(from, from) };
+  return { ...base, kind: keyword, path: view.decode(from, to), pathRange: view.range(from, to) };
+}
+
+function interpretOption(view: ReadView, start: number): MycnfOptionLine {
+  const { s, end, base } = view;
+  const commentAt = unquotedHash(s, start, end);
+  const equals = s.indexOf('=', start);
+  const hasEquals = equals !== -1 && equals < commentAt;
+  const contentEnd = s.length - view.eolLength;
+  const commentRange = commentAt < end ? view.range(commentAt, Math.max(commentAt, contentEnd)) : undefined;
+  if (!hasEquals) {
+    let nameEnd = commentAt;
+    while (nameEnd > start && isBlank(s.charCodeAt(nameEnd - 1))) nameEnd--;
+    const nameRange = view.range(start, nameEnd);
+    return {
+      ...base,
+      kind: 'option',
+      rawName: view.decode(start, nameEnd),
+      nameRange,
+      hasEquals: false,
+      value: undefined,
+      valueRange: undefined,
+      quote: undefined,
+      commentRange,
+      contentRange: nameRange,
+    };
+  }
+  let nameEnd = equals;
+  while (nameEnd > 0 && isBlank(s.charCodeAt(nameEnd - 1))) nameEnd--;
+  // An empty name after leading blanks makes the reader trim into the indentation and copy
+  // with a negative length, which strnmov turns into "the rest of the line" (`   =x` -> `--=x\n=x`).
+  const sane = nameEnd >= start;
+  let valueStart = equals + 1;
+  while (valueStart < commentAt && isBlank(s.charCodeAt(valueStart))) valueStart++;
+  let valueEnd = commentAt;
+  while (valueEnd > equals + 1 && isBlank(s.charCodeAt(valueEnd - 1))) valueEnd--;
+  if (valueEnd < valueStart) valueEnd = valueStart;
+  const rawStart = valueStart;
+  const rawEnd = valueEnd;
+  let quote: '"' | "'" | undefined;
+  const opening = s[valueStart];
+  if ((opening === '"' || opening === "'") && valueStart + 1 < valueEnd && s[valueEnd - 1] === opening) {
+    quote = opening;
+    valueStart++;
+    valueEnd--;
+  }
+  return {
+    ...base,
+    kind: 'option',
+    rawName: sane ? view.decode(start, nameEnd) : view.decode(start, commentAt),
+    nameRange: sane ? view.range(start, nameEnd) : view.range(start, start),
+    hasEquals: true,
+    value: view.decodeText(unescape(s, valueStart, valueEnd)),
+    valueRange: view.range(rawStart, rawEnd),
+    quote,
+    commentRange,
+    contentRange: view.range(start, Math.max(rawEnd, equals + 1)),
+  };
+}
+
+/** `remove_end_comment`: the first `#` outside quotes; quotes open with ' or " and a backslash escapes inside them. */
+function unquotedHash(s: string, start: number, end: number): number {
+  let quote = '';
+  let escaped = false;
+  for (let i = start; i < end; i++) {
+    const c = s[i] as string;
+    if ((c === "'" || c === '"') && !escaped) {
+      if (quote === '') quote = c;
+      else if (quote === c) quote = '';
+    }
+    if (quote === '' && c === '#') return i;
+    escaped = quote !== '' && c === '\\' && !escaped;
+  }
+  return end;
+}
+
+const ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', b: '\b', s: ' ', '"': '"', "'": "'", '\\': '\\' };
+
+/** Escapes are processed whether the value was quoted or not; an unknown `\x` keeps both characters, a final `\` stays. */
+function unescape(s: string, from: number, to: number): string {
+  const first = s.indexOf('\\', from);
+  if (first === -1 || first >= to) return s.slice(from, to);
+  let out = '';
+  for (let i = from; i < to; i++) {
+    const c = s[i] as string;
+    if (c === '\\' && i !== to - 1) {
+      const next = s[++i] as string;
+      out += ESCAPES[next] ?? `\\${next}`;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** Turns reader bytes back into text: bytes of a UTF-8 file are decoded as UTF-8, latin1 files map byte to char. */
+function decodeBytes(bytes: string, encoding: TextEncoding): string {
+  if (encoding === 'latin1' || !NON_ASCII.test(bytes)) return bytes;
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}

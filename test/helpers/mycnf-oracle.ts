@@ -1,0 +1,44 @@
+import { spawnSync } from 'node:child_process';
+import { groupKey } from '../../src/languages/mycnf/groups.js';
+import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+
+export interface ToolRun {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `my_print_defaults --defaults-file=FILE GROUPS...` (`--mysqld` for the server's groups), run in `cwd`. */
+export function printDefaults(tool: string, file: string, groups: readonly string[], cwd: string): ToolRun {
+  const run = spawnSync(tool, [`--defaults-file=${file}`, ...groups], { cwd, encoding: 'latin1' });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** The arguments our model says the reader produces for these groups, as my_print_defaults prints them (bytes as latin1). */
+export function ourArguments(config: MycnfConfig, groups?: readonly string[]): string {
+  const uses: MycnfOptionUse[] =
+    groups === undefined
+      ? [...config.uses]
+      : [...config.uses, ...config.otherOptions].filter((use) => new Set(groups.map(groupKey)).has(groupKey(use.group))).sort((a, b) => a.order - b.order);
+  return uses
+    .map((use) => {
+      const encode = (text: string): string => Buffer.from(text, use.file.encoding).toString('latin1');
+      return `--${encode(use.line.rawName)}${use.line.hasEquals ? `=${encode(use.value ?? '')}` : ''}\n`;
+    })
+    .join('');
+}
+
+/** The variables table of `mariadbd --defaults-file=FILE --help --verbose` (never starts a server), names with `_`. */
+export function serverVariables(tool: string, file: string | undefined, cwd: string): { status: number | null; stderr: string; values: Map<string, string> } {
+  const first = file === undefined ? '--no-defaults' : `--defaults-file=${file}`;
+  const run = spawnSync(tool, [first, '--help', '--verbose'], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const values = new Map<string, string>();
+  const lines = run.stdout.split('\n');
+  const start = lines.findIndex((line) => /^-{20,} -{10,}$/.test(line));
+  for (const line of start === -1 ? [] : lines.slice(start + 1)) {
+    if (line.trim() === '') break;
+    const match = /^(\S+)\s+(.*)$/.exec(line);
+    if (match) values.set((match[1] as string).replaceAll('-', '_'), (match[2] as string).trimEnd());
+  }
+  return { status: run.status, stderr: run.stderr, values };
+}
