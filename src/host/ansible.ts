@@ -37,7 +37,8 @@ export function parseAnsibleFacts(text: string, displayPath: string): HostFacts 
     const another = AD_HOC_HEADER.exec(text.slice(after));
     if (another !== null) {
       throw new HostFactsError(
-        `${at(after + another.index)}: this output holds the facts of several hosts; give one host's file (ansible -m setup --tree DIR writes one per host)`,
+        `${at(after + another.index)}: this output holds the facts of several hosts; ` +
+          "give one host's file (ansible -m setup --tree DIR writes one per host)",
       );
     }
     // Blank out the header instead of cutting it, so JSON error offsets still point into the file.
@@ -101,13 +102,19 @@ function readFacts(facts: Record<string, unknown>, text: string, displayPath: st
       `${displayPath}: no ansible_memtotal_mb, ansible_processor_vcpus or ansible_mounts; gather the hardware facts (gather_subset: hardware)`,
     );
   }
-  for (const [key, fact] of [['ansible_memtotal_mb', result.ram], ['ansible_processor_vcpus', result.cpus], ['ansible_swaptotal_mb', result.swap]] as const) {
+  const expected = [
+    ['ansible_memtotal_mb', result.ram],
+    ['ansible_processor_vcpus', result.cpus],
+    ['ansible_swaptotal_mb', result.swap],
+  ] as const;
+  for (const [key, fact] of expected) {
     if (fact === undefined) notes.push(`${displayPath} has no ${key}`);
   }
   const virtualization = facts['ansible_virtualization_type'];
   if (facts['ansible_virtualization_role'] === 'guest' && typeof virtualization === 'string' && CONTAINER_TYPES.has(virtualization)) {
     notes.push(
-      `${displayPath} describes a ${virtualization} container: ansible_memtotal_mb is the RAM of its host, not the container's memory limit; give ram in a profile or with --host-ram if the container is limited`,
+      `${displayPath} describes a ${virtualization} container: ansible_memtotal_mb is the RAM of its host, ` +
+        "not the container's memory limit; give ram in a profile or with --host-ram if the container is limited",
     );
   }
   if (notes.length > 0) result.notes = notes;

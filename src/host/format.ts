@@ -14,7 +14,8 @@ function perChildLine(fact: Fact<ChildMemory>): string {
   if (child.count === 0) return `per child ${formatBytes(child.median)} ${origin(fact.source)}`;
   const spread = child.count === 1 ? 'one process' : `median of ${child.count} processes, max ${formatBytes(child.max)}`;
   const source = /^probe \((.*)\)$/s.exec(fact.source);
-  return `per child ${formatBytes(child.median)} ${child.metric.toUpperCase()} (${spread}; ${source === null ? `from ${fact.source}` : `probe: ${source[1]}`})`;
+  const provenance = source === null ? `from ${fact.source}` : `probe: ${source[1]}`;
+  return `per child ${formatBytes(child.median)} ${child.metric.toUpperCase()} (${spread}; ${provenance})`;
 }
 
 function mountLines(fact: Fact<readonly MountEntry[]>): string[] {

@@ -57,7 +57,10 @@ export async function probeHost(options: ProbeOptions = {}): Promise<HostFacts> 
   probeCpus(options, reader, cgroups, facts, notes);
   if (hasProc) {
     probeProcesses(reader, mountTable, facts, notes);
-    if (mountTable !== undefined) facts.mounts = { value: mountTable.map(({ mountPoint, fsType, source }) => ({ mountPoint, fsType, source })), source: 'probe (/proc/self/mountinfo)' };
+    if (mountTable !== undefined) {
+      const mounts = mountTable.map(({ mountPoint, fsType, source }) => ({ mountPoint, fsType, source }));
+      facts.mounts = { value: mounts, source: 'probe (/proc/self/mountinfo)' };
+    }
     const somaxconn = reader.read('/proc/sys/net/core/somaxconn');
     const value = somaxconn.ok ? Number(somaxconn.text.trim()) : NaN;
     if (Number.isSafeInteger(value) && value > 0) facts.somaxconn = { value, source: 'probe (/proc/sys/net/core/somaxconn)' };
@@ -81,7 +84,13 @@ function readCgroups(reader: ProcReader, mounts: ReturnType<typeof parseMountInf
   return undefined;
 }
 
-async function probeMemory(options: ProbeOptions, reader: ProcReader, cgroups: CgroupContext | undefined, facts: MutableFacts, notes: string[]): Promise<void> {
+async function probeMemory(
+  options: ProbeOptions,
+  reader: ProcReader,
+  cgroups: CgroupContext | undefined,
+  facts: MutableFacts,
+  notes: string[],
+): Promise<void> {
   let totals: MemoryTotals | undefined;
   try {
     totals = await (options.memory ?? systemMemory)();
@@ -122,11 +131,11 @@ export interface ApacheProcesses {
 }
 
 export function findApacheProcesses(processes: readonly ProcessInfo[]): ApacheProcesses {
-  const apache = processes.filter((process) => APACHE_NAMES.test(process.name));
-  const apachePids = new Set(apache.map((process) => process.pid));
+  const apache = processes.filter((entry) => APACHE_NAMES.test(entry.name));
+  const apachePids = new Set(apache.map((entry) => entry.pid));
   return {
-    parents: apache.filter((process) => !apachePids.has(process.ppid)),
-    children: apache.filter((process) => apachePids.has(process.ppid)),
+    parents: apache.filter((entry) => !apachePids.has(entry.ppid)),
+    children: apache.filter((entry) => apachePids.has(entry.ppid)),
   };
 }
 
@@ -166,13 +175,14 @@ export function childMemoryFrom(samples: readonly ChildSample[], notes: string[]
   const denied = samples.find((sample) => sample.pss === undefined);
   if (denied === undefined) return summarizeChildMemory(samples.map((sample) => sample.pss as number), 'pss');
   notes.push(
-    `smaps_rollup of PID ${denied.pid} unreadable (${denied.pssError ?? 'unknown'}); used RSS, which counts shared pages in every process and so over-estimates (run as root for PSS)`,
+    `smaps_rollup of PID ${denied.pid} unreadable (${denied.pssError ?? 'unknown'}); used RSS, ` +
+      'which counts shared pages in every process and so over-estimates (run as root for PSS)',
   );
   return summarizeChildMemory(samples.map((sample) => sample.rss), 'rss');
 }
 
 function pidList(processes: readonly ProcessInfo[]): string {
-  const pids = processes.map((process) => process.pid);
+  const pids = processes.map((entry) => entry.pid);
   return `${pids.length === 1 ? 'PID' : 'PIDs'} ${pids.slice(0, 5).join(', ')}${pids.length > 5 ? ', ...' : ''}`;
 }
 
@@ -202,13 +212,13 @@ function probeProcesses(reader: ProcReader, mounts: ReturnType<typeof parseMount
     facts.perChild = { value: perChild, source: `probe (${apacheName} children)` };
   }
 
-  const mysql = processes.filter((process) => MYSQL_NAMES.has(process.name));
+  const mysql = processes.filter((entry) => MYSQL_NAMES.has(entry.name));
   if (mysql.length > 0) {
     const name = (mysql[0] as ProcessInfo).name;
     facts.mysqlRunning = { value: true, source: `probe (${name} ${pidList(mysql)})` };
-    const measured = mysql.filter((process) => process.rss !== undefined);
+    const measured = mysql.filter((entry) => entry.rss !== undefined);
     if (measured.length > 0) {
-      const rss = measured.reduce((sum, process) => sum + (process.rss as number), 0);
+      const rss = measured.reduce((sum, entry) => sum + (entry.rss as number), 0);
       facts.mysqlRss = { value: rss, source: `probe (VmRSS of ${name} ${pidList(measured)})` };
     }
   } else if (!hidden) {

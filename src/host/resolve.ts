@@ -47,8 +47,8 @@ export async function resolveHostFacts(sources: HostSources): Promise<HostFacts>
   const merged = mergeHostFacts(layers);
   const missing = HOST_FACT_NAMES.some((name) => merged[name] === undefined);
   if (!sources.probe || !missing) return merged;
-  const otherMachine = sources.profilePath !== undefined ? `--profile ${sources.profilePath}` : sources.factsPath !== undefined ? `--facts ${sources.factsPath}` : undefined;
-  if (otherMachine !== undefined) {
+  const otherMachine = sources.profilePath !== undefined ? `--profile ${sources.profilePath}` : `--facts ${sources.factsPath}`;
+  if (sources.profilePath !== undefined || sources.factsPath !== undefined) {
     return mergeHostFacts([merged, { notes: [`this machine was not probed: ${otherMachine} describes the host the config is for`] }]);
   }
   return mergeHostFacts([merged, await withSlowNotice(() => probeHost(), sources.onSlowProbe)]);

@@ -183,7 +183,10 @@ function checkMounts(node: Located, keyPath: string): MountEntry[] {
       return entry.value.value;
     };
     const mountPoint = text('mountPoint', true);
-    if (!mountPoint.startsWith('/')) throw at(fields.get('mountPoint')?.value.where ?? item.where, `${itemPath}.mountPoint`, `expected an absolute path, got ${shown(mountPoint)}`);
+    if (!mountPoint.startsWith('/')) {
+      const where = fields.get('mountPoint')?.value.where ?? item.where;
+      throw at(where, `${itemPath}.mountPoint`, `expected an absolute path, got ${shown(mountPoint)}`);
+    }
     return { mountPoint, fsType: text('fsType', true), source: text('source', false) };
   });
 }
@@ -196,7 +199,8 @@ function checkMounts(node: Located, keyPath: string): MountEntry[] {
 export function hostFactsFromLocated(node: Located, source: string, keyPrefix = ''): HostFacts {
   const root = keyPrefix.replace(/\.$/, '');
   if (node.entries === undefined) {
-    throw new HostFactsError(`${node.where}: ${root === '' ? '' : `${root}: `}expected a mapping of host facts (${HOST_FACT_NAMES.join(', ')}), got ${shown(node.value)}`);
+    const prefix = root === '' ? '' : `${root}: `;
+    throw new HostFactsError(`${node.where}: ${prefix}expected a mapping of host facts (${HOST_FACT_NAMES.join(', ')}), got ${shown(node.value)}`);
   }
   const fields = checkKeys(node, HOST_FACT_NAMES, root);
   const facts: Partial<Record<HostFactName, Fact<unknown>>> = {};
