@@ -6,7 +6,7 @@ import { findApacheProcesses, childMemoryFrom, measureChildren, probeHost } from
 import { listProcesses, ProcReader } from '../src/host/proc.js';
 import type { RunningApache } from './helpers/host-apache.js';
 import { startApache } from './helpers/host-apache.js';
-import { probeInChildProcess } from './helpers/host-probe-runner.js';
+import { NOBODY, probeInChildProcess, unreadableByNobody } from './helpers/host-probe-runner.js';
 import { requireTool } from './helpers/tools.js';
 
 const KIB = 1024;
@@ -90,11 +90,12 @@ describe('per-child memory of a real apache2 (prefork)', { skip: fs.existsSync('
       t.skip('needs the apache2 of the previous test');
       return;
     }
-    if (process.geteuid?.() !== 0) {
-      t.skip('needs root to probe as another user than the children\'s www-data');
+    const unreadable = unreadableByNobody();
+    if (unreadable !== undefined) {
+      t.skip(unreadable);
       return;
     }
-    const asNobody = await probeInChildProcess({ uid: 65534 });
+    const asNobody = await probeInChildProcess({ uid: NOBODY });
     assert.equal(asNobody.facts.perChild?.value.metric, 'rss');
     assert.ok((asNobody.facts.perChild?.value.count ?? 0) >= 3);
     assert.ok(

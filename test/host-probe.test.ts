@@ -9,7 +9,7 @@ import type { MemoryTotals } from '../src/host/probe.js';
 import { probeHost } from '../src/host/probe.js';
 import { cgroupV1ShouldBeCreatable, createV1Group } from './helpers/host-cgroup.js';
 import { smapsRollup, statusFile, temporaryDirectory, writeTree } from './helpers/host-fixtures.js';
-import { probeInChildProcess } from './helpers/host-probe-runner.js';
+import { NOBODY, probeInChildProcess, unreadableByNobody } from './helpers/host-probe-runner.js';
 import { inCI, requireTool } from './helpers/tools.js';
 
 const KIB = 1024;
@@ -281,8 +281,9 @@ describe('probe on prepared /proc and /sys trees', () => {
   });
 
   test('with hidepid, a user who cannot see other processes gets no "not running" claims', async (t) => {
-    if (process.geteuid?.() !== 0) {
-      t.skip('needs root to run the probe as another user');
+    const unreadable = unreadableByNobody();
+    if (unreadable !== undefined) {
+      t.skip(unreadable);
       return;
     }
     const root = fakeRoot(t, {
@@ -290,7 +291,7 @@ describe('probe on prepared /proc and /sys trees', () => {
       '/proc/self/mountinfo': `${['22 27 0:21 / /proc rw,relatime - proc proc rw,hidepid=invisible', '27 1 254:0 / / rw - ext4 /dev/vda1 rw'].join('\n')}\n`,
     });
     fs.chmodSync(root, 0o755);
-    const asNobody = await probeInChildProcess({ uid: 65534, root });
+    const asNobody = await probeInChildProcess({ uid: NOBODY, root });
     assert.equal(asNobody.facts.apacheRunning, undefined);
     assert.equal(asNobody.facts.mysqlRunning, undefined);
     assert.ok(asNobody.facts.notes?.some((note) => note.startsWith('/proc is mounted with hidepid')));

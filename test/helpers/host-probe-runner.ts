@@ -1,6 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { HostFacts } from '../../src/host/facts.js';
 import { hostModuleUrl, temporaryDirectory } from './host-fixtures.js';
 
@@ -20,6 +22,23 @@ export interface ChildProbeOptions {
   readonly askSystemInformation?: boolean;
   /** Shell commands run before node is exec'd in the same process, e.g. joining a cgroup: `echo $$ > DIR/cgroup.procs`. */
   readonly shellBefore?: readonly string[];
+}
+
+export const NOBODY = 65534;
+
+/**
+ * Why the compiled modules cannot be run as `nobody` (uid 65534), or
+ * undefined when they can: a checkout under a private directory is not
+ * readable by other users, and then tests that probe as another user skip.
+ */
+export function unreadableByNobody(): string | undefined {
+  if (process.geteuid?.() !== 0) return 'needs root to run a process as another user';
+  const files = [fileURLToPath(hostModuleUrl('probe.js')), createRequire(import.meta.url).resolve('systeminformation')];
+  for (const file of files) {
+    const check = spawnSync('/bin/sh', ['-c', 'test -r "$0"', file], { uid: NOBODY, gid: NOBODY });
+    if (check.status !== 0) return `${file} is not readable by uid ${NOBODY}, so the probe cannot run as another user here`;
+  }
+  return undefined;
 }
 
 /**
