@@ -2,10 +2,12 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { LintCommandOptions } from './commands/options.js';
 import { describeError } from './commands/errors.js';
+import { readVersion } from './commands/version.js';
 
 /** commander wiring only: flags -> options -> the command runners, which load lazily. */
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('tune-lint')
+    .version(readVersion(), '-V, --version')
     .description('Lint and tune Apache httpd and MySQL/MariaDB configs: diagnosis, host-aware sizing and a patch')
     .argument('[paths...]', 'main config files (apache2.conf, httpd.conf, my.cnf); default: the system configs')
     .addOption(new Option('--format <format>', 'output format').choices(['stylish', 'json', 'sarif', 'diff']).default('stylish'))

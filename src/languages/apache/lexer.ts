@@ -62,6 +62,7 @@ export function splitLogicalLines(text: string): LogicalLine[] {
   const lines: LogicalLine[] = [];
   const length = text.length;
   let position = 0;
+  let nextNul = text.indexOf('\0');
   while (position < length) {
     const start = position;
     let physical = 0;
@@ -73,7 +74,10 @@ export function splitLogicalLines(text: string): LogicalLine[] {
       const newline = text.indexOf('\n', position);
       const lineEnd = newline === -1 ? length : newline;
       const hasCr = newline !== -1 && lineEnd > position && text.charCodeAt(lineEnd - 1) === 13;
-      const contentEnd = hasCr ? lineEnd - 1 : lineEnd;
+      const crEnd = hasCr ? lineEnd - 1 : lineEnd;
+      // httpd reads lines as C strings: a NUL ends the line's text (the bytes after it are dropped).
+      if (nextNul !== -1 && nextNul < position) nextNul = text.indexOf('\0', position);
+      const contentEnd = nextNul !== -1 && nextNul < crEnd ? nextNul : crEnd;
       eol = newline === -1 ? '' : hasCr ? '\r\n' : '\n';
       const continues = newline !== -1 && contentEnd > position && text.charCodeAt(contentEnd - 1) === BACKSLASH;
       const pieceEnd = continues ? contentEnd - 1 : contentEnd;
