@@ -1,3 +1,4 @@
+import { formatBytes } from '../../src/util/units.js';
 import type { AbResult } from './ab.js';
 import type { CgroupCounters } from './cgroup.js';
 import type { ChildMemory, ChildMemorySummary } from './child-memory.js';
@@ -32,6 +33,8 @@ export interface ProofResults {
   version: 1;
   date: string;
   machine: { cpus: number; ramBytes: number; swapBytes: number; kernel: string; apache: string; php: string; ab: string };
+  /** 1-minute load average before the first and after the last run: other work on the host skews the CPU-bound numbers. */
+  loadAverage: { start: number; end: number };
   capBytes: number;
   load: { requests: number; timeLimitSeconds: number; concurrency: number[] };
   perChild: { summary: ChildMemorySummary; children: ChildMemory[]; passedToTuneLint: string; warmup: string };
@@ -88,8 +91,8 @@ export function resultsMarkdown(results: ProofResults): string {
     '# tune-lint proof: latest results',
     '',
     `Run ${results.date} by \`npm run proof\` (bench/proof/run.ts) in ${results.totalSeconds.toFixed(0)} s.`,
-    `Machine: ${m.cpus} vCPU, ${mib(m.ramBytes)} RAM, swap ${m.swapBytes === 0 ? 'none' : mib(m.swapBytes)}, Linux ${m.kernel}; ${m.apache}; PHP ${m.php}; ${m.ab}.`,
-    `Apache ran in a memory cgroup (v1) capped at ${mib(results.capBytes)}, a fresh group per run; ab ran on the same host outside the cap.`,
+    `Machine: ${m.cpus} vCPU, ${formatBytes(m.ramBytes)} RAM, swap ${m.swapBytes === 0 ? 'none' : formatBytes(m.swapBytes)}, Linux ${m.kernel}; ${m.apache}; PHP ${m.php}; ${m.ab}.`,
+    `Apache ran in a memory cgroup (v1) capped at ${mib(results.capBytes)}, a fresh group per run; ab ran on the same host outside the cap. Load average (1 min) ${results.loadAverage.start.toFixed(1)} before the first run, ${results.loadAverage.end.toFixed(1)} after the last.`,
     `Load: \`ab -r -s 30 -t ${results.load.timeLimitSeconds} -n ${results.load.requests} -c C\` on a PHP page holding about 20 MB for about 35 ms of CPU and printing 28,000 bytes.`,
     '',
     resultsTable(results),

@@ -31,7 +31,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAGE_SOURCE = path.join(REPO_ROOT, 'bench', 'proof', 'page.php');
 const PHP_MODULE = '/usr/lib/apache2/modules/libphp8.2.so';
 const MIB = 1024 * 1024;
-const WARMUP: AbLoad = { concurrency: 8, requests: 240, timeLimitSeconds: 60 };
+const WARMUP: AbLoad = { concurrency: 8, requests: 600, timeLimitSeconds: 60 };
 const CGROUP_PREFIX = `tune-lint-proof-${process.pid}`;
 
 const USAGE = `Usage: node dist/bench/proof/run.js [options]   (as root; npm run proof builds first)
@@ -218,7 +218,7 @@ async function machineFacts(): Promise<ProofResults['machine']> {
     kernel: os.release(),
     apache: (await firstLine(APACHE, ['-v'])).replace(/^Server version:\s*/, ''),
     php: await firstLine('php', ['-r', 'echo PHP_VERSION;']),
-    ab: (await firstLine(AB, ['-V'])).replace(/,.*$/, '').replace(/ <\$Revision.*$/, ''),
+    ab: `ApacheBench ${/Version (\S+)/.exec(await firstLine(AB, ['-V']))?.[1] ?? 'unknown'}`,
   };
 }
 
@@ -264,7 +264,6 @@ async function main(): Promise<number> {
   keepTree = values['keep-tree'];
   preflight();
 
-  const resultsDir = handSized !== undefined ? fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-dev-results-')) : path.resolve(values.results ?? path.join(REPO_ROOT, 'bench', 'proof', 'results'));
   tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-'));
   fs.chmodSync(tempDir, 0o755);
   const port = await freeLoopbackPort();
@@ -294,6 +293,7 @@ async function main(): Promise<number> {
   const stock = describe('stock', 'stock Debian', stockTree);
   const tuned = describe('tuned', handSized === undefined ? 'after tune-lint' : 'hand-sized (dev only)', tunedTree);
 
+  const loadAtStart = os.loadavg()[0] ?? 0;
   const runs: RunRecord[] = [];
   for (const concurrency of levels) {
     for (const [config, tree] of [['stock', stockTree], ['tuned', tunedTree]] as const) {
@@ -311,6 +311,7 @@ async function main(): Promise<number> {
     version: 1,
     date: new Date().toISOString().slice(0, 10),
     machine: await machineFacts(),
+    loadAverage: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
     capBytes,
     load: { requests, timeLimitSeconds, concurrency: levels },
     perChild: { summary, children: measured.children, passedToTuneLint: perChild, warmup: measured.warmup },
@@ -319,6 +320,10 @@ async function main(): Promise<number> {
     runs,
     totalSeconds: (Date.now() - started) / 1000,
   };
+  const resultsDir =
+    handSized !== undefined
+      ? fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-dev-results-'))
+      : path.resolve(values.results ?? path.join(REPO_ROOT, 'bench', 'proof', 'results'));
   fs.mkdirSync(resultsDir, { recursive: true });
   fs.writeFileSync(path.join(resultsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   fs.writeFileSync(path.join(resultsDir, 'results.md'), resultsMarkdown(results));
