@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { HostFactsError, resolveHostFacts, withSlowNotice } from '../src/host/resolve.js';
+import { HostFactsError, ProbeCache, resolveHostFacts, withSlowNotice } from '../src/host/resolve.js';
 import { locatePlain } from '../src/host/values.js';
 import { configHostSection, hostFixture } from './helpers/host-fixtures.js';
 
@@ -54,6 +54,19 @@ describe('resolveHostFacts: precedence', () => {
     const facts = await resolveHostFacts({ profilePath: hostFixture('profiles/web01.yaml'), probe: true });
     assert.equal(facts.notes, undefined);
     assert.ok(Object.values(sourceOf(facts)).every((source) => source.startsWith('profile ')));
+  });
+
+  test('host units of one run share one probe, each under its own config', async () => {
+    const probeCache = new ProbeCache();
+    const web = await resolveHostFacts({ config: await configHostSection('host: { ram: 2G }\n', '.tune-lint.yaml'), probe: true, probeCache });
+    const db = await resolveHostFacts({ config: await configHostSection('host: { ram: 16G, cpus: 8 }\n', '.tune-lint.yaml'), probe: true, probeCache });
+    const plain = await resolveHostFacts({ probe: true, probeCache });
+    assert.equal(web.ram?.value, 2 * GIB);
+    assert.equal(db.ram?.value, 16 * GIB);
+    assert.equal(db.cpus?.value, 8);
+    assert.match(web.cpus?.source ?? '', /^probe \(/);
+    assert.match(plain.ram?.source ?? '', /^probe \(/);
+    assert.ok(web.mounts !== undefined && web.mounts === db.mounts && db.mounts === plain.mounts, 'the same probe result, not three probes');
   });
 
   test('bad input anywhere is a HostFactsError, before any probing', async () => {

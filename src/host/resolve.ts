@@ -23,6 +23,22 @@ export interface HostSources {
   readonly probe: boolean;
   /** Starts a spinner and returns its stop function; called only when probing takes longer than SLOW_PROBE_MS. */
   readonly onSlowProbe?: () => () => void;
+  /** Shares one probe among the calls of a run (one per host unit of .tune-lint.yaml overrides). */
+  readonly probeCache?: ProbeCache;
+}
+
+/**
+ * One probe per run: every host unit that needs this machine's facts gets the
+ * same probe result, merged under its own flags, files and config, so the
+ * facts of one unit never leak into another.
+ */
+export class ProbeCache {
+  private probed: Promise<HostFacts> | undefined;
+
+  facts(onSlowProbe?: () => () => void): Promise<HostFacts> {
+    this.probed ??= withSlowNotice(() => probeHost(), onSlowProbe);
+    return this.probed;
+  }
 }
 
 /** A probe usually takes 60-100 ms (half of it loading systeminformation); a spinner for less would only flicker. */
@@ -51,7 +67,8 @@ export async function resolveHostFacts(sources: HostSources): Promise<HostFacts>
   if (sources.profilePath !== undefined || sources.factsPath !== undefined) {
     return mergeHostFacts([merged, { notes: [`this machine was not probed: ${otherMachine} describes the host the config is for`] }]);
   }
-  return mergeHostFacts([merged, await withSlowNotice(() => probeHost(), sources.onSlowProbe)]);
+  const probeCache = sources.probeCache ?? new ProbeCache();
+  return mergeHostFacts([merged, await probeCache.facts(sources.onSlowProbe)]);
 }
 
 /** Each fact from the first layer that has it; notes from every layer. */
