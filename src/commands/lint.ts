@@ -11,8 +11,7 @@ import type { Rule, SeveritySetting } from '../engine/types.js';
 import { writeFixes } from '../engine/write.js';
 import { loadFormatter } from '../formatters/index.js';
 import type { UnitOutcome } from '../formatters/types.js';
-import type { HostFacts } from '../host/facts.js';
-import { resolveHostFacts } from '../host/resolve.js';
+import { ProbeCache, resolveHostFacts } from '../host/resolve.js';
 import { lint, type LintResult } from '../lint.js';
 import { compileGlob } from '../util/glob.js';
 import { parseFriendlySize } from '../util/units.js';
@@ -43,25 +42,24 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const units = groupByHost(given, config, cwd);
   const version = readVersion();
   const outcomes: UnitOutcome[] = [];
-  let probed: HostFacts | undefined;
+  const probeCache = new ProbeCache();
   for (const unit of units) {
     const host = await resolveHostFacts({
       flags: { ram: options.hostRam, cpus: options.hostCpus, perChild: options.perChild },
       ...(options.profile === undefined ? {} : { profilePath: options.profile }),
       ...(options.facts === undefined ? {} : { factsPath: options.facts }),
       ...(unit.host === undefined ? {} : { config: unit.host }),
-      probe: options.probe && probed === undefined,
+      probe: options.probe,
+      probeCache,
       ...(spinnerWanted(options) ? { onSlowProbe: startSpinner } : {}),
     });
-    probed ??= options.probe ? host : undefined;
-    const merged = probed === undefined || probed === host ? host : withProbe(host, probed);
     const result = await lint({
       paths: unit.paths,
       cwd,
       ...(options.sysroot === undefined ? {} : { sysroot: options.sysroot }),
       ...(options.lang === undefined ? {} : { language: options.lang }),
       targets: { ...targets, ...unit.targets },
-      host: merged,
+      host,
       budget: { ...config.budget, ...unit.budget },
       rules: selectRules(builtinRules, config.preset, config.rules, (file) => overrideRules(config, file, cwd), cliRules),
       fixType: options.fixType,
@@ -184,11 +182,6 @@ function discoverSystemConfigs(sysroot: string | undefined, cwd: string): string
     throw new ConfigError(`no config given and none found at ${SYSTEM_CONFIGS.join(', ')}${sysroot === undefined ? '' : ` under ${sysroot}`}; pass the paths to lint`);
   }
   return found;
-}
-
-/** Facts of this machine from the probe fill what a host's own sources left open, except for hosts described by a file. */
-function withProbe(host: HostFacts, probed: HostFacts): HostFacts {
-  return { ...probed, ...host };
 }
 
 function printableConfig(config: ResolvedConfig, file: string, cwd: string, targets: Targets, cliRules: ReadonlyMap<string, UserRuleSetting>): object {
