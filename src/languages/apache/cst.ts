@@ -35,8 +35,10 @@ export interface SectionNode {
   readonly nameLower: string;
   readonly nameRange: Range;
   readonly args: readonly ApacheArg[];
-  /** Text between the name and the final `>`, trimmed. */
+  /** Text between the name and the last `>`, trimmed. */
   readonly argsText: string;
+  /** Text after the last `>` on the open line, which httpd drops silently (normally empty). */
+  readonly afterClose: string;
   readonly open: LogicalLine;
   readonly children: readonly ApacheNode[];
   readonly close: CloseTag | undefined;

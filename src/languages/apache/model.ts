@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { ConfigFileSystem, FileAccessError } from '../../engine/files.js';
 import type { ConfigProblem } from '../../engine/problems.js';
-import type { SourceFile } from '../../engine/source-file.js';
+import { SourceFile } from '../../engine/source-file.js';
 import { compareVersions, versionAtLeast } from '../../engine/targets.js';
 import type { Located, Range, Severity } from '../../engine/types.js';
 import type { ApacheNode, DirectiveNode, SectionNode } from './cst.js';
@@ -28,6 +28,8 @@ export interface ApacheSectionUse extends Located {
   readonly name: string;
   /** Arguments after `${VAR}` expansion. */
   readonly args: readonly string[];
+  /** The argument text after expansion, without the closing `>`. */
+  readonly argsText: string;
   readonly parent: ApacheSectionUse | undefined;
   readonly conditional: boolean;
   readonly order: number;
@@ -87,6 +89,8 @@ export interface ApacheLoadOptions {
   /** Environment for `${VAR}`; Debian's envvars file is read on top when present. */
   readonly env?: Readonly<Record<string, string>>;
   readonly staticModules?: readonly string[];
+  /** Directives read before the main file, as httpd's `-C` gives them. */
+  readonly before?: readonly string[];
 }
 
 const DEFINE_IN_VALUE = /\$\{([^}]*)\}/g;
@@ -184,8 +188,12 @@ export class ApacheConfig {
     return dumpApacheConfig(this);
   }
 
-  /** Reads the main file and everything it includes. */
-  load(hostPath: string): void {
+  /** Reads the main file and everything it includes, after any `-C` directives. */
+  load(hostPath: string, before: readonly string[] = []): void {
+    if (before.length > 0) {
+      const commandLine = new SourceFile('-C', '-C', `${before.join('\n')}\n`);
+      this.walk(parseApache(commandLine.text).nodes, commandLine, undefined, 0);
+    }
     const source = this.fs.read(hostPath);
     this.root = source;
     this.readFile(source, 0, undefined, undefined);
@@ -216,7 +224,7 @@ export class ApacheConfig {
     const args = splitWords(expanded.text).map((word) => word.value);
     const name = node.nameLower;
     const conditional = CONDITIONAL_SECTIONS.has(name);
-    const use: ApacheSectionUse = { node, file, range: node.open.content, name, args, parent, conditional, order: this.order++ };
+    const use: ApacheSectionUse = { node, file, range: node.open.content, name, args, argsText: expanded.text, parent, conditional, order: this.order++ };
     if (conditional) {
       const evaluation = this.evaluate(use);
       this.conditionals.push(evaluation);
@@ -529,6 +537,6 @@ export function sectionLabel(node: SectionNode): string {
 export function loadApache(hostPath: string, options: ApacheLoadOptions): ApacheConfig {
   const absolute = path.resolve(options.fs.cwd, hostPath);
   const config = new ApacheConfig(options, options.fs.serverPath(absolute));
-  config.load(absolute);
+  config.load(absolute, options.before);
   return config;
 }

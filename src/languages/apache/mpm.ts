@@ -27,7 +27,11 @@ export interface MpmAdjustment {
   readonly directive: MpmDirective;
   readonly from: number;
   readonly to: number;
-  /** httpd's own startup warning. */
+  /** httpd's AH number when it prints a startup warning; undefined for the silent run-time adjustments. */
+  readonly code: string | undefined;
+  /** httpd's own warning text (or a description of the silent adjustment). */
+  readonly text: string;
+  /** `code: text`, as httpd logs it. */
   readonly message: string;
 }
 
@@ -116,6 +120,12 @@ export function atoi(text: string | undefined): number {
   return Math.max(-2147483648, Math.min(2147483647, value));
 }
 
+/** AH numbers of the worker/event startup checks, in the order of THREADED check_config. */
+const THREADED_CODES: Record<'worker' | 'event', readonly string[]> = {
+  worker: ['AH00300', 'AH00302', 'AH00305', 'AH00307', 'AH00310', 'AH00312', 'AH00314', 'AH00316', 'AH00318', 'AH00320', 'AH00322'],
+  event: ['AH00497', 'AH00499', 'AH00502', 'AH00504', 'AH00507', 'AH00509', 'AH00511', 'AH00513', 'AH00515', 'AH00517', 'AH00519'],
+};
+
 const MAX_SERVER_LIMIT: Record<MpmName, number> = { prefork: 200000, worker: 20000, event: 20000 };
 const MAX_THREAD_LIMIT: Record<MpmName, number> = { prefork: 1, worker: 20000, event: 100000 };
 
@@ -139,8 +149,9 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
   for (const directive of Object.keys(defaults) as MpmDirective[]) raw[directive] = configured(directive) ?? defaults[directive];
   const adjustments: MpmAdjustment[] = [];
   const value = { ...raw };
-  const adjust = (directive: MpmDirective, to: number, message: string): void => {
-    adjustments.push({ directive, from: value[directive], to, message });
+  /** `code` is httpd's AH number for warnings it prints at startup; undefined for silent run-time adjustments. */
+  const adjust = (directive: MpmDirective, to: number, code: string | undefined, text: string): void => {
+    adjustments.push({ directive, from: value[directive], to, code, text, message: code === undefined ? text : `${code}: ${text}` });
     value[directive] = to;
   };
 
@@ -149,52 +160,58 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
     value.ServerLimit = Math.min(value.ServerLimit, MAX_SERVER_LIMIT[mpm]);
     const limit = mpm === 'prefork' ? serverLimitAtLine : serverLimitAtLine * value.ThreadsPerChild;
     if (value.MaxRequestWorkers > limit) {
-      adjust('MaxRequestWorkers', limit, `WARNING: MaxClients of ${value.MaxRequestWorkers} exceeds ServerLimit value of ${serverLimitAtLine} servers, lowering MaxClients to ${limit}`);
+      adjust('MaxRequestWorkers', limit, undefined, `WARNING: MaxClients of ${value.MaxRequestWorkers} exceeds ServerLimit value of ${serverLimitAtLine} servers, lowering MaxClients to ${limit}.  To increase, please see the ServerLimit directive.`);
     }
   } else if (mpm === 'prefork') {
     if (value.ServerLimit > MAX_SERVER_LIMIT.prefork) {
-      adjust('ServerLimit', MAX_SERVER_LIMIT.prefork, `AH00175: WARNING: ServerLimit of ${value.ServerLimit} exceeds compile-time limit of 200000 servers, decreasing to 200000.`);
+      adjust('ServerLimit', MAX_SERVER_LIMIT.prefork, 'AH00175', `WARNING: ServerLimit of ${value.ServerLimit} exceeds compile-time limit of 200000 servers, decreasing to 200000.`);
     } else if (value.ServerLimit < 1) {
-      adjust('ServerLimit', 1, `AH00177: WARNING: ServerLimit of ${value.ServerLimit} not allowed, increasing to 1.`);
+      adjust('ServerLimit', 1, 'AH00177', `WARNING: ServerLimit of ${value.ServerLimit} not allowed, increasing to 1.`);
     }
     if (value.MaxRequestWorkers > value.ServerLimit) {
       adjust(
         'MaxRequestWorkers',
         value.ServerLimit,
-        `AH00180: WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} exceeds ServerLimit value of ${value.ServerLimit} servers, decreasing MaxRequestWorkers to ${value.ServerLimit}.`,
+        'AH00180',
+        `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} exceeds ServerLimit value of ${value.ServerLimit} servers, decreasing MaxRequestWorkers to ${value.ServerLimit}. To increase, please see the ServerLimit directive.`,
       );
-    } else if (value.MaxRequestWorkers < 1) {
-      adjust('MaxRequestWorkers', 1, `AH00182: WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} not allowed, increasing to 1.`);
     }
-    if (value.StartServers < 1) adjust('StartServers', 1, `AH00184: WARNING: StartServers of ${value.StartServers} not allowed, increasing to 1.`);
+    if (value.MaxRequestWorkers < 1) adjust('MaxRequestWorkers', 1, 'AH00182', `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} not allowed, increasing to 1.`);
+    if (value.StartServers < 1) adjust('StartServers', 1, 'AH00184', `WARNING: StartServers of ${value.StartServers} not allowed, increasing to 1.`);
     if (value.MinSpareServers < 1) {
-      adjust('MinSpareServers', 1, `AH00186: WARNING: MinSpareServers of ${value.MinSpareServers} not allowed, increasing to 1 to avoid almost certain server failure.`);
+      adjust('MinSpareServers', 1, 'AH00186', `WARNING: MinSpareServers of ${value.MinSpareServers} not allowed, increasing to 1 to avoid almost certain server failure. Please read the documentation.`);
     }
     if (value.MaxSpareServers < value.MinSpareServers + 1) {
-      adjust('MaxSpareServers', value.MinSpareServers + 1, `MaxSpareServers of ${value.MaxSpareServers} is raised at run time to MinSpareServers + 1 = ${value.MinSpareServers + 1} (no warning)`);
+      adjust('MaxSpareServers', value.MinSpareServers + 1, undefined, `MaxSpareServers of ${value.MaxSpareServers} is raised at run time to MinSpareServers + 1 = ${value.MinSpareServers + 1}`);
     }
   } else {
-    const code = mpm === 'event' ? { sl: 'AH00497', tl: 'AH00502', tpc: 'AH00507', min: 'AH00511', mult: 'AH00513', procs: 'AH00515' } : { sl: 'AH00300', tl: 'AH00305', tpc: 'AH00310', min: 'AH00314', mult: 'AH00316', procs: 'AH00318' };
+    const codes = THREADED_CODES[mpm];
     if (value.ServerLimit > MAX_SERVER_LIMIT[mpm]) {
-      adjust('ServerLimit', MAX_SERVER_LIMIT[mpm], `${code.sl}: WARNING: ServerLimit of ${value.ServerLimit} exceeds compile-time limit of ${MAX_SERVER_LIMIT[mpm]} servers, decreasing to ${MAX_SERVER_LIMIT[mpm]}.`);
+      adjust('ServerLimit', MAX_SERVER_LIMIT[mpm], codes[0], `WARNING: ServerLimit of ${value.ServerLimit} exceeds compile-time limit of ${MAX_SERVER_LIMIT[mpm]} servers, decreasing to ${MAX_SERVER_LIMIT[mpm]}.`);
     } else if (value.ServerLimit < 1) {
-      adjust('ServerLimit', 1, `WARNING: ServerLimit of ${value.ServerLimit} not allowed, increasing to 1.`);
+      adjust('ServerLimit', 1, codes[1], `WARNING: ServerLimit of ${value.ServerLimit} not allowed, increasing to 1.`);
     }
     if (value.ThreadLimit > MAX_THREAD_LIMIT[mpm]) {
-      adjust('ThreadLimit', MAX_THREAD_LIMIT[mpm], `${code.tl}: WARNING: ThreadLimit of ${value.ThreadLimit} exceeds compile-time limit of ${MAX_THREAD_LIMIT[mpm]} threads, decreasing to ${MAX_THREAD_LIMIT[mpm]}.`);
+      adjust('ThreadLimit', MAX_THREAD_LIMIT[mpm], codes[2], `WARNING: ThreadLimit of ${value.ThreadLimit} exceeds compile-time limit of ${MAX_THREAD_LIMIT[mpm]} threads, decreasing to ${MAX_THREAD_LIMIT[mpm]}.`);
     } else if (value.ThreadLimit < 1) {
-      adjust('ThreadLimit', 1, `WARNING: ThreadLimit of ${value.ThreadLimit} not allowed, increasing to 1.`);
+      adjust('ThreadLimit', 1, codes[3], `WARNING: ThreadLimit of ${value.ThreadLimit} not allowed, increasing to 1.`);
     }
     if (value.ThreadsPerChild > value.ThreadLimit) {
-      adjust('ThreadsPerChild', value.ThreadLimit, `${code.tpc}: WARNING: ThreadsPerChild of ${value.ThreadsPerChild} exceeds ThreadLimit of ${value.ThreadLimit} threads, decreasing to ${value.ThreadLimit}.`);
+      adjust(
+        'ThreadsPerChild',
+        value.ThreadLimit,
+        codes[4],
+        `WARNING: ThreadsPerChild of ${value.ThreadsPerChild} exceeds ThreadLimit of ${value.ThreadLimit} threads, decreasing to ${value.ThreadLimit}. To increase, please see the ThreadLimit directive.`,
+      );
     } else if (value.ThreadsPerChild < 1) {
-      adjust('ThreadsPerChild', 1, `WARNING: ThreadsPerChild of ${value.ThreadsPerChild} not allowed, increasing to 1.`);
+      adjust('ThreadsPerChild', 1, codes[5], `WARNING: ThreadsPerChild of ${value.ThreadsPerChild} not allowed, increasing to 1.`);
     }
     if (value.MaxRequestWorkers < value.ThreadsPerChild) {
       adjust(
         'MaxRequestWorkers',
         value.ThreadsPerChild,
-        `${code.min}: WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} is less than ThreadsPerChild of ${value.ThreadsPerChild}, increasing to ${value.ThreadsPerChild}.`,
+        codes[6],
+        `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} is less than ThreadsPerChild of ${value.ThreadsPerChild}, increasing to ${value.ThreadsPerChild}. MaxRequestWorkers must be at least as large as the number of threads in a single server.`,
       );
     }
     const processes = Math.floor(value.MaxRequestWorkers / value.ThreadsPerChild);
@@ -203,7 +220,8 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
       adjust(
         'MaxRequestWorkers',
         rounded,
-        `${code.mult}: WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} is not an integer multiple of ThreadsPerChild of ${value.ThreadsPerChild}, decreasing to nearest multiple ${rounded}, for a maximum of ${processes} servers.`,
+        codes[7],
+        `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} is not an integer multiple of ThreadsPerChild of ${value.ThreadsPerChild}, decreasing to nearest multiple ${rounded}, for a maximum of ${processes} servers.`,
       );
     }
     if (processes > value.ServerLimit) {
@@ -211,16 +229,20 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
       adjust(
         'MaxRequestWorkers',
         capped,
-        `${code.procs}: WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} would require ${processes} servers and would exceed ServerLimit of ${value.ServerLimit}, decreasing to ${capped}.`,
+        codes[8],
+        `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} would require ${processes} servers and would exceed ServerLimit of ${value.ServerLimit}, decreasing to ${capped}. To increase, please see the ServerLimit directive.`,
       );
     }
-    if (value.StartServers < 1) adjust('StartServers', 1, `WARNING: StartServers of ${value.StartServers} not allowed, increasing to 1.`);
-    if (value.MinSpareThreads < 1) adjust('MinSpareThreads', 1, `WARNING: MinSpareThreads of ${value.MinSpareThreads} not allowed, increasing to 1 to avoid almost certain server failure.`);
+    if (value.StartServers < 1) adjust('StartServers', 1, codes[9], `WARNING: StartServers of ${value.StartServers} not allowed, increasing to 1.`);
+    if (value.MinSpareThreads < 1) {
+      adjust('MinSpareThreads', 1, codes[10], `WARNING: MinSpareThreads of ${value.MinSpareThreads} not allowed, increasing to 1 to avoid almost certain server failure. Please read the documentation.`);
+    }
     if (value.MaxSpareThreads < value.MinSpareThreads + value.ThreadsPerChild) {
       adjust(
         'MaxSpareThreads',
         value.MinSpareThreads + value.ThreadsPerChild,
-        `MaxSpareThreads of ${value.MaxSpareThreads} is raised at run time to MinSpareThreads + ThreadsPerChild = ${value.MinSpareThreads + value.ThreadsPerChild} (no warning)`,
+        undefined,
+        `MaxSpareThreads of ${value.MaxSpareThreads} is raised at run time to MinSpareThreads + ThreadsPerChild = ${value.MinSpareThreads + value.ThreadsPerChild}`,
       );
     }
   }

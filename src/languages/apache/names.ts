@@ -67,6 +67,7 @@ export function isPhpModule(identifier: string): boolean {
  */
 export const EXEC_ON_READ_DIRECTIVES: ReadonlySet<string> = new Set([
   'serverroot',
+  'defaultruntimedir',
   'define',
   'undefine',
   'include',

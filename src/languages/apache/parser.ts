@@ -27,6 +27,7 @@ interface OpenSection {
   readonly nameRange: Range;
   readonly args: readonly ApacheArg[];
   readonly argsText: string;
+  readonly afterClose: string;
   readonly children: ApacheNode[];
 }
 
@@ -58,6 +59,11 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
     const first = words[0] as Word;
     const firstText = line.text.slice(first.start, first.end);
     if (firstText.startsWith('</')) {
+      // httpd wants exactly `</Name>`: a close tag with more text (`</Directory >`) is an error, but closes.
+      if (!firstText.endsWith('>') || words.length > 1) {
+        const name = firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2);
+        problems.push({ message: `</${name}> directive missing closing '>'`, range: line.content });
+      }
       closeSection(line, firstText, stack, root, problems);
       continue;
     }
@@ -100,19 +106,19 @@ function directive(line: LogicalLine, first: Word, words: readonly Word[]): Dire
 
 function openSection(line: LogicalLine, firstText: string, first: Word, problems: ParseProblem[]): OpenSection {
   const bareName = firstText.endsWith('>') ? firstText.slice(1, -1) : firstText.slice(1);
-  let argsText = line.text.slice(first.end).trim();
-  const closed = firstText.endsWith('>') ? argsText === '' : argsText.endsWith('>');
-  if (!closed) {
-    problems.push({ message: `<${bareName}> directive missing closing '>'`, range: line.content });
-  } else if (argsText.endsWith('>')) {
-    argsText = argsText.slice(0, -1).trimEnd();
-  }
+  const rest = line.text.slice(first.end).trim();
+  // httpd cuts the arguments at the last `>` and drops whatever follows it.
+  const lastGt = rest.lastIndexOf('>');
+  const closed = firstText.endsWith('>') ? rest === '' : lastGt !== -1;
+  if (!closed) problems.push({ message: `<${bareName}> directive missing closing '>'`, range: line.content });
+  const argsText = lastGt === -1 ? rest : rest.slice(0, lastGt).trimEnd();
+  const afterClose = lastGt === -1 ? '' : rest.slice(lastGt + 1);
   const argsOffset = argsText === '' ? first.end : line.text.indexOf(argsText, first.end);
   const args = splitWords(argsText).map((word) =>
     toArg(line, { ...word, start: word.start + argsOffset, end: word.end + argsOffset }),
   );
   const nameEnd = first.start + 1 + bareName.length;
-  return { line, name: bareName, nameRange: sourceRange(line, first.start + 1, nameEnd), args, argsText, children: [] };
+  return { line, name: bareName, nameRange: sourceRange(line, first.start + 1, nameEnd), args, argsText, afterClose, children: [] };
 }
 
 function closeSection(line: LogicalLine, firstText: string, stack: OpenSection[], root: ApacheNode[], problems: ParseProblem[]): void {
@@ -166,6 +172,7 @@ function finishSection(open: OpenSection, close: CloseTag | undefined): SectionN
     nameRange: open.nameRange,
     args: open.args,
     argsText: open.argsText,
+    afterClose: open.afterClose,
     open: open.line,
     children: open.children,
     close,
