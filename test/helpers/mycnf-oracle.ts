@@ -20,12 +20,7 @@ export function ourArguments(config: MycnfConfig, groups?: readonly string[]): s
     groups === undefined
       ? [...config.uses]
       : [...config.uses, ...config.otherOptions].filter((use) => new Set(groups.map(groupKey)).has(groupKey(use.group))).sort((a, b) => a.order - b.order);
-  return uses
-    .map((use) => {
-      const encode = (text: string): string => Buffer.from(text, use.file.encoding).toString('latin1');
-      return `--${encode(use.line.rawName)}${use.line.hasEquals ? `=${encode(use.value ?? '')}` : ''}\n`;
-    })
-    .join('');
+  return uses.map((use) => `${Buffer.from(use.line.argument).toString('latin1')}\n`).join('');
 }
 
 /** The variables table of `mariadbd --defaults-file=FILE --help --verbose` (never starts a server), names with `_`. */

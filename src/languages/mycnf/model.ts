@@ -345,7 +345,7 @@ class MycnfModel implements MycnfConfig {
     const real = this.realPath(target);
     const index = this.stack.indexOf(real);
     // Report where the cycle first closes; the deeper rounds the server reads are the same cycle again.
-    if (index === -1 || this.stack.indexOf(real, index + 1) !== -1) return;
+    if (index === -1 || new Set(this.stack).size !== this.stack.length) return;
     const chain = [...this.stack.slice(index), real].map((entry) => this.fs.display(entry)).join(' -> ');
     this.problem(
       'TL0006',
@@ -395,6 +395,17 @@ class MycnfModel implements MycnfConfig {
     if (line.nulAt !== undefined && line.kind !== 'comment') {
       const column = source.position(line.nulAt).column;
       this.problem('TL0001', 'error', `NUL byte at column ${column}; the server ignores the rest of the line after it`, source, [line.nulAt, line.nulAt + 1]);
+    }
+    if (line.kind === 'option' && line.splitsCharacter) {
+      const written = source.slice(line.contentRange);
+      const last = [...written].pop() ?? '';
+      this.problem(
+        'TL0001',
+        'error',
+        `"${written}" ends with "${last}", whose last UTF-8 byte 0xA0 the server takes for a blank and strips, leaving a broken character; expected the value in quotes`,
+        source,
+        line.contentRange,
+      );
     }
     if ((line.kind === 'include' || line.kind === 'includedir') && line.eol === '' && !line.cutAtReadLimit && line.path !== '') {
       const written = source.slice([line.pathRange[0], line.range[1]]).replace(/[\t\n\v\f\r \xA0]+$/, '');

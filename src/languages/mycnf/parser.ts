@@ -52,6 +52,13 @@ export interface MycnfOptionLine extends LineBase {
   readonly commentRange: Range | undefined;
   /** Name through value: what a diagnostic should underline. */
   readonly contentRange: Range;
+  /** The exact bytes of the argument the reader hands the server (`--name` or `--name=value`), as my_print_defaults prints it. */
+  readonly argument: Uint8Array;
+  /**
+   * The reader trimmed a blank byte off the end of the name or value that was the last byte of a
+   * multi-byte UTF-8 character (0xA0 counts as a blank: `à` is C3 A0), leaving a broken character.
+   */
+  readonly splitsCharacter: boolean;
 }
 
 export interface MycnfIncludeLine extends LineBase {
@@ -200,6 +207,8 @@ interface ReadView {
   range(from: number, to: number): Range;
   decode(from: number, to: number): string;
   decodeText(bytes: string): string;
+  /** True when a UTF-8 character continues past this byte offset, so cutting there breaks it. */
+  cutsCharacter(offset: number): boolean;
 }
 
 function interpretRead(read: Read, number: number, encoding: TextEncoding): MycnfLine {
@@ -219,9 +228,15 @@ function interpretRead(read: Read, number: number, encoding: TextEncoding): Mycn
       continuesCutLine: read.continuesCutLine,
       nulAt: nul === -1 ? undefined : at(nul),
     },
-    range: (from, to) => [at(from), at(to)],
+    // An end inside a multi-byte character extends to the end of that character.
+    range: (from, to) => {
+      let end = to;
+      while (read.charAt !== undefined && end < s.length && (s.charCodeAt(end) & 0xc0) === 0x80) end++;
+      return [at(from), at(end)];
+    },
     decode: (from, to) => decodeBytes(s.slice(from, to), encoding),
     decodeText: (bytes) => decodeBytes(bytes, encoding),
+    cutsCharacter: (offset) => encoding === 'utf8' && offset < s.length && (s.charCodeAt(offset) & 0xc0) === 0x80,
   };
   const { end, base } = view;
   let i = 0;
@@ -288,6 +303,8 @@ function interpretOption(view: ReadView, start: number): MycnfOptionLine {
       quote: undefined,
       commentRange,
       contentRange: nameRange,
+      argument: Buffer.from(`--${s.slice(start, nameEnd)}`, 'latin1'),
+      splitsCharacter: view.cutsCharacter(nameEnd),
     };
   }
   let nameEnd = equals;
@@ -309,17 +326,21 @@ function interpretOption(view: ReadView, start: number): MycnfOptionLine {
     valueStart++;
     valueEnd--;
   }
+  const valueBytes = unescape(s, valueStart, valueEnd);
+  const nameBytes = sane ? s.slice(start, nameEnd) : s.slice(start, commentAt);
   return {
     ...base,
     kind: 'option',
-    rawName: sane ? view.decode(start, nameEnd) : view.decode(start, commentAt),
+    rawName: view.decodeText(nameBytes),
     nameRange: sane ? view.range(start, nameEnd) : view.range(start, start),
     hasEquals: true,
-    value: view.decodeText(unescape(s, valueStart, valueEnd)),
+    value: view.decodeText(valueBytes),
     valueRange: view.range(rawStart, rawEnd),
     quote,
     commentRange,
     contentRange: view.range(start, Math.max(rawEnd, equals + 1)),
+    argument: Buffer.from(`--${nameBytes}=${valueBytes}`, 'latin1'),
+    splitsCharacter: (sane && view.cutsCharacter(nameEnd)) || view.cutsCharacter(rawEnd),
   };
 }
 
@@ -358,7 +379,10 @@ function unescape(s: string, from: number, to: number): string {
   return out;
 }
 
-/** Turns reader bytes back into text: bytes of a UTF-8 file are decoded as UTF-8, latin1 files map byte to char. */
+/**
+ * Turns reader bytes back into text: bytes of a UTF-8 file are decoded as UTF-8 (a character the
+ * reader cut shows as U+FFFD; `argument` keeps the bytes), latin1 files map byte to char.
+ */
 function decodeBytes(bytes: string, encoding: TextEncoding): string {
   if (encoding === 'latin1' || !NON_ASCII.test(bytes)) return bytes;
   return Buffer.from(bytes, 'latin1').toString('utf8');
