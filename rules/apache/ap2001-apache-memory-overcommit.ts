@@ -22,10 +22,7 @@ export default defineRule({
         'the Apache budget of {{budget}} ({{budgetReason}}) holds no {{mpm}} process of {{perChild}} ({{perChildSource}}); run PHP under php-fpm with the event MPM, or give Apache more memory',
     },
   },
-  defaultOptions: {
-    /** Over budget by more than this share is an error; up to it, a note. */
-    tolerance: 0.1,
-  },
+  defaultOptions: {},
   create(ctx) {
     return {
       end() {
@@ -49,13 +46,13 @@ export default defineRule({
           budgetReason: ctx.sizing.apacheBudgetReason,
           perChildSource: perChildSource(sizing.perChild),
         };
-        const processesThatFit = Math.floor(budget / perChild.median);
-        if (sizing.peak > budget * (1 + ctx.options.tolerance)) {
+        const processesThatFit = sizing.processesThatFit ?? 0;
+        if (sizing.overcommitted) {
           if (processesThatFit < 1) {
             ctx.report({ at, messageId: 'cannotFit', data: { ...common, mpm: sizing.mpm } });
             return;
           }
-          const suggested = processesThatFit * sizing.threadsPerChild;
+          const suggested = sizing.plannedMaxRequestWorkers;
           const plan = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
           const where = plan === null || mpm.values.MaxRequestWorkers.use !== undefined ? '' : `; MaxRequestWorkers ${suggested} to be added at ${plan.where}`;
           ctx.report({
@@ -66,7 +63,7 @@ export default defineRule({
           });
           return;
         }
-        if (sizing.peak > budget || sizing.peakAtMax > budget * (1 + ctx.options.tolerance)) {
+        if (sizing.peak > budget || sizing.peakAtMax > budget * (1 + ctx.sizing.budget.overcommitTolerance)) {
           ctx.report({
             at,
             messageId: 'nearBudget',

@@ -36,6 +36,7 @@ const BUDGET_KEYS: Record<keyof Budget, 'share' | 'size' | 'count'> = {
   osReserveMax: 'size',
   mysqlMaxShare: 'share',
   adminConnections: 'count',
+  overcommitTolerance: 'share',
 };
 
 /**

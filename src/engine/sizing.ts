@@ -21,6 +21,8 @@ export interface Budget {
   readonly mysqlMaxShare: number;
   /** Connections kept free for cron, CLI and admin on top of the web tier's. */
   readonly adminConnections: number;
+  /** Over the Apache budget by up to this share is a note; beyond it, an error with a fix. */
+  readonly overcommitTolerance: number;
 }
 
 export const DEFAULT_BUDGET: Budget = {
@@ -30,6 +32,7 @@ export const DEFAULT_BUDGET: Budget = {
   osReserveMax: 1 * GIB,
   mysqlMaxShare: 0.85,
   adminConnections: 10,
+  overcommitTolerance: 0.1,
 };
 
 export interface ApacheSizing {
@@ -45,6 +48,12 @@ export interface ApacheSizing {
   /** processes x largest process size. */
   readonly peakAtMax: number;
   readonly php: boolean;
+  /** Processes the budget holds at the median size (undefined without RAM). */
+  readonly processesThatFit: number | undefined;
+  /** True when the peak exceeds the budget by more than the tolerance: AP2001 lowers MaxRequestWorkers. */
+  readonly overcommitted: boolean;
+  /** MaxRequestWorkers after the sizing fix: the suggestion when overcommitted, else the current value. */
+  readonly plannedMaxRequestWorkers: number;
 }
 
 export interface MysqlTerm {
@@ -76,6 +85,8 @@ export interface Sizing {
   readonly mysql: MysqlSizing | undefined;
   /** With mod_php each child may hold a database connection: the sum of MaxRequestWorkers over PHP servers. */
   readonly webDbConnections: number | undefined;
+  /** The same sum with each server's MaxRequestWorkers as the sizing fix leaves it. */
+  readonly plannedWebDbConnections: number | undefined;
   readonly budget: Budget;
 }
 
@@ -112,7 +123,7 @@ export function computeSizing(input: SizingInput): Sizing {
     }
   }
   const apache = input.apache.flatMap((config) => {
-    const sizing = apacheSizing(config, host);
+    const sizing = apacheSizing(config, host, apacheBudget, budget.overcommitTolerance);
     return sizing === undefined ? [] : [sizing];
   });
   const php = apache.filter((sizing) => sizing.php);
@@ -125,11 +136,12 @@ export function computeSizing(input: SizingInput): Sizing {
     apache,
     mysql: input.mycnf === undefined ? undefined : mysqlSizing(input.mycnf),
     webDbConnections: php.length === 0 ? undefined : php.reduce((sum, sizing) => sum + sizing.maxRequestWorkers, 0),
+    plannedWebDbConnections: php.length === 0 ? undefined : php.reduce((sum, sizing) => sum + sizing.plannedMaxRequestWorkers, 0),
     budget,
   };
 }
 
-function apacheSizing(config: ApacheConfig, host: HostFacts): ApacheSizing | undefined {
+function apacheSizing(config: ApacheConfig, host: HostFacts, budget: number | undefined, tolerance: number): ApacheSizing | undefined {
   const mpm = config.mpm;
   if (mpm?.name === undefined) return undefined;
   const modules = [...config.modules.keys()];
@@ -137,6 +149,11 @@ function apacheSizing(config: ApacheConfig, host: HostFacts): ApacheSizing | und
   const perChild = host.perChild ?? estimatePerChild(mpm.name, modules);
   const maxRequestWorkers = mpm.values.MaxRequestWorkers.value;
   const processes = mpm.maxProcesses;
+  const peak = processes * perChild.value.median;
+  const processesThatFit = budget === undefined ? undefined : Math.floor(budget / perChild.value.median);
+  const overcommitted = budget !== undefined && peak > budget * (1 + tolerance);
+  const plannedMaxRequestWorkers =
+    overcommitted && processesThatFit !== undefined && processesThatFit >= 1 ? processesThatFit * mpm.threadsPerChild : maxRequestWorkers;
   return {
     config,
     mpm: mpm.name,
@@ -144,9 +161,12 @@ function apacheSizing(config: ApacheConfig, host: HostFacts): ApacheSizing | und
     threadsPerChild: mpm.threadsPerChild,
     processes,
     perChild,
-    peak: processes * perChild.value.median,
+    peak,
     peakAtMax: processes * perChild.value.max,
     php,
+    processesThatFit,
+    overcommitted,
+    plannedMaxRequestWorkers,
   };
 }
 
@@ -175,10 +195,8 @@ function mysqlSizing(config: MycnfConfig): MysqlSizing {
     globals.push({ name: 'min(tmp_table_size, max_heap_table_size)', bytes: smaller.bytes, from: smaller.from });
   }
   const perConnection = PER_CONNECTION_BUFFERS.flatMap((name) => term(name) ?? []);
-  const maxConnectionsUse = config.effective('max_connections');
-  const maxConnections = maxConnectionsUse === undefined
-    ? { value: config.size('max_connections')?.bytes ?? 151, from: `default for ${config.target.product} ${config.target.version}` }
-    : { value: Number.parseInt(maxConnectionsUse.value ?? '', 10) || 0, from: `set in ${where(maxConnectionsUse)}` };
+  const connections = term('max_connections');
+  const maxConnections = { value: connections?.bytes ?? 151, from: connections?.from ?? `default for ${config.target.product} ${config.target.version}` };
   const globalBytes = globals.reduce((sum, t) => sum + t.bytes, 0);
   const perConnectionBytes = perConnection.reduce((sum, t) => sum + t.bytes, 0);
   return {
