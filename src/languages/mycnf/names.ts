@@ -41,6 +41,8 @@ export interface OptionName {
   readonly implied: boolean | undefined;
   /** Set when the written key was a unique prefix the server expanded (MariaDB, MySQL <= 5.6): the key as written. */
   readonly abbreviation?: string;
+  /** Set when the option is another name for the variable `key` (MariaDB's `table_cache` for `table_open_cache`): the option's own name. */
+  readonly alias?: string;
 }
 
 export function normaliseKey(name: string): string {
@@ -67,7 +69,13 @@ export function normaliseOptionName(raw: string): OptionName {
   return withPrefixes(raw, normalised, key, prefixes);
 }
 
-export function withPrefixes(raw: string, normalised: string, key: string, prefixes: readonly OptionPrefix[], abbreviation?: string): OptionName {
+export function withPrefixes(
+  raw: string,
+  normalised: string,
+  key: string,
+  prefixes: readonly OptionPrefix[],
+  expansion: { readonly abbreviation?: string | undefined; readonly alias?: string | undefined } = {},
+): OptionName {
   // Only the prefix stripped last decides (handle_options switches on it once the name is found):
   // `loose-skip-x` turns x off, `skip-loose-x` only makes x loose.
   const last = prefixes[prefixes.length - 1];
@@ -79,7 +87,8 @@ export function withPrefixes(raw: string, normalised: string, key: string, prefi
     loose: prefixes.includes('loose'),
     maximum: last === 'maximum',
     implied: last === 'skip' || last === 'disable' ? false : last === 'enable' ? true : undefined,
-    ...(abbreviation === undefined ? {} : { abbreviation }),
+    ...(expansion.abbreviation === undefined ? {} : { abbreviation: expansion.abbreviation }),
+    ...(expansion.alias === undefined ? {} : { alias: expansion.alias }),
   };
 }
 

@@ -20,6 +20,22 @@ export interface ResolvedOption {
   readonly candidates: readonly string[];
 }
 
+/**
+ * MariaDB 10.11 options that set another variable, mapped to the name the
+ * reference and most configs use for it (`mariadbd --help --verbose` says
+ * "Alias for ..." or "Deprecated; use ... instead"; setting one changes the
+ * value printed for the other).
+ */
+const MARIADB_ALIASES: Readonly<Record<string, string>> = {
+  table_cache: 'table_open_cache',
+  tmp_memory_table_size: 'tmp_table_size',
+  log_slow_query_time: 'long_query_time',
+  log_slow_min_examined_row_limit: 'min_examined_row_limit',
+  log_slow_query: 'slow_query_log',
+  log_slow_query_file: 'slow_query_log_file',
+  slave_parallel_workers: 'slave_parallel_threads',
+};
+
 /** `findopt`: an exact name, else every option the text is a prefix of. */
 function findOption(key: string): readonly string[] {
   if (isMariadbOption(key)) return [key];
@@ -54,7 +70,9 @@ export function resolveOptionName(raw: string, target: DatabaseTarget): Resolved
     if (found.length === 1) {
       const full = found[0] as string;
       const abbreviation = full === key ? undefined : key;
-      return { name: withPrefixes(raw, normalised, full, prefixes, abbreviation), status: abbreviation === undefined ? 'exact' : 'abbreviation', candidates: found };
+      const canonical = MARIADB_ALIASES[full];
+      const name = withPrefixes(raw, normalised, canonical ?? full, prefixes, { abbreviation, alias: canonical === undefined ? undefined : full });
+      return { name, status: abbreviation === undefined ? 'exact' : 'abbreviation', candidates: found };
     }
     if (found.length > 1) return { name: withPrefixes(raw, normalised, key, prefixes), status: 'ambiguous', candidates: found };
     const prefix = OPTION_PREFIXES.find((candidate) => key.startsWith(`${candidate}_`));
@@ -72,5 +90,5 @@ function resolveMysql(raw: string, normalised: string, target: DatabaseTarget): 
   const full = found[0] as string;
   // WL#6978: unique-prefix matching was deprecated in 5.5/5.6 and removed in 5.7.
   if (versionAtLeast(target.version, '5.7')) return { name: plain, status: 'abbreviation-refused', candidates: found };
-  return { name: withPrefixes(raw, normalised, full, plain.prefixes, plain.key), status: 'abbreviation', candidates: found };
+  return { name: withPrefixes(raw, normalised, full, plain.prefixes, { abbreviation: plain.key }), status: 'abbreviation', candidates: found };
 }

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { mariadbOptionNames } from '../src/languages/mycnf/mariadb-options.js';
+import { temporaryDirectory } from './helpers/mycnf-fixtures.js';
+import { requireTool } from './helpers/tools.js';
+
+/** Option names `mariadbd --help --verbose` lists: the option lines and the variables table. */
+function listedNames(help: string): Set<string> {
+  const names = new Set<string>();
+  const lines = help.split('\n');
+  const table = lines.findIndex((line) => /^-{20,} -{10,}$/.test(line));
+  for (const line of lines.slice(0, table)) {
+    const match = /^ {2}(?:-\S, )?--([A-Za-z0-9_-]+)/.exec(line);
+    if (match) names.add((match[1] as string).replaceAll('-', '_').toLowerCase());
+  }
+  for (const line of lines.slice(table + 1)) {
+    if (line.trim() === '') break;
+    names.add((line.split(/\s+/)[0] as string).replaceAll('-', '_').toLowerCase());
+  }
+  return names;
+}
+
+describe('mycnf: the MariaDB option list', () => {
+  it('holds every option mariadbd 10.11 lists, and only options it accepts', (t) => {
+    const tool = requireTool(t, 'mariadbd');
+    if (tool === undefined) return;
+    const help = spawnSync(tool, ['--no-defaults', '--help', '--verbose'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(help.status, 0, help.stderr);
+    const listed = listedNames(help.stdout);
+    const ours = new Set(mariadbOptionNames());
+    const missing = [...listed].filter((name) => !ours.has(name));
+    assert.deepEqual(missing, [], 'names mariadbd lists that the list lacks');
+    const unlisted = [...ours].filter((name) => !listed.has(name));
+    assert.ok(unlisted.length > 50 && unlisted.includes('innodb_buffer_pool_instances'), `${unlisted.length} accepted but unlisted options`);
+    const { dir, cleanup } = temporaryDirectory('options');
+    try {
+      // loose- turns an unknown option into a warning naming it, so one run checks them all.
+      const file = path.join(dir, 'unlisted.cnf');
+      fs.writeFileSync(file, `[mysqld]\n${unlisted.map((name) => `loose-${name}=1`).join('\n')}\n`);
+      const run = spawnSync(tool, [`--defaults-file=${file}`, '--help', '--verbose'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+      const unknown = [...run.stderr.matchAll(/unknown (?:variable|option) '(?:--)?loose-([^=']+)/g)].map((match) => match[1]);
+      assert.deepEqual(unknown, [], 'unlisted names mariadbd does not know');
+      assert.ok([0, 7].includes(run.status ?? -1), run.stderr);
+      assert.ok(run.stdout.includes('Variables (--variable-name=value)'), 'mariadbd processed every line');
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('is sorted, lower case and unique, as the prefix search needs', () => {
+    const names = mariadbOptionNames();
+    assert.deepEqual([...names], [...new Set(names)].sort());
+    assert.ok(names.every((name) => /^[a-z0-9_]+$/.test(name)));
+  });
+});
