@@ -2,6 +2,8 @@
 import type { Rule } from '../src/engine/types.js';
 import ap2001 from './apache/ap2001-apache-memory-overcommit.js';
 import ap4001 from './apache/ap4001-renamed-mpm-directive.js';
+import ho1001 from './host/ho1001-max-connections-below-web-tier.js';
+import ho2001 from './host/ho2001-combined-memory-overcommit.js';
 import tl0001 from './tool/tl0001-parse-error.js';
 import tl0002 from './tool/tl0002-include-not-found.js';
 import tl0003 from './tool/tl0003-unused-disable-comment.js';
@@ -13,6 +15,8 @@ import tl0007 from './tool/tl0007-condition-assumed.js';
 export const builtinRules: readonly Rule[] = [
   ap2001,
   ap4001,
+  ho1001,
+  ho2001,
   tl0001,
   tl0002,
   tl0003,

@@ -1,0 +1,58 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
+
+/**
+ * With mod_php under prefork every Apache child runs at most one PHP request,
+ * and a PHP request holds at most one MySQL connection (a persistent one even
+ * while the child idles), so the web tier can open MaxRequestWorkers
+ * connections (reference/mysql.md §4.1).
+ */
+export default defineRule({
+  meta: {
+    id: 'HO1001',
+    name: 'max-connections-below-web-tier',
+    language: 'host',
+    category: 'correctness',
+    description: 'max_connections does not cover the database connections the Apache children with mod_php can open',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'tune',
+    messages: {
+      below:
+        'max_connections {{maxConnections}} ({{from}}) is below the {{web}} connections {{webReason}} can open with mod_php (one per child); expected at least {{suggested}} ({{web}} + {{headroom}} for cron, CLI and admin){{where}}',
+      noHeadroom:
+        'max_connections {{maxConnections}} ({{from}}) leaves {{spare}} of the {{headroom}} connections wanted for cron, CLI and admin beyond the {{web}} that {{webReason}} can open with mod_php',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    return {
+      end() {
+        const mycnf = ctx.mycnf;
+        const mysql = ctx.sizing.mysql;
+        const web = ctx.sizing.plannedWebDbConnections;
+        if (mycnf === undefined || mysql === undefined || web === undefined) return;
+        const at = mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
+        const phpServers = ctx.sizing.apache.filter((sizing) => sizing.php);
+        const webReason = phpServers
+          .map((sizing) =>
+            sizing.plannedMaxRequestWorkers === sizing.maxRequestWorkers
+              ? `MaxRequestWorkers ${sizing.maxRequestWorkers} in ${sizing.config.root.displayPath}`
+              : `MaxRequestWorkers ${sizing.plannedMaxRequestWorkers} (as AP2001 sets it) in ${sizing.config.root.displayPath}`,
+          )
+          .join(' and ');
+        const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
+        const maxConnections = mysql.maxConnections.value;
+        const data = { maxConnections, from: mysql.maxConnections.from, web, webReason, headroom };
+        if (maxConnections < web) {
+          const suggested = web + headroom;
+          const plan = planMycnfSetting(mycnf, 'max_connections', String(suggested));
+          const where = plan === null || mycnf.effective('max_connections') !== undefined ? '' : `; to be added at ${plan.where}`;
+          ctx.report({ at, messageId: 'below', data: { ...data, suggested, where }, fix: () => plan?.edit ?? null });
+        } else if (maxConnections < web + headroom) {
+          ctx.report({ at, messageId: 'noHeadroom', severity: 'info', data: { ...data, spare: maxConnections - web } });
+        }
+      },
+    };
+  },
+});
