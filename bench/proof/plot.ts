@@ -68,7 +68,7 @@ function panel(left: number, title: string, unit: string, xValues: number[], ser
       parts.push(`<circle cx="${sx(point.x).toFixed(1)}" cy="${sy(point.y).toFixed(1)}" r="${line.dashed ? 2.5 : 4}" fill="${colour}"/>`);
       if (point.note) {
         parts.push(
-          `<text x="${(sx(point.x) - 6).toFixed(1)}" y="${(sy(point.y) - 9).toFixed(1)}" text-anchor="end" font-size="11" fill="${colour}">${escapeXml(point.note)}</text>`,
+          `<text x="${(sx(point.x) - 6).toFixed(1)}" y="${(sy(point.y) + 18).toFixed(1)}" text-anchor="end" font-size="11" fill="${colour}">${escapeXml(point.note)}</text>`,
         );
       }
     }

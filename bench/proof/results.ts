@@ -24,8 +24,8 @@ export interface RunRecord {
   cgroup: CgroupCounters;
   /** Most Apache children seen at once (sampled from cgroup.procs every 200 ms). */
   peakChildren: number;
-  /** New error-log lines during the run, and how many said AH00161 (reached MaxRequestWorkers). */
-  errorLog: { lines: number; maxRequestWorkersReached: number; sample: string[] };
+  /** New error-log lines during the run: how many said AH00161 (reached MaxRequestWorkers), how many were neither that nor start/stop notices. */
+  errorLog: { lines: number; maxRequestWorkersReached: number; other: number; sample: string[] };
   wallSeconds: number;
 }
 
@@ -81,15 +81,28 @@ export function resultsTable(results: ProofResults): string {
   return rows.join('\n');
 }
 
-export function resultsMarkdown(results: ProofResults): string {
+/** What Apache's own error log said, set against what the kernel did. */
+function errorLogNote(results: ProofResults): string {
+  const name = (run: RunRecord): string => `${run.config === 'stock' ? results.stock.label : results.tuned.label} -c ${run.concurrency}`;
+  const warned = results.runs.filter((run) => run.errorLog.maxRequestWorkersReached > 0).map(name);
+  const killed = results.runs.filter((run) => run.cgroup.oomKills > 0);
+  const logged = killed.filter((run) => run.errorLog.other > 0);
+  return [
+    `Apache's error log: \`AH00161 server reached MaxRequestWorkers\` in ${warned.length === 0 ? 'no run' : warned.join(', ')}.`,
+    killed.length === 0
+      ? 'No run had OOM kills.'
+      : `Runs with OOM kills: ${killed.map((run) => `${name(run)} (${run.cgroup.oomKills})`).join(', ')}; of these, ${logged.length === 0 ? 'none' : logged.map(name).join(', ')} logged anything beyond start-up and shutdown.`,
+  ].join(' ');
+}
+
+/** The body of results.md; the README embeds the same text with the plot's path seen from there. */
+export function resultsMarkdown(results: ProofResults, plotPath = 'plot.svg', heading = '##'): string {
   const m = results.machine;
   const child = results.perChild.summary;
   const tuned = results.tuned;
   const settingsRow = (config: ConfigDescription): string =>
     `| ${config.label} | ${config.prefork.startServers} | ${config.prefork.minSpareServers} | ${config.prefork.maxSpareServers} | ${config.prefork.maxRequestWorkers} | ${config.prefork.maxConnectionsPerChild} | ${config.timeout ?? '—'} | ${config.keepAlive ?? '—'} | ${config.keepAliveTimeout ?? '—'} |`;
   const lines = [
-    '# tune-lint proof: latest results',
-    '',
     `Run ${results.date} by \`npm run proof\` (bench/proof/run.ts) in ${results.totalSeconds.toFixed(0)} s.`,
     `Machine: ${m.cpus} vCPU, ${formatBytes(m.ramBytes)} RAM, swap ${m.swapBytes === 0 ? 'none' : formatBytes(m.swapBytes)}, Linux ${m.kernel}; ${m.apache}; PHP ${m.php}; ${m.ab}.`,
     `Apache ran in a memory cgroup (v1) capped at ${mib(results.capBytes)}, a fresh group per run; ab ran on the same host outside the cap. Load average (1 min) ${results.loadAverage.start.toFixed(1)} before the first run, ${results.loadAverage.end.toFixed(1)} after the last.`,
@@ -100,11 +113,13 @@ export function resultsMarkdown(results: ProofResults): string {
     'good req/s = (complete − failed − non-2xx) / time: ab\'s own rate also counts responses cut short by a killed child.',
     'OOM kills = `oom_kill` in `memory.oom_control`; limit hits = `memory.failcnt`; peak memory = `memory.max_usage_in_bytes`.',
     '',
-    '## Per-child memory (measured, then given to tune-lint)',
+    errorLogNote(results),
+    '',
+    `${heading} Per-child memory (measured, then given to tune-lint)`,
     '',
     `${results.perChild.warmup}. Then ${child.children} children: median PSS ${mib(child.medianPssBytes)} (max ${mib(child.maxPssBytes)}), median RSS ${mib(child.medianRssBytes)}, median private ${mib(child.medianPrivateBytes)}. Given to tune-lint as \`--per-child ${results.perChild.passedToTuneLint}\` (median PSS rounded up to a whole MiB).`,
     '',
-    '## The two configs',
+    `${heading} The two configs`,
     '',
     '| config | StartServers | MinSpare | MaxSpare | MaxRequestWorkers | MaxConnectionsPerChild | Timeout | KeepAlive | KeepAliveTimeout |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -124,6 +139,17 @@ export function resultsMarkdown(results: ProofResults): string {
   } else {
     lines.push('**Dev-only run: the "tuned" config is a hand-written MaxRequestWorkers, not tune-lint\'s patch.**', '');
   }
-  lines.push('![requests/s and p99 against concurrency, before and after](plot.svg)', '');
+  lines.push(`![requests/s and p99 against concurrency, before and after](${plotPath})`, '');
   return lines.join('\n');
+}
+
+const README_START = '<!-- latest-results:start (written by bench/proof/run.ts) -->';
+const README_END = '<!-- latest-results:end -->';
+
+/** The README with the text between its result markers replaced; undefined when the markers are missing. */
+export function withLatestResults(readme: string, results: ProofResults): string | undefined {
+  const start = readme.indexOf(README_START);
+  const end = readme.indexOf(README_END);
+  if (start < 0 || end < start) return undefined;
+  return `${readme.slice(0, start + README_START.length)}\n\n${resultsMarkdown(results, 'results/plot.svg', '###')}\n${readme.slice(end)}`;
 }

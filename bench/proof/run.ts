@@ -20,7 +20,7 @@ import { readChildMemory, summarise } from './child-memory.js';
 import type { ChildMemory } from './child-memory.js';
 import { plotSvg } from './plot.js';
 import { killRunningChildren, runCommand, sleep } from './processes.js';
-import { mib, resultsMarkdown, resultsTable } from './results.js';
+import { mib, resultsMarkdown, resultsTable, withLatestResults } from './results.js';
 import type { ConfigDescription, ConfigName, ProofResults, RunRecord } from './results.js';
 import { DEBIAN_PREFORK, readPrefork, readScalar, rewritePrefork, writeServerTree } from './server-root.js';
 import type { ServerTree } from './server-root.js';
@@ -29,6 +29,8 @@ import type { TuneOutcome } from './tune.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAGE_SOURCE = path.join(REPO_ROOT, 'bench', 'proof', 'page.php');
+const DEFAULT_RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'proof', 'results');
+const README = path.join(REPO_ROOT, 'bench', 'proof', 'README.md');
 const PHP_MODULE = '/usr/lib/apache2/modules/libphp8.2.so';
 const MIB = 1024 * 1024;
 const WARMUP: AbLoad = { concurrency: 8, requests: 600, timeLimitSeconds: 60 };
@@ -40,7 +42,8 @@ const USAGE = `Usage: node dist/bench/proof/run.js [options]   (as root; npm run
   --concurrency LIST     ab -c levels, comma-separated (default 10,25,50)
   --requests N           ab -n per run (default 1000)
   --time-limit SECONDS   ab -t per run, an upper bound on each run (default 60)
-  --results DIR          where results.md, results.json and plot.svg go (default bench/proof/results)
+  --results DIR          where results.md, results.json and plot.svg go (default bench/proof/results,
+                         which also updates the table in bench/proof/README.md)
   --keep-tree            keep the temporary ServerRoots (and their error logs) for inspection
   --dev-hand-sized N     DEV ONLY: compare against a hand-written MaxRequestWorkers N instead of
                          tune-lint's patch, to test this pipeline; results go to a temp directory
@@ -128,6 +131,9 @@ async function measurePerChild(tree: ServerTree, capBytes: number): Promise<{ ch
   });
 }
 
+/** Start-up (AH00163, AH00094), shutdown (AH00169) and reached-MaxRequestWorkers (AH00161) notices. */
+const START_STOP_AND_LIMIT = /\b(AH00163|AH00094|AH00169|AH00161):/;
+
 function errorLogSince(tree: ServerTree, offset: number): RunRecord['errorLog'] {
   let text = '';
   try {
@@ -141,14 +147,15 @@ function errorLogSince(tree: ServerTree, offset: number): RunRecord['errorLog'] 
       fs.closeSync(fd);
     }
   } catch {
-    return { lines: 0, maxRequestWorkersReached: 0, sample: [] };
+    return { lines: 0, maxRequestWorkersReached: 0, other: 0, sample: [] };
   }
   const lines = text.split('\n').filter((line) => line !== '');
   const stripTimestamp = (line: string): string => line.replace(/^\[[^\]]*\]\s*/, '').replace(/\[pid \d+\]\s*/, '');
   return {
     lines: lines.length,
     maxRequestWorkersReached: lines.filter((line) => line.includes('AH00161')).length,
-    sample: [...new Set(lines.map(stripTimestamp))].slice(0, 5),
+    other: lines.filter((line) => !START_STOP_AND_LIMIT.test(line)).length,
+    sample: [...new Set(lines.map((line) => stripTimestamp(line).split(tree.root).join('$ROOT')))].slice(0, 5),
   };
 }
 
@@ -323,11 +330,16 @@ async function main(): Promise<number> {
   const resultsDir =
     handSized !== undefined
       ? fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-dev-results-'))
-      : path.resolve(values.results ?? path.join(REPO_ROOT, 'bench', 'proof', 'results'));
+      : path.resolve(values.results ?? DEFAULT_RESULTS_DIR);
   fs.mkdirSync(resultsDir, { recursive: true });
   fs.writeFileSync(path.join(resultsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  fs.writeFileSync(path.join(resultsDir, 'results.md'), resultsMarkdown(results));
+  fs.writeFileSync(path.join(resultsDir, 'results.md'), `# tune-lint proof: latest results\n\n${resultsMarkdown(results)}`);
   fs.writeFileSync(path.join(resultsDir, 'plot.svg'), plotSvg(results));
+  if (resultsDir === DEFAULT_RESULTS_DIR) {
+    const readme = withLatestResults(fs.readFileSync(README, 'utf8'), results);
+    if (readme === undefined) console.error(`${README} has no latest-results markers: not updated`);
+    else fs.writeFileSync(README, readme);
+  }
   console.log(resultsTable(results));
   console.log(`\nresults in ${resultsDir}; total ${results.totalSeconds.toFixed(0)} s`);
   return 0;
