@@ -252,6 +252,15 @@ describe('mycnf model: bad input', () => {
         assert.match(odd.problems[1]?.message ?? '', /adir\.cnf is a directory; the server reads nothing from it$/);
         assert.equal(odd.effective('max_connections')?.value, '7');
       }
+      fs.symlinkSync('loop.cnf', path.join(dir, 'loop.cnf'));
+      fs.writeFileSync(path.join(dir, 'loops.cnf'), '[mysqld]\n!include loop.cnf\nmax_connections = 8\n');
+      const loop = loadMycnf('loops.cnf', { fs: fileSystem, target: MARIADB_10_11 });
+      assert.match(loop.problems[0]?.message ?? '', /!include loop\.cnf: .*too many levels of symbolic links/);
+      assert.equal(loop.effective('max_connections')?.value, '8');
+      fs.writeFileSync(path.join(dir, 'huge.cnf'), `[mysqld]\ninit_connect = "${'x'.repeat(2 * 1024 * 1024)}"\nmax_connections = 6\n`);
+      const huge = loadMycnf('huge.cnf', { fs: fileSystem, target: MARIADB_10_11 });
+      assert.deepEqual(problems(huge), ['TL0001 error huge.cnf:2']);
+      assert.equal(huge.effective('max_connections')?.value, '6');
       if (process.getuid?.() !== 0) {
         fs.writeFileSync(path.join(dir, 'secret.cnf'), '[mysqld]\nmax_connections = 9\n');
         fs.chmodSync(path.join(dir, 'secret.cnf'), 0o000);

@@ -79,7 +79,17 @@ describe('mycnf parser: round trip', () => {
       '=', ' = ', '#', ';', '"', "'", '\\', '\\s', '\\"', ' ', '\t', '\r', '\n', '\r\n', '\0', '\uFEFF', '\u00A0', 'à', '€', '😀',
       'key_buffer_size', 'skip-name-resolve', '16M', 'a', 'b', 'x'.repeat(5000),
     );
-    const text = fc.oneof(fc.array(piece, { maxLength: 60 }).map((parts) => parts.join('')), fc.string({ unit: 'binary', maxLength: 300 }));
+    const fixtures = filesUnder(FIXTURES).map((file) => decodeBytes(fs.readFileSync(file)).text);
+    // A real fixture with pieces spliced in and cut out at random places.
+    const mutated = fc
+      .tuple(fc.constantFrom(...fixtures), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 20 }), piece), { maxLength: 8 }))
+      .map(([original, edits]) =>
+        edits.reduce((text, [at, cut, insert]) => {
+          const where = text.length === 0 ? 0 : at % text.length;
+          return text.slice(0, where) + insert + text.slice(where + cut);
+        }, original),
+      );
+    const text = fc.oneof(fc.array(piece, { maxLength: 60 }).map((parts) => parts.join('')), fc.string({ unit: 'binary', maxLength: 300 }), mutated);
     fc.assert(
       fc.property(text, fc.constantFrom('utf8' as const, 'latin1' as const), (input, encoding) => {
         const source = encoding === 'latin1' ? Buffer.from(input, 'utf8').toString('latin1') : input;

@@ -381,7 +381,7 @@ class MycnfModel implements MycnfConfig {
   }
 
   private lineProblems(source: SourceFile, line: MycnfLine): void {
-    if (line.cutAtReadLimit) {
+    if (line.cutAtReadLimit && !line.continuesCutLine) {
       const physical = source.position(line.range[0]).line;
       const bytes = Buffer.byteLength(source.text.slice(source.lines.lineStart(physical), source.lines.lineStart(physical + 1)), source.encoding);
       this.problem(

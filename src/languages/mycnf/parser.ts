@@ -112,9 +112,7 @@ export function parseMyCnf(text: string, options: ParseMyCnfOptions = {}): Mycnf
   while (start < text.length) {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline + 1;
-    for (const read of splitReads(text, start, end, encoding)) {
-      lines.push(interpretRead(read, ++number, encoding));
-    }
+    for (const read of splitReads(text, start, end, encoding)) lines.push(interpretRead(read, ++number, encoding));
     start = end;
   }
   const bom = encoding === 'utf8' ? text.startsWith('\uFEFF') : text.startsWith('\xEF\xBB\xBF');
@@ -198,57 +196,73 @@ function isBlank(code: number | undefined): boolean {
   return code !== undefined && ((code >= 9 && code <= 13) || code === 32 || code === 0xa0);
 }
 
-interface ReadView {
+/** One read as the C code sees it, with the mapping of its byte offsets back to the text. */
+class ReadView {
   readonly s: string;
   /** Where the C string ends: the first NUL, else the end of the read. */
   readonly end: number;
   readonly eolLength: number;
   readonly base: LineBase;
-  range(from: number, to: number): Range;
-  decode(from: number, to: number): string;
-  decodeText(bytes: string): string;
-  /** True when a UTF-8 character continues past this byte offset, so cutting there breaks it. */
-  cutsCharacter(offset: number): boolean;
-}
 
-function interpretRead(read: Read, number: number, encoding: TextEncoding): MycnfLine {
-  const s = read.bytes;
-  const eol: Eol = s.endsWith('\r\n') ? '\r\n' : s.endsWith('\n') ? '\n' : '';
-  const nul = s.indexOf('\0');
-  const at = (byteOffset: number): number => read.start + (read.charAt === undefined ? byteOffset : (read.charAt[byteOffset] as number));
-  const view: ReadView = {
-    s,
-    end: nul === -1 ? s.length : nul,
-    eolLength: eol.length,
-    base: {
+  constructor(
+    private readonly read: Read,
+    number: number,
+    private readonly encoding: TextEncoding,
+  ) {
+    const s = read.bytes;
+    const eol: Eol = s.endsWith('\r\n') ? '\r\n' : s.endsWith('\n') ? '\n' : '';
+    const nul = s.indexOf('\0');
+    this.s = s;
+    this.end = nul === -1 ? s.length : nul;
+    this.eolLength = eol.length;
+    this.base = {
       range: [read.start, read.end],
       eol,
       number,
       cutAtReadLimit: read.cutAtReadLimit,
       continuesCutLine: read.continuesCutLine,
-      nulAt: nul === -1 ? undefined : at(nul),
-    },
-    // An end inside a multi-byte character extends to the end of that character.
-    range: (from, to) => {
-      let end = to;
-      while (read.charAt !== undefined && end < s.length && (s.charCodeAt(end) & 0xc0) === 0x80) end++;
-      return [at(from), at(end)];
-    },
-    decode: (from, to) => decodeBytes(s.slice(from, to), encoding),
-    decodeText: (bytes) => decodeBytes(bytes, encoding),
-    cutsCharacter: (offset) => encoding === 'utf8' && offset < s.length && (s.charCodeAt(offset) & 0xc0) === 0x80,
-  };
-  const { end, base } = view;
+      nulAt: nul === -1 ? undefined : this.at(nul),
+    };
+  }
+
+  private at(byteOffset: number): number {
+    return this.read.start + (this.read.charAt === undefined ? byteOffset : (this.read.charAt[byteOffset] as number));
+  }
+
+  /** Text offsets of a byte range; an end inside a multi-byte character extends to the end of that character. */
+  range(from: number, to: number): Range {
+    let end = to;
+    if (this.read.charAt !== undefined) while (end < this.s.length && (this.s.charCodeAt(end) & 0xc0) === 0x80) end++;
+    return [this.at(from), this.at(end)];
+  }
+
+  decode(from: number, to: number): string {
+    return decodeBytes(this.s.slice(from, to), this.encoding);
+  }
+
+  decodeText(bytes: string): string {
+    return decodeBytes(bytes, this.encoding);
+  }
+
+  /** True when a UTF-8 character continues past this byte offset, so cutting there breaks it. */
+  cutsCharacter(offset: number): boolean {
+    return this.read.charAt !== undefined && offset < this.s.length && (this.s.charCodeAt(offset) & 0xc0) === 0x80;
+  }
+}
+
+function interpretRead(read: Read, number: number, encoding: TextEncoding): MycnfLine {
+  const view = new ReadView(read, number, encoding);
+  const { s, end, base } = view;
   let i = 0;
   while (i < end && isBlank(s.charCodeAt(i))) i++;
   if (i === end) {
-    const contentEnd = s.length - eol.length;
+    const contentEnd = s.length - view.eolLength;
     let j = 0;
     while (j < contentEnd && isBlank(s.charCodeAt(j))) j++;
-    return j === contentEnd ? { ...base, kind: 'blank' } : { ...base, kind: 'other', reason: 'after-nul' };
+    return j === contentEnd ? withBase(base, { kind: 'blank' }) : withBase(base, { kind: 'other', reason: 'after-nul' });
   }
   const first = s[i];
-  if (first === '#' || first === ';') return { ...base, kind: 'comment', marker: first };
+  if (first === '#' || first === ';') return withBase(base, { kind: 'comment', marker: first });
   if (first === '!') return interpretDirective(view, i);
   if (first === '[') return interpretGroup(view, i);
   return interpretOption(view, i);
@@ -260,7 +274,7 @@ function interpretGroup(view: ReadView, bracket: number): MycnfGroupLine {
   const closed = close !== -1 && close < end;
   let stop = closed ? close : end;
   while (stop > bracket + 1 && isBlank(s.charCodeAt(stop - 1))) stop--;
-  return { ...base, kind: 'group', name: view.decode(bracket + 1, stop), nameRange: view.range(bracket + 1, stop), closed };
+  return withBase(base, { kind: 'group', name: view.decode(bracket + 1, stop), nameRange: view.range(bracket + 1, stop), closed });
 }
 
 function interpretDirective(view: ReadView, bang: number): MycnfLine {
@@ -270,15 +284,15 @@ function interpretDirective(view: ReadView, bang: number): MycnfLine {
   const keyword = (['includedir', 'include'] as const).find(
     (candidate) => s.startsWith(candidate, word) && word + candidate.length < end && isBlank(s.charCodeAt(word + candidate.length)),
   );
-  if (keyword === undefined) return { ...base, kind: 'other', reason: 'unknown-directive' };
+  if (keyword === undefined) return withBase(base, { kind: 'other', reason: 'unknown-directive' });
   let from = word + keyword.length;
   while (from < end && isBlank(s.charCodeAt(from))) from++;
   // get_argument() assumes the last byte is the newline fgets kept and cuts it unconditionally,
   // then trims blanks before it: a path on a last line without newline loses its last character.
   let to = end - 1;
   while (to > 0 && isBlank(s.charCodeAt(to - 1))) to--;
-  if (to <= from) return { ...base, kind: keyword, path: '', pathRange: view.range(from, from) };
-  return { ...base, kind: keyword, path: view.decode(from, to), pathRange: view.range(from, to) };
+  if (to <= from) return withBase(base, { kind: keyword, path: '', pathRange: view.range(from, from) });
+  return withBase(base, { kind: keyword, path: view.decode(from, to), pathRange: view.range(from, to) });
 }
 
 function interpretOption(view: ReadView, start: number): MycnfOptionLine {
@@ -292,8 +306,7 @@ function interpretOption(view: ReadView, start: number): MycnfOptionLine {
     let nameEnd = commentAt;
     while (nameEnd > start && isBlank(s.charCodeAt(nameEnd - 1))) nameEnd--;
     const nameRange = view.range(start, nameEnd);
-    return {
-      ...base,
+    return withBase(base, {
       kind: 'option',
       rawName: view.decode(start, nameEnd),
       nameRange,
@@ -305,7 +318,7 @@ function interpretOption(view: ReadView, start: number): MycnfOptionLine {
       contentRange: nameRange,
       argument: Buffer.from(`--${s.slice(start, nameEnd)}`, 'latin1'),
       splitsCharacter: view.cutsCharacter(nameEnd),
-    };
+    });
   }
   let nameEnd = equals;
   while (nameEnd > 0 && isBlank(s.charCodeAt(nameEnd - 1))) nameEnd--;
@@ -328,8 +341,7 @@ function interpretOption(view: ReadView, start: number): MycnfOptionLine {
   }
   const valueBytes = unescape(s, valueStart, valueEnd);
   const nameBytes = sane ? s.slice(start, nameEnd) : s.slice(start, commentAt);
-  return {
-    ...base,
+  return withBase(base, {
     kind: 'option',
     rawName: view.decodeText(nameBytes),
     nameRange: sane ? view.range(start, nameEnd) : view.range(start, start),
@@ -341,7 +353,12 @@ function interpretOption(view: ReadView, start: number): MycnfOptionLine {
     contentRange: view.range(start, Math.max(rawEnd, equals + 1)),
     argument: Buffer.from(`--${nameBytes}=${valueBytes}`, 'latin1'),
     splitsCharacter: (sane && view.cutsCharacter(nameEnd)) || view.cutsCharacter(rawEnd),
-  };
+  });
+}
+
+/** Object spread followed by more properties is very slow in V8 for objects this size; copy the common fields instead. */
+function withBase<T extends object>(base: LineBase, fields: T): T & LineBase {
+  return Object.assign(fields, base);
 }
 
 /** `remove_end_comment`: the first `#` outside quotes; quotes open with ' or " and a backslash escapes inside them. */
