@@ -1,0 +1,128 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
+import { atoi, mpmDefaults, type MpmDirective, type MpmValue } from '../../src/languages/apache/mpm.js';
+import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
+import { formatBytes, formatPercent } from '../../src/util/units.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP2003',
+    name: 'spare-servers-adjusted',
+    language: 'apache',
+    category: 'performance',
+    description: 'Spare and start values that httpd silently adjusts at run time, or that keep too many idle processes',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'safe',
+    messages: {
+      maxSpareServers:
+        'MaxSpareServers {{max}} is not above MinSpareServers {{min}}; httpd raises it at run time, without a warning, to MinSpareServers + 1 = {{raised}}',
+      maxSpareThreads:
+        'MaxSpareThreads {{max}} is below MinSpareThreads {{min}} + ThreadsPerChild {{threads}}{{margin}} = {{raised}}; httpd raises it to {{raised}} at run time, without a warning',
+      startServers:
+        'StartServers {{start}} exceeds the {{limit}} processes {{reason}} allows; httpd starts only {{limit}}, without a warning',
+      idleServers:
+        'MinSpareServers {{min}} is more than {{share}} of {{workersName}} {{workers}} (heuristic): httpd keeps {{min}} idle processes alive, about {{memory}} at {{perChild}} per process ({{source}})',
+      idleThreads:
+        'MinSpareThreads {{min}} is more than {{share}} of {{workersName}} {{workers}} (heuristic): httpd keeps {{processes}} processes of ThreadsPerChild {{threads}} alive for idle threads, about {{memory}} at {{perChild}} per process ({{source}})',
+    },
+  },
+  defaultOptions: {
+    /** MinSpareServers/MinSpareThreads above this share of MaxRequestWorkers is reported as a note. */
+    minSpareShare: 0.5,
+  },
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        const mpm = apache?.mpm;
+        if (apache === undefined || mpm?.name === undefined) return;
+        const defaults = mpmDefaults(mpm.name, apache.httpd);
+        const v = mpm.values;
+        const shown = (directive: MpmDirective, value: MpmValue): string => (value.configured === undefined ? `${defaults[directive]} (default)` : String(value.configured));
+        const firstUse = (...values: MpmValue[]): ApacheDirectiveUse | undefined => values.find((value) => value.use !== undefined)?.use;
+        const workersName = v.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers';
+        // With listener buckets (ListenCoresBucketsRatio) httpd scales these bounds by a CPU count the config does not hold.
+        const buckets = apache.named('listencoresbucketsratio').some((use) => apache.container(use) === undefined && atoi(use.args[0]) > 0);
+
+        if (!buckets) {
+          const start = v.StartServers;
+          const limit = mpm.maxProcesses;
+          if (start.use !== undefined && start.value > limit) {
+            const plan = planMpmSetting(apache, mpm, 'StartServers', limit);
+            const reason = mpm.name === 'prefork' ? `${workersName} ${v.MaxRequestWorkers.value}` : `${workersName} ${v.MaxRequestWorkers.value} / ThreadsPerChild ${mpm.threadsPerChild}`;
+            ctx.report({ at: start.use, messageId: 'startServers', data: { start: start.value, limit, reason }, fix: () => plan?.edit ?? null });
+          }
+          if (mpm.name === 'prefork') {
+            const min = v.MinSpareServers.value;
+            const max = v.MaxSpareServers.configured ?? defaults.MaxSpareServers;
+            const at = firstUse(v.MaxSpareServers, v.MinSpareServers);
+            if (max < min + 1 && at !== undefined) {
+              const plan = planMpmSetting(apache, mpm, 'MaxSpareServers', min + 1);
+              ctx.report({
+                at,
+                messageId: 'maxSpareServers',
+                data: { max: shown('MaxSpareServers', v.MaxSpareServers), min: shown('MinSpareServers', v.MinSpareServers), raised: min + 1 },
+                fix: () => plan?.edit ?? null,
+              });
+            }
+          } else {
+            // Since 2.4.21 worker and event keep one idle thread per listener bucket above the sum (worker.c/event.c *_run).
+            const margin = versionAtLeast(apache.httpd, '2.4.21') ? 1 : 0;
+            const min = v.MinSpareThreads.value;
+            const raised = min + mpm.threadsPerChild + margin;
+            const max = v.MaxSpareThreads.configured ?? defaults.MaxSpareThreads;
+            const at = firstUse(v.MaxSpareThreads, v.MinSpareThreads, v.ThreadsPerChild);
+            if (max < raised && at !== undefined) {
+              const plan = planMpmSetting(apache, mpm, 'MaxSpareThreads', raised);
+              ctx.report({
+                at,
+                messageId: 'maxSpareThreads',
+                data: {
+                  max: shown('MaxSpareThreads', v.MaxSpareThreads),
+                  min: shown('MinSpareThreads', v.MinSpareThreads),
+                  threads: mpm.threadsPerChild,
+                  margin: margin === 0 ? '' : ' + 1',
+                  raised,
+                },
+                fix: () => plan?.edit ?? null,
+              });
+            }
+          }
+        }
+
+        const sizing = ctx.sizing.apache.find((entry) => entry.config === apache);
+        const share = ctx.options.minSpareShare;
+        const workers = v.MaxRequestWorkers.value;
+        const perChild = sizing?.perChild;
+        if (perChild === undefined) return;
+        const memoryData = (processes: number) => ({
+          memory: formatBytes(processes * perChild.value.median),
+          perChild: formatBytes(perChild.value.median),
+          source: perChild.source,
+          share: formatPercent(share),
+          workersName,
+          workers,
+        });
+        if (mpm.name === 'prefork') {
+          const min = v.MinSpareServers;
+          if (min.use !== undefined && min.value > workers * share) {
+            ctx.report({ at: min.use, messageId: 'idleServers', severity: 'info', data: { min: min.value, ...memoryData(min.value) } });
+          }
+        } else {
+          const min = v.MinSpareThreads;
+          if (min.use !== undefined && min.value > workers * share) {
+            const processes = Math.ceil(min.value / mpm.threadsPerChild);
+            ctx.report({
+              at: min.use,
+              messageId: 'idleThreads',
+              severity: 'info',
+              data: { min: min.value, processes, threads: mpm.threadsPerChild, ...memoryData(processes) },
+            });
+          }
+        }
+      },
+    };
+  },
+});

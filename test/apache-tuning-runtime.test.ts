@@ -1,0 +1,231 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { builtinRules } from '../rules/index.js';
+import { selectRules } from '../src/engine/selection.js';
+import { parseTargetSpec } from '../src/engine/targets.js';
+import { lint } from '../src/lint.js';
+import { apacheConfigTest } from './helpers/apache-oracle.js';
+import { requireTool } from './helpers/tools.js';
+
+/*
+ * AP2003's claims about what httpd does at run time, checked against the
+ * real server: each case is an MPM block the rule reports, the number the
+ * rule says httpd runs with, and the steady number of children a real
+ * apache2 (own ServerRoot in a temp dir, loopback high port, stopped by the
+ * PID in its pidfile) settles at. `apache2 -t` says nothing about any of
+ * them: the adjustments are silent.
+ */
+
+interface RuntimeCase {
+  readonly name: string;
+  readonly mpm: 'prefork' | 'worker' | 'event';
+  readonly block: readonly string[];
+  /** The number the rule's message must give, as `= N` or `only N`. */
+  readonly claimed: number;
+  /** Children a real apache2 keeps once idle maintenance has settled. */
+  readonly children: number;
+}
+
+const CASES: readonly RuntimeCase[] = [
+  {
+    name: 'prefork raises MaxSpareServers 1 to MinSpareServers 3 + 1 and keeps 4 idle children',
+    mpm: 'prefork',
+    block: ['StartServers 7', 'MinSpareServers 3', 'MaxSpareServers 1', 'MaxRequestWorkers 20'],
+    claimed: 4,
+    children: 4,
+  },
+  {
+    name: 'prefork starts only MaxRequestWorkers 3 of StartServers 8',
+    mpm: 'prefork',
+    block: ['StartServers 8', 'MinSpareServers 1', 'MaxSpareServers 10', 'MaxRequestWorkers 3'],
+    claimed: 3,
+    children: 3,
+  },
+  {
+    name: 'event keeps 3 processes of 4 threads: MaxSpareThreads becomes 7 + 4 + 1 = 12, so 12 idle threads stay',
+    mpm: 'event',
+    block: ['ServerLimit 10', 'ThreadLimit 4', 'ThreadsPerChild 4', 'MaxRequestWorkers 40', 'MinSpareThreads 7', 'MaxSpareThreads 1', 'StartServers 5'],
+    claimed: 12,
+    children: 3,
+  },
+  {
+    name: 'event with MinSpareThreads 6: the bound is 11, so 12 idle threads are one process too many',
+    mpm: 'event',
+    block: ['ServerLimit 10', 'ThreadLimit 4', 'ThreadsPerChild 4', 'MaxRequestWorkers 40', 'MinSpareThreads 6', 'MaxSpareThreads 1', 'StartServers 5'],
+    claimed: 11,
+    children: 2,
+  },
+  {
+    name: 'worker behaves as event: MaxSpareThreads 1 becomes 12 with MinSpareThreads 7',
+    mpm: 'worker',
+    block: ['ServerLimit 10', 'ThreadLimit 4', 'ThreadsPerChild 4', 'MaxRequestWorkers 40', 'MinSpareThreads 7', 'MaxSpareThreads 1', 'StartServers 5'],
+    claimed: 12,
+    children: 3,
+  },
+];
+
+const MODULES = '/usr/lib/apache2/modules';
+
+function configText(root: string, port: number, testCase: RuntimeCase, asRoot: boolean): string {
+  return [
+    `ServerRoot "${root}"`,
+    'ServerName 127.0.0.1',
+    `Listen 127.0.0.1:${port}`,
+    `PidFile "${root}/apache2.pid"`,
+    `ErrorLog "${root}/error.log"`,
+    'LogLevel info',
+    `DefaultRuntimeDir "${root}"`,
+    `Mutex file:${root} default`,
+    ...(asRoot ? ['User www-data', 'Group www-data'] : []),
+    `LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`,
+    `LoadModule authz_core_module ${MODULES}/mod_authz_core.so`,
+    ...testCase.block,
+    `DocumentRoot "${root}"`,
+    '',
+  ].join('\n');
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function childrenOf(parent: number): number[] {
+  const children: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
+      if (Number(/^PPid:\s+(\d+)$/m.exec(status)?.[1]) === parent && !/^State:\s+Z/m.test(status)) children.push(Number(entry));
+    } catch {
+      continue;
+    }
+  }
+  return children;
+}
+
+function alive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+/** Polls the child count until it has held one value for `stableMs`, or the deadline passes; returns the last count. */
+async function settledChildren(parent: number, stableMs: number, deadlineMs: number): Promise<number> {
+  const deadline = Date.now() + deadlineMs;
+  let count = childrenOf(parent).length;
+  let since = Date.now();
+  while (Date.now() < deadline) {
+    await sleep(200);
+    const now = childrenOf(parent).length;
+    if (now !== count) {
+      count = now;
+      since = Date.now();
+    } else if (Date.now() - since >= stableMs) {
+      return count;
+    }
+  }
+  return count;
+}
+
+/** Starts apache2 on the case's config, hands back the parent PID, and always stops it by PID and removes the directory. */
+async function withRunningApache(t: TestContext, binary: string, testCase: RuntimeCase, use: (parent: number) => Promise<void>): Promise<void> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-runtime-'));
+  fs.chmodSync(root, 0o755);
+  const pidFile = path.join(root, 'apache2.pid');
+  const seen = new Set<number>();
+  const parentPid = (): number => {
+    try {
+      return Number(fs.readFileSync(pidFile, 'utf8').trim()) || 0;
+    } catch {
+      return 0;
+    }
+  };
+  try {
+    const conf = path.join(root, 'apache2.conf');
+    fs.writeFileSync(conf, configText(root, await freeLoopbackPort(), testCase, process.geteuid?.() === 0));
+    const started = spawnSync(binary, ['-d', root, '-f', conf, '-k', 'start'], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' }, timeout: 20_000 });
+    assert.equal(started.status, 0, started.stderr);
+    const deadline = Date.now() + 10_000;
+    while (parentPid() === 0 && Date.now() < deadline) await sleep(50);
+    const parent = parentPid();
+    assert.ok(parent > 0, 'apache2 wrote no pidfile');
+    await use(parent);
+    for (const child of childrenOf(parent)) seen.add(child);
+  } finally {
+    const parent = parentPid();
+    if (parent > 0 && alive(parent)) {
+      for (const child of childrenOf(parent)) seen.add(child);
+      process.kill(parent, 'SIGTERM');
+      const deadline = Date.now() + 10_000;
+      while (alive(parent) && Date.now() < deadline) await sleep(50);
+    }
+    for (const child of seen) if (alive(child)) process.kill(child, 'SIGKILL');
+    const log = path.join(root, 'error.log');
+    const errors = fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '';
+    fs.rmSync(root, { recursive: true, force: true });
+    t.diagnostic(errors.split('\n').filter((line) => /\[(mpm_\w+|core):(warn|error|crit|alert|emerg)\]/.test(line)).join('\n') || 'no warnings in the error log');
+  }
+}
+
+async function ruleMessages(testCase: RuntimeCase): Promise<string[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-runtime-lint-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'mpm.conf'), [`LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`, ...testCase.block, ''].join('\n'));
+    const result = await lint({
+      paths: ['mpm.conf'],
+      cwd: dir,
+      targets: parseTargetSpec('httpd=2.4'),
+      rules: selectRules(
+        builtinRules.filter((rule) => rule.meta.id === 'AP2003'),
+        'all',
+        new Map(),
+      ),
+      fixType: 'none',
+    });
+    return result.diagnostics.filter((d) => d.ruleId === 'AP2003' && d.severity === 'warn').map((d) => d.message);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('AP2003 run-time adjustments against a running apache2', { concurrency: true }, () => {
+  for (const testCase of CASES) {
+    it(testCase.name, async (t) => {
+      const messages = await ruleMessages(testCase);
+      assert.equal(messages.length, 1, messages.join('\n'));
+      assert.match(messages[0] as string, new RegExp(`(= |only )${testCase.claimed}\\b`));
+
+      const binary = requireTool(t, 'apache2');
+      if (binary === undefined) return;
+      const silent = await apacheConfigTest({
+        serverRoot: os.tmpdir(),
+        configFile: '/dev/null',
+        envvars: null,
+        before: ['ServerName localhost', 'ErrorLog /dev/null', `LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`, ...testCase.block],
+        binary,
+      });
+      assert.equal(silent.exitCode, 0, silent.stderr);
+      assert.deepEqual(silent.messages, [], 'apache2 -t prints nothing about a run-time adjustment');
+
+      await withRunningApache(t, binary, testCase, async (parent) => {
+        assert.equal(await settledChildren(parent, 3000, 15_000), testCase.children);
+      });
+    });
+  }
+});
