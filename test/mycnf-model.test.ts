@@ -249,7 +249,7 @@ describe('mycnf model: bad input', () => {
         fs.writeFileSync(path.join(dir, 'main.cnf'), '[mysqld]\n!include pipe.cnf\n!include adir.cnf\nmax_connections = 7\n');
         const odd = loadMycnf('main.cnf', { fs: fileSystem, target: MARIADB_10_11 });
         assert.deepEqual(problems(odd), ['TL0002 warn main.cnf:2', 'TL0002 warn main.cnf:3']);
-        assert.match(odd.problems[1]?.message ?? '', /adir\.cnf is a directory; the server reads nothing from it$/);
+        assert.match(odd.problems[1]?.message ?? '', /^!include adir\.cnf: is a directory; the server reads nothing from it$/);
         assert.equal(odd.effective('max_connections')?.value, '7');
       }
       fs.symlinkSync('loop.cnf', path.join(dir, 'loop.cnf'));

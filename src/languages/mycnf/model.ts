@@ -429,12 +429,13 @@ class MycnfModel implements MycnfConfig {
     }
     const directive = includedFrom.directive;
     const written = `!${directive.kind} ${directive.path}`;
-    const relative = !directive.path.startsWith('/') && this.includeBase === undefined
+    const entry = via === 'includedir' ? `${display} ` : '';
+    const where = !directive.path.startsWith('/') && this.includeBase === undefined && via === 'include'
       ? ` (a relative path is resolved against the server's working directory, taken to be ${this.fs.sysroot === undefined ? this.fs.cwd : '/'}; see --include-base)`
-      : '';
+      : this.fs.sysroot !== undefined ? ` (looked for ${display})` : '';
     const outcomes: Record<FileAccessError['code'], [string, string, Severity]> = {
-      missing: [`${display}: no such file${relative}`, `the server skips a missing ${via === 'include' ? '!include' : 'file'} without a word`, 'warn'],
-      'is-directory': [`${display} is a directory`, 'the server reads nothing from it', 'warn'],
+      missing: [`${entry}no such file${where}`, `the server skips a missing ${via === 'include' ? '!include' : 'file'} without a word`, 'warn'],
+      'is-directory': [`${entry}is a directory`, 'the server reads nothing from it', 'warn'],
       unreadable: [error.message, 'the server skips a file it cannot open without a word', 'warn'],
       'not-a-file': [error.message, 'tune-lint does not read it', 'warn'],
       'too-large': [error.message, 'tune-lint does not read it', 'error'],
