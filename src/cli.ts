@@ -7,6 +7,11 @@ import { readVersion } from './commands/version.js';
 /** commander wiring only: flags -> options -> the command runners, which load lazily. */
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('tune-lint')
+    .exitOverride()
+    .configureOutput({
+      writeErr: (text) => process.stderr.write(text),
+      outputError: (text, write) => write(text.replace(/^error: /, 'tune-lint: ')),
+    })
     .version(readVersion(), '-V, --version')
     .description('Lint and tune Apache httpd and MySQL/MariaDB configs: diagnosis, host-aware sizing and a patch')
     .argument('[paths...]', 'main config files (apache2.conf, httpd.conf, my.cnf); default: the system configs')
@@ -33,7 +38,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--server-root <dir>', 'Apache ServerRoot before the config sets one (httpd -d)')
     .option('--define <name>', 'Apache define, as httpd -D NAME (repeatable)', collect, [])
     .option('--max-file-size <size>', 'refuse config files larger than this (default 64M)')
-    .option('--debug', 'print stack traces on internal errors', false)
+    .option('--debug', 'print stack traces with errors', false)
     .action(async (paths: string[], options: LintCommandOptions) => {
       const { runLint } = await import('./commands/lint.js');
       setExit(await runLint(paths, options));
@@ -87,8 +92,6 @@ function integer(value: string): number {
 async function main(argv: readonly string[]): Promise<number> {
   let exit = 0;
   const program = buildProgram((code) => (exit = code));
-  program.exitOverride();
-  program.configureOutput({ writeErr: (text) => process.stderr.write(text) });
   const debug = argv.includes('--debug');
   try {
     await program.parseAsync(argv);

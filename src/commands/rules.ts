@@ -2,7 +2,7 @@ import { builtinRules } from '../../rules/index.js';
 import { docsUrl } from '../docs-url.js';
 import { readVersion } from './version.js';
 
-/** `tune-lint rules`: the catalogue, one rule per line, or as JSON. */
+/** `tune-lint rules`: the catalogue as a table (id, name, default severity, fix kind, preset, description), or as JSON. */
 export async function runRules(options: { json: boolean }): Promise<number> {
   const version = readVersion();
   const rules = builtinRules.map((rule) => rule.meta);
@@ -22,10 +22,13 @@ export async function runRules(options: { json: boolean }): Promise<number> {
     process.stdout.write(`${JSON.stringify({ version: 1, rules: list }, null, 2)}\n`);
     return 0;
   }
-  const nameWidth = Math.max(...rules.map((meta) => meta.name.length));
-  for (const meta of rules) {
-    const flags = [meta.defaultSeverity.padEnd(5), (meta.fix ?? '-').padEnd(4), meta.recommended ? 'rec' : '   '].join(' ');
-    process.stdout.write(`${meta.id}  ${meta.name.padEnd(nameWidth)}  ${flags}  ${meta.description}\n`);
-  }
+  const rows = [
+    ['ID', 'NAME', 'SEVERITY', 'FIX', 'PRESET', 'DESCRIPTION'],
+    ...rules.map((meta) => [meta.id, meta.name, meta.defaultSeverity, meta.fix ?? '-', meta.recommended ? 'recommended' : 'strict', meta.description]),
+  ];
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] as string).length))) ?? [];
+  const lines = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number))).join('  '));
+  lines.push('', `Each rule's page: ${docsUrl(version, '<ID>')}; rules take an id or a name in .tune-lint.yaml and --rule.`);
+  process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

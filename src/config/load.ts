@@ -2,9 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Preset, UserRuleSetting } from '../engine/selection.js';
 import type { Budget } from '../engine/sizing.js';
-import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type DatabaseTarget, type Targets } from '../engine/targets.js';
+import { parseTargetSpec, TargetSpecError, type Targets } from '../engine/targets.js';
 import type { Rule, RuleOptions, SeveritySetting } from '../engine/types.js';
+import { HostFactsError } from '../host/facts.js';
 import { locateYaml } from '../host/profile.js';
+import { hostFactsFromLocated } from '../host/values.js';
 import { parseFriendlySize } from '../util/units.js';
 import { ConfigError, type ConfigHost, type ConfigOverride, type ResolvedConfig } from './types.js';
 
@@ -26,9 +28,13 @@ export const EMPTY_CONFIG: ResolvedConfig = { file: undefined, base: '.', preset
 
 type YamlModule = typeof import('yaml');
 type Node = import('yaml').Node;
-type Pair<K = unknown, V = unknown> = import('yaml').Pair<K, V>;
+type YamlMap = import('yaml').YAMLMap<Node, Node>;
+type YamlSeq = import('yaml').YAMLSeq<Node>;
+type Pair = import('yaml').Pair<Node, Node>;
 
 const TOP_KEYS = ['extends', 'target', 'host', 'budget', 'rules', 'overrides'];
+const OVERRIDE_KEYS = ['name', 'files', 'host', 'rules', 'target', 'budget'];
+const SEVERITIES: readonly SeveritySetting[] = ['off', 'info', 'warn', 'error'];
 const BUDGET_KEYS: Record<keyof Budget, 'share' | 'size' | 'count'> = {
   apacheShare: 'share',
   osReserveShare: 'share',
@@ -42,187 +48,261 @@ const BUDGET_KEYS: Record<keyof Budget, 'share' | 'size' | 'count'> = {
 /**
  * Reads and validates `.tune-lint.yaml`. Every error names `file:line:col`
  * from yaml's LineCounter, so a typo in a rule name reads like a lint message.
+ * yaml is imported here, lazily, so a run without a config file never loads it.
  */
 export async function loadConfig(file: string, rules: readonly Rule[], cwd: string): Promise<ResolvedConfig> {
-  const yaml: YamlModule = await import('yaml');
+  const shown = display(file, cwd);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`${display(file, cwd)}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(code === 'ENOENT' ? `${shown}: no such config file` : `${shown}: cannot read (${code ?? String(error)})`);
   }
-  const shown = display(file, cwd);
-  const lineCounter = new yaml.LineCounter();
-  const document = yaml.parseDocument(text, { lineCounter, prettyErrors: false });
-  const at = (node: { range?: readonly [number, number, number] | null | undefined } | null | undefined): string => {
-    const offset = node?.range?.[0] ?? 0;
-    const { line, col } = lineCounter.linePos(offset);
-    return `${shown}:${line}:${col}`;
-  };
-  const firstError = document.errors[0];
-  if (firstError !== undefined) {
-    const { line, col } = lineCounter.linePos(firstError.pos[0]);
-    throw new ConfigError(`${shown}:${line}:${col}: ${firstError.message.split('\n')[0]}`);
-  }
-  const fail = (node: Node | Pair | null | undefined, message: string): never => {
-    const located = node !== null && node !== undefined && 'key' in node ? (node.key as Node) : (node as Node | null | undefined);
-    throw new ConfigError(`${at(located)}: ${message}`);
-  };
-  const root = document.contents;
-  if (root === null || root === undefined) return { ...EMPTY_CONFIG, file: shown, base: path.dirname(file) };
-  if (!yaml.isMap(root)) fail(root, `${CONFIG_NAME} must be a mapping of ${TOP_KEYS.join(', ')}`);
-  const map = root as import('yaml').YAMLMap<Node, Node>;
-  const get = (key: string): Pair<Node, Node> | undefined => map.items.find((pair) => yaml.isScalar(pair.key) && pair.key.value === key);
-  for (const pair of map.items) {
-    const key = yaml.isScalar(pair.key) ? String(pair.key.value) : '';
-    if (!TOP_KEYS.includes(key)) fail(pair, `unknown key "${key}"; expected one of ${TOP_KEYS.join(', ')}`);
-  }
+  return new ConfigReader(await import('yaml'), text, shown, rules).read(path.dirname(file));
+}
 
-  const known = new Map<string, Rule>();
-  for (const rule of rules) {
-    known.set(rule.meta.id, rule);
-    known.set(rule.meta.name, rule);
-  }
+/** One pass over the YAML document; each `parse*` method checks one part and throws ConfigError at its node. */
+class ConfigReader {
+  private readonly lineCounter: import('yaml').LineCounter;
+  private readonly document: import('yaml').Document;
+  private readonly known = new Map<string, Rule>();
 
-  const parsePreset = (pair: Pair<Node, Node> | undefined): Preset => {
-    if (pair === undefined) return 'recommended';
-    const value = yaml.isScalar(pair.value) ? pair.value.value : undefined;
-    if (value !== 'recommended' && value !== 'strict') fail(pair.value, 'extends must be "recommended" or "strict"');
-    return value as Preset;
-  };
-
-  const parseTargets = (node: Node | null | undefined): Partial<Targets> => {
-    if (node === null || node === undefined) return {};
-    if (yaml.isScalar(node) && typeof node.value === 'string') {
-      try {
-        return parseTargetSpec(node.value, DEFAULT_TARGETS);
-      } catch (error) {
-        return fail(node, (error as Error).message);
-      }
+  constructor(
+    private readonly yaml: YamlModule,
+    text: string,
+    private readonly shown: string,
+    rules: readonly Rule[],
+  ) {
+    this.lineCounter = new yaml.LineCounter();
+    this.document = yaml.parseDocument(text, { lineCounter: this.lineCounter, prettyErrors: false });
+    for (const rule of rules) {
+      this.known.set(rule.meta.id.toLowerCase(), rule);
+      this.known.set(rule.meta.name, rule);
     }
-    if (!yaml.isMap(node)) return fail(node, 'target must be a mapping like { httpd: "2.4", mariadb: "10.11" }');
-    const out: { httpd?: string; db?: DatabaseTarget } = {};
-    for (const pair of (node as import('yaml').YAMLMap<Node, Node>).items) {
-      const key = yaml.isScalar(pair.key) ? String(pair.key.value) : '';
-      const value = yaml.isScalar(pair.value) ? String(pair.value.value) : undefined;
-      if (value === undefined) fail(pair.value, `target ${key} must be a version like "2.4"`);
+  }
+
+  read(base: string): ResolvedConfig {
+    const { yaml } = this;
+    const firstError = this.document.errors[0];
+    if (firstError !== undefined) throw new ConfigError(`${this.where(firstError.pos[0])}: ${firstError.message.split('\n')[0]}`);
+    const root = this.document.contents;
+    if (root === null || root === undefined || (yaml.isScalar(root) && root.value === null)) return { ...EMPTY_CONFIG, file: this.shown, base };
+    if (!yaml.isMap(root)) return this.fail(root, `${CONFIG_NAME} must be a mapping with the keys ${TOP_KEYS.join(', ')}`);
+    const map = root as YamlMap;
+    this.checkKeys(map, TOP_KEYS, '');
+    const host = this.parseHost(this.field(map, 'host'), this.shown);
+    return {
+      file: this.shown,
+      base,
+      preset: this.parsePreset(this.field(map, 'extends')),
+      targets: this.parseTargets(this.field(map, 'target')),
+      ...(host === undefined ? {} : { host }),
+      budget: this.parseBudget(this.field(map, 'budget')),
+      rules: this.parseRules(this.field(map, 'rules')),
+      overrides: this.parseOverrides(this.field(map, 'overrides')),
+    };
+  }
+
+  private where(offset: number): string {
+    const { line, col } = this.lineCounter.linePos(offset);
+    return `${this.shown}:${line}:${col}`;
+  }
+
+  private fail(node: Node | Pair | null | undefined, message: string): never {
+    const target = node !== null && node !== undefined && 'key' in node && this.yaml.isNode(node.key) ? node.key : (node as Node | null | undefined);
+    throw new ConfigError(`${this.where(target?.range?.[0] ?? 0)}: ${message}`);
+  }
+
+  private keyOf(pair: Pair): string {
+    return this.yaml.isScalar(pair.key) ? String(pair.key.value) : '';
+  }
+
+  private field(map: YamlMap, key: string): Pair | undefined {
+    return map.items.find((pair) => this.keyOf(pair) === key);
+  }
+
+  private checkKeys(map: YamlMap, allowed: readonly string[], what: string): void {
+    for (const pair of map.items) {
+      const key = this.keyOf(pair);
+      if (!allowed.includes(key)) this.fail(pair, `unknown ${what}key "${key}"; expected ${allowed.join(', ')}`);
+    }
+  }
+
+  /** The value of a `key: value` pair; a key written with nothing after it counts as absent. */
+  private valueOf(pair: Pair | undefined): Node | undefined {
+    const value = pair?.value;
+    if (value === null || value === undefined) return undefined;
+    return this.yaml.isScalar(value) && value.value === null ? undefined : value;
+  }
+
+  private parsePreset(pair: Pair | undefined): Preset {
+    const node = this.valueOf(pair);
+    if (node === undefined) return 'recommended';
+    const value = this.yaml.isScalar(node) ? node.value : undefined;
+    if (value !== 'recommended' && value !== 'strict') this.fail(node, `extends must be "recommended" or "strict"`);
+    return value as Preset;
+  }
+
+  /** `{ httpd: "2.4", mariadb: "10.11" }` or the flag's form `httpd=2.4,mariadb=10.11`; only what is written is set. */
+  private parseTargets(pair: Pair | undefined): Partial<Targets> {
+    const { yaml } = this;
+    const node = this.valueOf(pair);
+    if (node === undefined) return {};
+    const parts: [string, Node][] = [];
+    if (yaml.isScalar(node) && typeof node.value === 'string') {
+      for (const part of node.value.split(',').map((p) => p.trim()).filter(Boolean)) parts.push([part, node]);
+    } else if (yaml.isMap(node)) {
+      for (const entry of (node as YamlMap).items) {
+        const value = this.valueOf(entry);
+        if (value === undefined || !yaml.isScalar(value)) this.fail(entry, `target ${this.keyOf(entry)} must be a version like "2.4"`);
+        parts.push([`${this.keyOf(entry)}=${String((value as import('yaml').Scalar).value)}`, entry.key as Node]);
+      }
+    } else {
+      this.fail(node, 'target must be a mapping like { httpd: "2.4", mariadb: "10.11" }');
+    }
+    const out: { httpd?: string; db?: Targets['db'] } = {};
+    for (const [part, at] of parts) {
+      const product = part.split('=')[0]?.trim().toLowerCase();
       try {
-        const parsed = parseTargetSpec(`${key}=${value}`, DEFAULT_TARGETS);
-        if (key === 'httpd' || key === 'apache') out.httpd = parsed.httpd;
+        const parsed = parseTargetSpec(part);
+        if (product === 'httpd' || product === 'apache') out.httpd = parsed.httpd;
         else out.db = parsed.db;
       } catch (error) {
-        fail(pair, error instanceof TargetSpecError ? error.message : String(error));
+        this.fail(at, error instanceof TargetSpecError ? error.message : String(error));
       }
     }
     return out;
-  };
+  }
 
-  const parseHost = (node: Node | null | undefined, source: string): ConfigHost | undefined => {
-    if (node === null || node === undefined) return undefined;
-    if (!yaml.isMap(node)) return fail(node, 'host must be a mapping like { ram: 2G, cpus: 2, perChild: 40M }');
-    return { located: locateYaml(yaml, document, node, (offset) => at({ range: [offset, offset, offset] })), source };
-  };
+  private parseHost(pair: Pair | undefined, source: string): ConfigHost | undefined {
+    const node = this.valueOf(pair);
+    if (node === undefined) return undefined;
+    if (!this.yaml.isMap(node)) return this.fail(node, 'host must be a mapping like { ram: 2G, cpus: 2, perChild: 40M }');
+    const located = locateYaml(this.yaml, this.document, node, (offset) => this.where(offset));
+    try {
+      return { located, source, facts: hostFactsFromLocated(located, source, 'host.') };
+    } catch (error) {
+      if (error instanceof HostFactsError) throw new ConfigError(error.message);
+      throw error;
+    }
+  }
 
-  const parseBudget = (node: Node | null | undefined): Partial<Budget> => {
-    if (node === null || node === undefined) return {};
-    if (!yaml.isMap(node)) return fail(node, 'budget must be a mapping like { apacheShare: 0.5 }');
+  private parseBudget(pair: Pair | undefined): Partial<Budget> {
+    const { yaml } = this;
+    const node = this.valueOf(pair);
+    if (node === undefined) return {};
+    if (!yaml.isMap(node)) return this.fail(node, 'budget must be a mapping like { apacheShare: 0.5 }');
     const out: Partial<Record<keyof Budget, number>> = {};
-    for (const pair of (node as import('yaml').YAMLMap<Node, Node>).items) {
-      const key = (yaml.isScalar(pair.key) ? String(pair.key.value) : '') as keyof Budget;
+    for (const entry of (node as YamlMap).items) {
+      const key = this.keyOf(entry) as keyof Budget;
       const kind = BUDGET_KEYS[key];
-      if (kind === undefined) fail(pair, `unknown budget key "${key}"; expected one of ${Object.keys(BUDGET_KEYS).join(', ')}`);
-      const raw = yaml.isScalar(pair.value) ? pair.value.value : undefined;
+      if (kind === undefined) this.fail(entry, `unknown budget key "${key}"; expected ${Object.keys(BUDGET_KEYS).join(', ')}`);
+      const valueNode = this.valueOf(entry);
+      const raw = valueNode !== undefined && yaml.isScalar(valueNode) ? valueNode.value : undefined;
       const value = kind === 'size' ? (typeof raw === 'number' ? raw : parseFriendlySize(String(raw))) : typeof raw === 'number' ? raw : Number.NaN;
-      const valid = value !== undefined && Number.isFinite(value) && (kind === 'share' ? value > 0 && value <= 1 : value >= 0);
-      if (!valid) fail(pair.value, `budget ${key} must be ${kind === 'share' ? 'a share between 0 and 1' : kind === 'size' ? 'a size like 512M' : 'a whole number'}`);
+      const valid =
+        value !== undefined &&
+        Number.isFinite(value) &&
+        (kind === 'share' ? value > 0 && value <= 1 : kind === 'count' ? Number.isInteger(value) && value >= 0 : value >= 0);
+      if (!valid) {
+        const expected = kind === 'share' ? 'a share above 0 and at most 1, like 0.5' : kind === 'size' ? 'a size like 512M' : 'a whole number';
+        this.fail(valueNode ?? entry, `budget ${key} must be ${expected}`);
+      }
       out[key] = value as number;
     }
     return out;
-  };
+  }
 
-  const parseRules = (node: Node | null | undefined): Map<string, UserRuleSetting> => {
+  private parseRules(pair: Pair | undefined): Map<string, UserRuleSetting> {
     const out = new Map<string, UserRuleSetting>();
-    if (node === null || node === undefined) return out;
-    if (!yaml.isMap(node)) return fail(node, 'rules must be a mapping of rule id or name to off, info, warn or error');
-    for (const pair of (node as import('yaml').YAMLMap<Node, Node>).items) {
-      const key = yaml.isScalar(pair.key) ? String(pair.key.value) : '';
-      const rule = known.get(key) ?? known.get(key.toUpperCase());
-      if (rule === undefined) fail(pair, `unknown rule "${key}"; run tune-lint rules for the catalogue`);
-      out.set((rule as Rule).meta.id, parseRuleSetting(rule as Rule, pair.value));
+    const node = this.valueOf(pair);
+    if (node === undefined) return out;
+    if (!this.yaml.isMap(node)) return this.fail(node, 'rules must be a mapping of rule id or name to off, info, warn or error');
+    for (const entry of (node as YamlMap).items) {
+      const key = this.keyOf(entry);
+      const rule = this.known.get(key) ?? this.known.get(key.toLowerCase());
+      if (rule === undefined) this.fail(entry, `unknown rule "${key}"; tune-lint rules lists the ids and names`);
+      const id = (rule as Rule).meta.id;
+      if (out.has(id)) this.fail(entry, `${id} is set twice in this rules mapping (by id and by name)`);
+      out.set(id, this.parseRuleSetting(rule as Rule, entry));
     }
     return out;
-  };
+  }
 
-  const parseRuleSetting = (rule: Rule, node: Node | null | undefined): UserRuleSetting => {
-    if (yaml.isScalar(node)) return { severity: parseSeverity(node) };
-    if (yaml.isSeq(node)) {
-      const [severityNode, optionsNode] = (node as import('yaml').YAMLSeq<Node>).items;
-      const options = optionsNode === undefined ? {} : parseOptions(rule, optionsNode);
-      return { severity: parseSeverity(severityNode), options };
+  private parseRuleSetting(rule: Rule, entry: Pair): UserRuleSetting {
+    const { yaml } = this;
+    const node = this.valueOf(entry);
+    if (node !== undefined && yaml.isScalar(node)) return { severity: this.parseSeverity(node) };
+    if (node !== undefined && yaml.isSeq(node)) {
+      const items = (node as YamlSeq).items;
+      if (items.length === 0 || items.length > 2) this.fail(node, `${rule.meta.id} must be [severity] or [severity, { options }]`);
+      const [severityNode, optionsNode] = items;
+      return { severity: this.parseSeverity(severityNode as Node), ...(optionsNode === undefined ? {} : { options: this.parseOptions(rule, optionsNode) }) };
     }
-    return fail(node, `${rule.meta.id} must be off, info, warn, error or [severity, { options }]`);
-  };
+    return this.fail(node ?? entry, `${rule.meta.id} must be off, info, warn, error or [severity, { options }]`);
+  }
 
-  const parseSeverity = (node: Node | undefined): SeveritySetting => {
-    const value = yaml.isScalar(node) ? String(node.value) : '';
-    if (!['off', 'info', 'warn', 'error'].includes(value)) fail(node, `severity must be off, info, warn or error, not "${value}"`);
+  private parseSeverity(node: Node): SeveritySetting {
+    const value = this.yaml.isScalar(node) ? String(node.value) : '';
+    if (!(SEVERITIES as readonly string[]).includes(value)) this.fail(node, `severity must be off, info, warn or error, not "${value}"`);
     return value as SeveritySetting;
-  };
+  }
 
-  const parseOptions = (rule: Rule, node: Node): RuleOptions => {
-    if (!yaml.isMap(node)) return fail(node, `${rule.meta.id} options must be a mapping`);
+  private parseOptions(rule: Rule, node: Node): RuleOptions {
+    if (!this.yaml.isMap(node)) return this.fail(node, `${rule.meta.id} options must be a mapping`);
     const options: Record<string, RuleOptions[string]> = {};
-    for (const pair of (node as import('yaml').YAMLMap<Node, Node>).items) {
-      const key = yaml.isScalar(pair.key) ? String(pair.key.value) : '';
+    for (const entry of (node as YamlMap).items) {
+      const key = this.keyOf(entry);
       const expected = rule.defaultOptions[key];
       if (expected === undefined) {
         const names = Object.keys(rule.defaultOptions);
-        fail(pair, `${rule.meta.id} has no option "${key}"${names.length === 0 ? '' : `; options: ${names.join(', ')}`}`);
+        this.fail(entry, `${rule.meta.id} has no option "${key}"${names.length === 0 ? '' : `; its options: ${names.join(', ')}`}`);
       }
-      const value = (pair.value as Node | null)?.toJSON?.();
+      const value: unknown = (entry.value as Node | null)?.toJSON?.();
       const sameType = Array.isArray(expected) ? Array.isArray(value) && value.every((item) => typeof item === 'string') : typeof value === typeof expected;
-      if (!sameType) fail(pair.value, `${rule.meta.id} option ${key} must be a ${Array.isArray(expected) ? 'list of strings' : typeof expected}`);
+      if (!sameType) this.fail((entry.value as Node | null) ?? entry, `${rule.meta.id} option ${key} must be a ${Array.isArray(expected) ? 'list of strings' : typeof expected}`);
       options[key] = value as RuleOptions[string];
     }
     return options;
-  };
+  }
 
-  const overridesPair = get('overrides');
-  const overrides: ConfigOverride[] = [];
-  if (overridesPair !== undefined && overridesPair.value !== null) {
-    if (!yaml.isSeq(overridesPair.value)) fail(overridesPair.value, 'overrides must be a list of { files, host, rules, target, budget }');
-    const items = (overridesPair.value as import('yaml').YAMLSeq<Node>).items;
-    items.forEach((item, index) => {
-      if (!yaml.isMap(item)) fail(item, 'each override must be a mapping with files:');
-      const entry = item as import('yaml').YAMLMap<Node, Node>;
-      const field = (key: string): Pair<Node, Node> | undefined => entry.items.find((pair) => yaml.isScalar(pair.key) && pair.key.value === key);
-      for (const pair of entry.items) {
-        const key = yaml.isScalar(pair.key) ? String(pair.key.value) : '';
-        if (!['files', 'host', 'rules', 'target', 'budget'].includes(key)) fail(pair, `unknown override key "${key}"; expected files, host, rules, target or budget`);
-      }
-      const filesNode = field('files')?.value;
-      const files = yaml.isSeq(filesNode) ? (filesNode as import('yaml').YAMLSeq<Node>).items.map((n) => (yaml.isScalar(n) ? String(n.value) : '')) : yaml.isScalar(filesNode) ? [String(filesNode.value)] : [];
-      if (files.length === 0 || files.includes('')) fail(filesNode ?? item, 'an override needs files: a glob or a list of globs');
-      const host = parseHost(field('host')?.value, `${shown} overrides[${index}]`);
-      const targets = parseTargets(field('target')?.value);
-      const budget = parseBudget(field('budget')?.value);
-      overrides.push({ files, rules: parseRules(field('rules')?.value), ...(host === undefined ? {} : { host }), targets, budget });
+  private parseOverrides(pair: Pair | undefined): ConfigOverride[] {
+    const { yaml } = this;
+    const node = this.valueOf(pair);
+    if (node === undefined) return [];
+    if (!yaml.isSeq(node)) return this.fail(node, `overrides must be a list of { ${OVERRIDE_KEYS.join(', ')} }`);
+    return (node as YamlSeq).items.map((item, index) => {
+      if (!yaml.isMap(item)) return this.fail(item, 'each override must be a mapping with files:');
+      const entry = item as YamlMap;
+      this.checkKeys(entry, OVERRIDE_KEYS, 'override ');
+      const nameNode = this.valueOf(this.field(entry, 'name'));
+      if (nameNode !== undefined && !(yaml.isScalar(nameNode) && typeof nameNode.value === 'string')) this.fail(nameNode, 'name must be a string');
+      const files = this.parseGlobs(this.field(entry, 'files'), entry);
+      const host = this.parseHost(this.field(entry, 'host'), `${this.shown} overrides[${index}]`);
+      return {
+        name: nameNode === undefined ? undefined : String((nameNode as import('yaml').Scalar).value),
+        files,
+        ...(host === undefined ? {} : { host }),
+        rules: this.parseRules(this.field(entry, 'rules')),
+        targets: this.parseTargets(this.field(entry, 'target')),
+        budget: this.parseBudget(this.field(entry, 'budget')),
+        where: this.where(entry.range?.[0] ?? 0),
+      };
     });
   }
-  const host = parseHost(get('host')?.value, shown);
-  return {
-    file: shown,
-    base: path.dirname(file),
-    preset: parsePreset(get('extends')),
-    targets: parseTargets(get('target')?.value),
-    ...(host === undefined ? {} : { host }),
-    budget: parseBudget(get('budget')?.value),
-    rules: parseRules(get('rules')?.value),
-    overrides,
-  };
+
+  private parseGlobs(pair: Pair | undefined, override: YamlMap): string[] {
+    const { yaml } = this;
+    const node = this.valueOf(pair);
+    const nodes = node === undefined ? [] : yaml.isSeq(node) ? (node as YamlSeq).items : [node];
+    const globs = nodes.map((glob) => (yaml.isScalar(glob) && typeof glob.value === 'string' && glob.value !== '' ? glob.value : this.fail(glob, 'a glob must be a non-empty string')));
+    if (globs.length === 0) this.fail(pair ?? override, 'an override needs files: a glob or a list of globs, relative to the config file');
+    return globs;
+  }
 }
 
 function display(file: string, cwd: string): string {
   const relative = path.relative(cwd, file);
-  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative.split(path.sep).join('/');
 }

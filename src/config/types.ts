@@ -2,7 +2,7 @@ import { UserError } from '../util/user-error.js';
 import type { UserRuleSetting, Preset } from '../engine/selection.js';
 import type { Budget } from '../engine/sizing.js';
 import type { Targets } from '../engine/targets.js';
-
+import type { HostFacts } from '../host/facts.js';
 import type { Located } from '../host/values.js';
 
 /** Host facts as written in a config, with positions, resolved by the host layer (src/host). */
@@ -10,14 +10,20 @@ export interface ConfigHost {
   readonly located: Located;
   /** `.tune-lint.yaml` or `.tune-lint.yaml overrides[1]`, for the facts' sources. */
   readonly source: string;
+  /** The same facts, checked when the file was loaded, so a bad value fails before any config is read. */
+  readonly facts: HostFacts;
 }
 
 export interface ConfigOverride {
+  /** What reports call the host this override describes; defaults to its globs. */
+  readonly name: string | undefined;
   readonly files: readonly string[];
   readonly host?: ConfigHost;
   readonly rules: ReadonlyMap<string, UserRuleSetting>;
-  readonly targets?: Partial<Targets>;
-  readonly budget?: Partial<Budget>;
+  readonly targets: Partial<Targets>;
+  readonly budget: Partial<Budget>;
+  /** `.tune-lint.yaml:12:5`, where the override starts. */
+  readonly where: string;
 }
 
 /** `.tune-lint.yaml` after validation; every part optional in the file has its default here. */

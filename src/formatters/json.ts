@@ -1,13 +1,16 @@
-import type { HostFacts } from '../host/facts.js';
-import type { Diagnostic } from '../engine/types.js';
-import type { FormatInput, Formatter, UnitOutcome } from './types.js';
+import type { SourceFile } from '../engine/source-file.js';
+import type { Diagnostic, TextEdit } from '../engine/types.js';
+import { factsJson } from './facts-json.js';
 import { filePatch, visibleDiagnostics } from './shared.js';
+import type { FormatInput, Formatter, UnitOutcome } from './types.js';
 
 /**
  * DESIGN §6: `{ version, host, results: [{ file, language, diagnostics, patch? }] }`,
  * keys in a fixed order, no timestamps, so two runs on the same input print
- * the same bytes. With several hosts, `hosts` lists them and each result
- * names its host.
+ * the same bytes. Every file read is a result, in include order, diagnostics
+ * or not. When `.tune-lint.yaml` maps the paths to several hosts, `hosts`
+ * replaces `host` (`[{ name, facts }]`, the top-level host named null) and
+ * each result names its host.
  */
 export const formatJson: Formatter = (input) => {
   const several = input.units.length > 1;
@@ -19,25 +22,27 @@ export const formatJson: Formatter = (input) => {
 };
 
 function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): object[] {
-  const byFile = new Map(unit.result.files.map((file) => [file, [] as Diagnostic[]]));
-  for (const diagnostic of visibleDiagnostics(unit.result.diagnostics, input.quiet)) byFile.get(diagnostic.file)?.push(diagnostic);
-  const seen = new Set<string>();
-  const out: object[] = [];
-  for (const [file, diagnostics] of byFile) {
-    if (seen.has(file.path)) continue;
-    seen.add(file.path);
+  const files = new Map<string, { file: SourceFile; diagnostics: Diagnostic[] }>();
+  for (const file of unit.result.files) if (!files.has(file.path)) files.set(file.path, { file, diagnostics: [] });
+  for (const diagnostic of visibleDiagnostics(unit.result.diagnostics, input.quiet)) {
+    const entry = files.get(diagnostic.file.path);
+    if (entry === undefined) files.set(diagnostic.file.path, { file: diagnostic.file, diagnostics: [diagnostic] });
+    else entry.diagnostics.push(diagnostic);
+  }
+  const languages = new Map([...unit.result.languages].map(([file, language]) => [file.path, language]));
+  return [...files.values()].map(({ file, diagnostics }) => {
     const patch = filePatch(input.patch, file.patchPath);
-    out.push({
+    return {
       file: file.displayPath,
-      language: unit.result.languages.get(file) ?? 'apache',
+      language: languages.get(file.path) ?? null,
       ...(several ? { host: unit.label ?? null } : {}),
       diagnostics: diagnostics.map(diagnosticJson),
       ...(patch === '' ? {} : { patch }),
-    });
-  }
-  return out;
+    };
+  });
 }
 
+/** The keys of DESIGN §6 in its order, then `context` (enclosing sections or the option group, outermost first). */
 export function diagnosticJson(diagnostic: Diagnostic): object {
   return {
     ruleId: diagnostic.ruleId,
@@ -49,24 +54,22 @@ export function diagnosticJson(diagnostic: Diagnostic): object {
     column: diagnostic.start.column,
     endLine: diagnostic.end.line,
     endColumn: diagnostic.end.column,
-    ...(diagnostic.context.length === 0 ? {} : { context: diagnostic.context }),
-    ...(diagnostic.fix === undefined
-      ? {}
-      : {
-          fix: {
-            kind: diagnostic.fix.kind,
-            edits: diagnostic.fix.edits.map((edit) => ({ file: edit.file.displayPath, range: [edit.range[0], edit.range[1]], text: edit.text })),
-          },
-        }),
+    ...(diagnostic.fix === undefined ? {} : { fix: { kind: diagnostic.fix.kind, edits: diagnostic.fix.edits.map(editJson) } }),
+    context: [...diagnostic.context],
   };
 }
 
-export function factsJson(facts: HostFacts): object {
-  const out: Record<string, unknown> = {};
-  for (const [name, fact] of Object.entries(facts)) {
-    if (name === 'notes') continue;
-    out[name] = fact;
-  }
-  if (facts.notes !== undefined) out['notes'] = facts.notes;
-  return out;
+/** A replacement as offsets into the file's text (UTF-16 code units, like `range` in ESLint) and as 1-based line/column, end exclusive. */
+function editJson(edit: TextEdit): object {
+  const start = edit.file.position(edit.range[0]);
+  const end = edit.file.position(edit.range[1]);
+  return {
+    file: edit.file.displayPath,
+    range: [edit.range[0], edit.range[1]],
+    line: start.line,
+    column: start.column,
+    endLine: end.line,
+    endColumn: end.column,
+    text: edit.text,
+  };
 }

@@ -1,23 +1,26 @@
+import type * as Sarif from 'sarif';
 import type { SourceFile } from '../engine/source-file.js';
-import type { Diagnostic, Severity, TextEdit } from '../engine/types.js';
+import type { Diagnostic, Position, RuleMeta, Severity, TextEdit } from '../engine/types.js';
 import { docsUrl } from '../docs-url.js';
 import { visibleDiagnostics } from './shared.js';
 import type { Formatter } from './types.js';
 
-const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warn: 'warning', info: 'note' };
+const LEVEL: Record<Severity, Sarif.ReportingConfiguration.level> = { error: 'error', warn: 'warning', info: 'note' };
 
 /**
- * SARIF 2.1.0 for code scanning: rules from the catalogue's metadata (with
- * help URIs to the versioned docs), results with relative URIs, and `fixes`
- * built from the same text edits the patch is made of.
+ * SARIF 2.1.0 for code scanning: one run whose driver lists the catalogue
+ * (help URIs to the docs of this version), results with URIs relative to the
+ * working directory (the repository root in CI) and regions in 1-based
+ * UTF-16 columns, end exclusive, and `fixes` built from the same text edits
+ * the patch is made of.
  */
 export const formatSarif: Formatter = (input) => {
-  const rules = [...input.rules].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const rules = [...input.rules].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const index = new Map(rules.map((rule, i) => [rule.id, i]));
   const results = input.units.flatMap((unit) =>
     visibleDiagnostics(unit.result.diagnostics, input.quiet).map((diagnostic) => result(diagnostic, index.get(diagnostic.ruleId))),
   );
-  const log = {
+  const log: Sarif.Log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
     runs: [
@@ -26,17 +29,12 @@ export const formatSarif: Formatter = (input) => {
           driver: {
             name: 'tune-lint',
             version: input.version,
+            semanticVersion: input.version,
             informationUri: docsUrl(input.version),
-            rules: rules.map((rule) => ({
-              id: rule.id,
-              name: rule.name,
-              shortDescription: { text: rule.description },
-              helpUri: docsUrl(input.version, rule.id),
-              defaultConfiguration: { level: LEVEL[rule.defaultSeverity] },
-              properties: { category: rule.category, tags: [rule.category, rule.language] },
-            })),
+            rules: rules.map((rule) => descriptor(rule, input.version)),
           },
         },
+        columnKind: 'utf16CodeUnits',
         results,
       },
     ],
@@ -44,39 +42,48 @@ export const formatSarif: Formatter = (input) => {
   return `${JSON.stringify(log, null, 2)}\n`;
 };
 
-function region(diagnostic: { start: { line: number; column: number }; end: { line: number; column: number } }): object {
-  return { startLine: diagnostic.start.line, startColumn: diagnostic.start.column, endLine: diagnostic.end.line, endColumn: diagnostic.end.column };
+function descriptor(rule: RuleMeta, version: string): Sarif.ReportingDescriptor {
+  return {
+    id: rule.id,
+    name: rule.name,
+    shortDescription: { text: rule.description },
+    helpUri: docsUrl(version, rule.id),
+    defaultConfiguration: { level: LEVEL[rule.defaultSeverity] },
+    properties: { category: rule.category, tags: [rule.category, rule.language] },
+  };
 }
 
-function result(diagnostic: Diagnostic, ruleIndex: number | undefined): object {
-  return {
+function result(diagnostic: Diagnostic, ruleIndex: number | undefined): Sarif.Result {
+  const location: Sarif.Location = {
+    physicalLocation: { artifactLocation: { uri: uri(diagnostic.file.displayPath) }, region: region(diagnostic.start, diagnostic.end) },
+  };
+  if (diagnostic.context.length > 0) location.message = { text: `in ${diagnostic.context.join(' > ')}` };
+  const out: Sarif.Result = {
     ruleId: diagnostic.ruleId,
     ...(ruleIndex === undefined ? {} : { ruleIndex }),
     level: LEVEL[diagnostic.severity],
     message: { text: diagnostic.message },
-    locations: [
-      {
-        physicalLocation: { artifactLocation: { uri: uri(diagnostic.file.displayPath) }, region: region(diagnostic) },
-        ...(diagnostic.context.length === 0 ? {} : { message: { text: `in ${diagnostic.context.join(' > ')}` } }),
-      },
-    ],
-    ...(diagnostic.fix === undefined
-      ? {}
-      : {
-          fixes: [
-            {
-              description: { text: `${diagnostic.fix.kind} fix from ${diagnostic.ruleId}` },
-              artifactChanges: groupByFile(diagnostic.fix.edits).map(([file, edits]) => ({
-                artifactLocation: { uri: uri(file.displayPath) },
-                replacements: edits.map((edit) => ({
-                  deletedRegion: region({ start: file.position(edit.range[0]), end: file.position(edit.range[1]) }),
-                  insertedContent: { text: edit.text },
-                })),
-              })),
-            },
-          ],
-        }),
+    locations: [location],
   };
+  if (diagnostic.fix !== undefined) {
+    out.fixes = [
+      {
+        description: { text: `${diagnostic.fix.kind} fix from ${diagnostic.ruleId} ${diagnostic.ruleName}` },
+        artifactChanges: groupByFile(diagnostic.fix.edits).map(([file, edits]) => ({
+          artifactLocation: { uri: uri(file.displayPath) },
+          replacements: edits.map((edit) => ({
+            deletedRegion: region(file.position(edit.range[0]), file.position(edit.range[1])),
+            insertedContent: { text: edit.text },
+          })),
+        })),
+      },
+    ];
+  }
+  return out;
+}
+
+function region(start: Position, end: Position): Sarif.Region {
+  return { startLine: start.line, startColumn: start.column, endLine: end.line, endColumn: end.column };
 }
 
 function groupByFile(edits: readonly TextEdit[]): [SourceFile, TextEdit[]][] {
@@ -89,7 +96,11 @@ function groupByFile(edits: readonly TextEdit[]): [SourceFile, TextEdit[]][] {
   return [...groups];
 }
 
-/** A relative URI reference: path segments percent-encoded, `/` kept. */
-function uri(displayPath: string): string {
-  return displayPath.split('/').map(encodeURIComponent).join('/');
+/**
+ * A relative URI reference for a path under the working directory (segments
+ * percent-encoded, `/` kept), a `file:` URI for one outside it.
+ */
+export function uri(displayPath: string): string {
+  const encoded = displayPath.split('/').map(encodeURIComponent).join('/');
+  return displayPath.startsWith('/') ? `file://${encoded}` : encoded;
 }

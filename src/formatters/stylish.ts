@@ -1,81 +1,112 @@
 import type { Diagnostic, Severity } from '../engine/types.js';
 import { describeHostFacts } from '../host/format.js';
-import { countDiagnostics, visibleDiagnostics } from './shared.js';
-import type { Formatter } from './types.js';
+import { budgetPicture, type BarKind } from './budget.js';
+import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
+import type { FormatInput, Formatter, UnitOutcome } from './types.js';
 
 interface Paint {
   dim(text: string): string;
   bold(text: string): string;
-  severity(severity: Severity, text: string): string;
   underline(text: string): string;
+  severity(severity: Severity, text: string): string;
+  bar(kind: BarKind, text: string): string;
 }
 
+/** Every colour goes through here; with colour off each function returns its text unchanged. */
 function painter(color: boolean): Paint {
   const wrap = (open: number, close: number) => (text: string) => (color ? `\u001b[${open}m${text}\u001b[${close}m` : text);
   const red = wrap(31, 39);
+  const green = wrap(32, 39);
   const yellow = wrap(33, 39);
+  const blue = wrap(34, 39);
+  const magenta = wrap(35, 39);
   const cyan = wrap(36, 39);
+  const dim = wrap(2, 22);
+  const bars: Record<BarKind, (text: string) => string> = { apache: blue, mysql: magenta, os: dim, free: green, over: red };
   return {
-    dim: wrap(2, 22),
+    dim,
     bold: wrap(1, 22),
     underline: wrap(4, 24),
     severity: (severity, text) => (severity === 'error' ? red(text) : severity === 'warn' ? yellow(text) : cyan(text)),
+    bar: (kind, text) => bars[kind](text),
   };
 }
 
 /**
- * The human report: diagnostics grouped by file (`line:col severity message
- * ID name`, the section or group on a dim line below), a summary with fixable
- * counts, the host facts used with their sources, and the suggested patch.
+ * The human report: per host, the diagnostics grouped by file (`line:col
+ * severity message ID name`, the section or group on a dim line below), the
+ * host facts used with their sources and the memory budget as bars; then a
+ * summary with fixable counts, and the suggested patch at the end.
  */
 export const formatStylish: Formatter = (input) => {
   const paint = painter(input.color);
   const out: string[] = [];
-  const all: Diagnostic[] = [];
+  const shown: Diagnostic[] = [];
   for (const unit of input.units) {
-    if (input.units.length > 1) out.push(paint.bold(`host ${unit.label ?? '(default)'}`), '');
     const diagnostics = visibleDiagnostics(unit.result.diagnostics, input.quiet);
-    all.push(...diagnostics);
-    const byFile = new Map<string, Diagnostic[]>();
-    for (const diagnostic of diagnostics) {
-      const list = byFile.get(diagnostic.file.displayPath);
-      if (list === undefined) byFile.set(diagnostic.file.displayPath, [diagnostic]);
-      else list.push(diagnostic);
-    }
-    for (const [file, list] of byFile) {
-      out.push(paint.underline(file));
-      const width = Math.max(...list.map((d) => `${d.start.line}:${d.start.column}`.length));
-      for (const diagnostic of list) {
-        const where = `${diagnostic.start.line}:${diagnostic.start.column}`.padEnd(width);
-        const severity = paint.severity(diagnostic.severity, diagnostic.severity.padEnd(5));
-        out.push(`  ${where}  ${severity}  ${diagnostic.message}  ${paint.dim(`${diagnostic.ruleId} ${diagnostic.ruleName}`)}`);
-        if (diagnostic.context.length > 0) out.push(`  ${' '.repeat(width)}  ${paint.dim(`in ${diagnostic.context.join(' > ')}`)}`);
-      }
-      out.push('');
-    }
-    const facts = describeHostFacts(unit.result.host);
-    if (facts.length > 0 && !input.quiet) {
-      out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${line}`), '');
-    }
+    shown.push(...diagnostics);
+    if (input.units.length > 1) out.push(paint.bold(`Host ${unit.label ?? '(top-level host: in .tune-lint.yaml)'}`), '');
+    out.push(...diagnosticLines(diagnostics, paint));
+    if (!input.quiet) out.push(...hostLines(unit, paint));
   }
-  const counts = countDiagnostics(all);
-  const total = counts.error + counts.warn + counts.info;
-  if (total === 0) {
-    out.push(paint.bold('No problems found.'));
-  } else {
-    const parts = [`${counts.error} ${plural(counts.error, 'error')}`, `${counts.warn} ${plural(counts.warn, 'warning')}`, `${counts.info} info`];
-    const mark = counts.error > 0 ? paint.severity('error', '✖') : counts.warn > 0 ? paint.severity('warn', '!') : paint.severity('info', 'i');
-    out.push(`${mark} ${paint.bold(`${total} ${plural(total, 'problem')} (${parts.join(', ')})`)}`);
-    const fixable = counts.fixable.safe + counts.fixable.tune;
-    if (fixable > 0) {
-      out.push(`  ${fixable} fixable: ${counts.fixable.safe} safe, ${counts.fixable.tune} tune (--fix applies them; --fix-type safe|tune|all chooses)`);
-    }
-  }
+  out.push(...summaryLines(countDiagnostics(shown), input, paint));
   if (input.patch !== '') {
-    out.push('', paint.bold(input.wrote ? 'Patch written:' : 'Suggested patch (tune-lint --fix applies it, or pipe --format diff to git apply):'), input.patch.trimEnd());
+    const title = input.wrote ? 'Patch written:' : 'Suggested patch (tune-lint --fix writes it; --format diff prints it alone, for git apply):';
+    out.push('', paint.bold(title), input.patch.trimEnd());
   }
   return `${out.join('\n')}\n`;
 };
+
+function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): string[] {
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const diagnostic of diagnostics) {
+    const list = byFile.get(diagnostic.file.displayPath);
+    if (list === undefined) byFile.set(diagnostic.file.displayPath, [diagnostic]);
+    else list.push(diagnostic);
+  }
+  const out: string[] = [];
+  for (const [file, list] of byFile) {
+    out.push(paint.underline(file));
+    const width = Math.max(...list.map((d) => `${d.start.line}:${d.start.column}`.length));
+    for (const diagnostic of list) {
+      const where = `${diagnostic.start.line}:${diagnostic.start.column}`.padEnd(width);
+      const severity = paint.severity(diagnostic.severity, diagnostic.severity.padEnd(5));
+      out.push(`  ${where}  ${severity}  ${diagnostic.message}  ${paint.dim(`${diagnostic.ruleId} ${diagnostic.ruleName}`)}`);
+      if (diagnostic.context.length > 0) out.push(`  ${' '.repeat(width)}  ${paint.dim(`in ${diagnostic.context.join(' > ')}`)}`);
+    }
+    out.push('');
+  }
+  return out;
+}
+
+function hostLines(unit: UnitOutcome, paint: Paint): string[] {
+  const out: string[] = [];
+  const facts = describeHostFacts(unit.result.host);
+  if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${line}`), '');
+  const picture = budgetPicture(unit.result.sizing, unit.result.sizingAfter, paint.bar);
+  if (picture.length > 0) out.push(paint.bold(picture[0] as string), ...picture.slice(1), '');
+  return out;
+}
+
+function summaryLines(counts: Counts, input: FormatInput, paint: Paint): string[] {
+  const total = counts.error + counts.warn + counts.info;
+  if (total === 0) return [paint.bold('No problems found.')];
+  const parts = [`${counts.error} ${plural(counts.error, 'error')}`, `${counts.warn} ${plural(counts.warn, 'warning')}`, `${counts.info} info`];
+  const mark = counts.error > 0 ? paint.severity('error', '✖') : counts.warn > 0 ? paint.severity('warn', '!') : paint.severity('info', 'i');
+  const lines = [`${mark} ${paint.bold(`${total} ${plural(total, 'problem')} (${parts.join(', ')})`)}`];
+  const { safe, tune } = counts.fixable;
+  if (safe + tune === 0) return lines;
+  lines.push(`  ${safe + tune} fixable: ${safe} safe, ${tune} tune${fixAction(input)}`);
+  return lines;
+}
+
+/** What happens to the fixes: the patch below, written or to write, and which kind it holds. */
+function fixAction(input: FormatInput): string {
+  if (input.patch === '') return '';
+  const flags = input.fixType === 'all' ? '--fix' : `--fix --fix-type ${input.fixType}`;
+  const kind = input.fixType === 'all' ? '' : ` (${input.fixType} fixes only)`;
+  return input.wrote ? `; ${flags} wrote the patch below${kind}` : `; tune-lint ${flags} writes the patch below${kind}`;
+}
 
 function plural(count: number, word: string): string {
   return count === 1 ? word : `${word}s`;
