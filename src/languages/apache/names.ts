@@ -54,7 +54,7 @@ const SPECIAL_SOURCE_NAMES: Readonly<Record<string, string>> = {
 
 /** Modules that are not thread-safe and tie httpd to prefork. */
 export function isNonThreadSafeModule(identifier: string): boolean {
-  return /^php\d*_module$/.test(identifier) || identifier === 'python_module' || identifier === 'ruid2_module' || identifier === 'itk_module';
+  return /^php\d*_module$/.test(identifier) || identifier === 'python_module' || identifier === 'ruid2_module' || identifier === 'itk_module' || identifier === 'mpm_itk_module';
 }
 
 export function isPhpModule(identifier: string): boolean {
