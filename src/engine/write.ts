@@ -10,71 +10,191 @@ export interface PendingWrite {
   readonly after: string;
 }
 
-/** Why --fix wrote nothing: one line, exit code 2; the originals are untouched. */
+export interface WriteReport {
+  /** Real paths written, in the order given. */
+  readonly written: readonly string[];
+  /** Temporary files of earlier runs that were killed before their rename, removed from the directories written to. */
+  readonly staleTempFiles: readonly string[];
+}
+
+/** Why --fix wrote nothing (or not everything): one line, exit code 2. */
 export class WriteError extends UserError {}
 
+/** `.<name>.tune-lint-<pid>-<8 hex>`: hidden, and never ending in `.conf`/`.cnf`, so no Include or !includedir pattern picks it up. */
+const TEMP_NAME = /^\.(.+)\.tune-lint-(\d+)-[0-9a-f]{8}$/;
+
 /**
- * Writes fixed files so that no file is ever lost or half-written: every file
- * is first checked (unchanged since it was read, writable, not read-only by
- * mode), then each is written to a temporary file in its own directory,
- * fsynced, given the original's mode and owner, and renamed over the
- * original — through symlinks, to the file they point at.
+ * Writes fixed files so that no file is ever lost or half-written.
+ *
+ * 1. Every file is checked first: still exactly the bytes tune-lint read,
+ *    a regular file with one link, writable by mode and by access, in a
+ *    writable directory. Any failure: nothing is written.
+ * 2. The new text of every file goes to a temporary file in the file's own
+ *    directory (so the rename cannot cross filesystems), gets the original's
+ *    owner and mode, and is fsynced.
+ * 3. Each original is read once more right before its rename; if it changed,
+ *    every temporary file is removed and nothing is renamed. A write by
+ *    another program in the microseconds between that read and the rename
+ *    would still be replaced: there is no lock all editors honour.
+ * 4. rename() replaces each original atomically: a reader, or a crash, sees
+ *    the old file or the new one, never a mix. Symlinks are written through:
+ *    the file renamed is the link's target, the link stays a link.
+ *
+ * A process killed between steps 2 and 4 leaves the originals intact and at
+ * most a temporary file per original; the next --fix run removes those whose
+ * process is gone ({@link WriteReport.staleTempFiles}).
  */
-export function writeFixes(pending: readonly PendingWrite[]): void {
-  const changed = pending.filter((entry) => entry.before !== entry.after);
-  for (const entry of changed) check(entry);
-  for (const entry of changed) replace(entry);
+export function writeFixes(pending: readonly PendingWrite[]): WriteReport {
+  const changes = distinctChanges(pending);
+  if (changes.length === 0) return { written: [], staleTempFiles: [] };
+  for (const entry of changes) check(entry);
+  const staleTempFiles = removeStaleTempFiles(new Set(changes.map((entry) => path.dirname(entry.file.realPath))));
+  const temps: { entry: PendingWrite; temp: string }[] = [];
+  try {
+    for (const entry of changes) temps.push({ entry, temp: writeTemp(entry) });
+    for (const { entry } of temps) unchangedSinceRead(entry);
+  } catch (error) {
+    for (const { temp } of temps) fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  const written: string[] = [];
+  for (const [index, { entry, temp }] of temps.entries()) {
+    try {
+      fs.renameSync(temp, entry.file.realPath);
+    } catch (error) {
+      for (const rest of temps.slice(index)) fs.rmSync(rest.temp, { force: true });
+      const done = written.length === 0 ? 'nothing was written' : `already written: ${written.map((real) => shownOf(changes, real)).join(', ')}`;
+      throw new WriteError(`${entry.file.displayPath}: could not replace it (${codeOf(error)}); it is unchanged, ${done}`);
+    }
+    written.push(entry.file.realPath);
+  }
+  for (const dir of new Set(written.map((real) => path.dirname(real)))) syncDirectory(dir);
+  return { written, staleTempFiles };
+}
+
+/** One entry per real file; two different new texts for the same file (two hosts sharing it) are refused. */
+function distinctChanges(pending: readonly PendingWrite[]): PendingWrite[] {
+  const byReal = new Map<string, PendingWrite>();
+  for (const entry of pending) {
+    if (entry.before === entry.after) continue;
+    const seen = byReal.get(entry.file.realPath);
+    if (seen === undefined) byReal.set(entry.file.realPath, entry);
+    else if (seen.after !== entry.after || seen.before !== entry.before) {
+      throw new WriteError(`${entry.file.displayPath}: fixed differently for two hosts that share it; nothing written, fix it for one host at a time`);
+    }
+  }
+  return [...byReal.values()];
 }
 
 function check(entry: PendingWrite): void {
   const real = entry.file.realPath;
   const shown = entry.file.displayPath;
   let stat: fs.Stats;
-  let current: Buffer;
   try {
-    stat = fs.statSync(real);
-    current = fs.readFileSync(real);
+    stat = fs.lstatSync(real);
   } catch (error) {
-    throw new WriteError(`${shown}: cannot read it again before writing (${codeOf(error)}); nothing written`);
+    throw new WriteError(`${shown}: cannot look at it again before writing (${codeOf(error)}); nothing written`);
   }
-  if (!current.equals(entry.file.encode(entry.before))) {
-    throw new WriteError(`${shown}: changed on disk since tune-lint read it; nothing written, run again`);
+  if (!stat.isFile()) throw new WriteError(`${shown}: no longer a regular file; nothing written`);
+  unchangedSinceRead(entry);
+  if (stat.nlink > 1) {
+    throw new WriteError(`${shown}: has ${stat.nlink} hard links, which replacing it would split; nothing written, apply the patch by hand`);
   }
   if ((stat.mode & 0o222) === 0) {
     throw new WriteError(`${shown}: read-only (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}); nothing written`);
   }
   try {
     fs.accessSync(real, fs.constants.W_OK);
-    fs.accessSync(path.dirname(real), fs.constants.W_OK | fs.constants.X_OK);
   } catch (error) {
     throw new WriteError(`${shown}: not writable (${codeOf(error)}); nothing written`);
   }
+  try {
+    fs.accessSync(path.dirname(real), fs.constants.W_OK | fs.constants.X_OK);
+  } catch (error) {
+    throw new WriteError(`${shown}: its directory ${path.dirname(real)} is not writable (${codeOf(error)}), and the file is replaced by renaming a new file over it; nothing written`);
+  }
 }
 
-function replace(entry: PendingWrite): void {
+function unchangedSinceRead(entry: PendingWrite): void {
+  let current: Buffer;
+  try {
+    current = fs.readFileSync(entry.file.realPath);
+  } catch (error) {
+    throw new WriteError(`${entry.file.displayPath}: cannot read it again before writing (${codeOf(error)}); nothing written`);
+  }
+  if (!current.equals(entry.file.encode(entry.before))) {
+    throw new WriteError(`${entry.file.displayPath}: changed on disk since tune-lint read it; nothing written, run again`);
+  }
+}
+
+function writeTemp(entry: PendingWrite): string {
   const real = entry.file.realPath;
   const stat = fs.statSync(real);
   const temp = path.join(path.dirname(real), `.${path.basename(real)}.tune-lint-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, stat.mode & 0o7777);
+    const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
     try {
       fs.writeFileSync(fd, entry.file.encode(entry.after));
-      fs.fchmodSync(fd, stat.mode & 0o7777);
       try {
         fs.fchownSync(fd, stat.uid, stat.gid);
       } catch {
         // Only root may give a file away; an unprivileged user keeps the file as their own, as any editor would.
       }
+      // After chown, which clears set-id bits.
+      fs.fchmodSync(fd, stat.mode & 0o7777);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
-    fs.renameSync(temp, real);
   } catch (error) {
     fs.rmSync(temp, { force: true });
-    throw new WriteError(`${entry.file.displayPath}: could not write (${codeOf(error)}); the original is unchanged`);
+    throw new WriteError(`${entry.file.displayPath}: could not write the new version beside it (${codeOf(error)}); nothing written`);
   }
-  syncDirectory(path.dirname(real));
+  return temp;
+}
+
+/** A temp file this old is not being written any more, even by a tune-lint whose pid this process cannot see (another PID namespace). */
+const STALE_AFTER_MS = 60_000;
+
+/** Removes `.<name>.tune-lint-<pid>-<hex>` files in these directories whose process no longer runs and that are a minute old. */
+function removeStaleTempFiles(directories: ReadonlySet<string>): string[] {
+  const removed: string[] = [];
+  for (const dir of directories) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const match = TEMP_NAME.exec(name);
+      if (match === null || processRuns(Number(match[2]))) continue;
+      const temp = path.join(dir, name);
+      try {
+        const stat = fs.lstatSync(temp);
+        if (!stat.isFile() || Date.now() - stat.mtimeMs < STALE_AFTER_MS) continue;
+        fs.rmSync(temp);
+        removed.push(temp);
+      } catch {
+        // Gone already, or not ours to remove: leave it.
+      }
+    }
+  }
+  return removed;
+}
+
+function processRuns(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function shownOf(changes: readonly PendingWrite[], real: string): string {
+  return changes.find((entry) => entry.file.realPath === real)?.file.displayPath ?? real;
 }
 
 function syncDirectory(dir: string): void {
