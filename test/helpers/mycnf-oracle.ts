@@ -16,10 +16,11 @@ export function printDefaults(tool: string, file: string, groups: readonly strin
 
 /** The arguments our model says the reader produces for these groups, as my_print_defaults prints them (bytes as latin1). */
 export function ourArguments(config: MycnfConfig, groups?: readonly string[]): string {
+  const wanted = new Set(groups?.map(groupKey));
   const uses: MycnfOptionUse[] =
     groups === undefined
       ? [...config.uses]
-      : [...config.uses, ...config.otherOptions].filter((use) => new Set(groups.map(groupKey)).has(groupKey(use.group))).sort((a, b) => a.order - b.order);
+      : [...config.uses, ...config.otherOptions].filter((use) => wanted.has(groupKey(use.group))).sort((a, b) => a.order - b.order);
   return uses.map((use) => `${Buffer.from(use.line.argument).toString('latin1')}\n`).join('');
 }
 

@@ -96,8 +96,6 @@ export function loadMycnf(rootPath: string, options: MycnfLoadOptions): MycnfCon
   return config;
 }
 
-type Outcome = 'read' | 'not-read';
-
 class MycnfModel implements MycnfConfig {
   readonly files: MycnfFileEntry[] = [];
   readonly uses: MycnfOptionUse[] = [];
@@ -149,17 +147,13 @@ class MycnfModel implements MycnfConfig {
       const parsed = parseServerSize(use.value, this.target, name);
       return 'error' in parsed ? undefined : parsed.bytes;
     };
-    const context: Partial<DefaultContext> = {};
+    const context: { -readonly [K in keyof DefaultContext]?: number } = {};
     const maxConnections = explicit('max_connections');
-    const tableOpenCache = explicit('table_open_cache');
     const innodbBufferPoolSize = explicit('innodb_buffer_pool_size');
-    if (maxConnections !== undefined) Object.assign(context, { maxConnections });
-    if (tableOpenCache !== undefined) Object.assign(context, { tableOpenCache });
-    if (innodbBufferPoolSize !== undefined) Object.assign(context, { innodbBufferPoolSize });
-    if (tableOpenCache === undefined) {
-      const defaultCache = variableDefault('table_open_cache', this.target);
-      if (typeof defaultCache === 'number') Object.assign(context, { tableOpenCache: defaultCache });
-    }
+    const tableOpenCache = explicit('table_open_cache') ?? variableDefault('table_open_cache', this.target);
+    if (maxConnections !== undefined) context.maxConnections = maxConnections;
+    if (innodbBufferPoolSize !== undefined) context.innodbBufferPoolSize = innodbBufferPoolSize;
+    if (typeof tableOpenCache === 'number') context.tableOpenCache = tableOpenCache;
     return variableDefault(normaliseKey(key), this.target, context);
   }
 
@@ -194,17 +188,17 @@ class MycnfModel implements MycnfConfig {
     return result;
   }
 
-  private readFile(hostPath: string, depth: number, includedFrom: MycnfFileEntry['includedFrom'], via: MycnfFileEntry['via']): Outcome {
+  private readFile(hostPath: string, depth: number, includedFrom: MycnfFileEntry['includedFrom'], via: MycnfFileEntry['via']): void {
     if (this.reads >= this.fs.limits.maxFiles) {
       if (includedFrom !== undefined) {
         this.problem('TL0006', 'error', `more than ${this.fs.limits.maxFiles} option files read; the rest is not read (--max-files)`, includedFrom.file, includedFrom.directive.range);
       }
-      return 'not-read';
+      return;
     }
     const opened = this.open(hostPath);
     if (opened instanceof FileAccessError) {
       this.reportUnreadable(hostPath, opened, includedFrom, via);
-      return 'not-read';
+      return;
     }
     if (via === 'root') this.root = opened.source;
     const mode = worldWritableMode(this.fs, hostPath);
@@ -217,7 +211,7 @@ class MycnfModel implements MycnfConfig {
         at.file,
         at.directive?.range ?? [0, 0],
       );
-      return 'not-read';
+      return;
     }
     this.reads++;
     this.files.push({ source: opened.source, document: opened.document, depth, via, ...(includedFrom === undefined ? {} : { includedFrom }) });
@@ -228,7 +222,6 @@ class MycnfModel implements MycnfConfig {
     } finally {
       this.stack.pop();
     }
-    return 'read';
   }
 
   private walk(source: SourceFile, document: MycnfDocument, hostPath: string, depth: number): void {
@@ -251,17 +244,17 @@ class MycnfModel implements MycnfConfig {
             continue;
           }
           if (line.path === '') {
-            if (this.readerError(source, line, depth, `!${line.kind} has no path`, `error: Wrong '!${line.kind}' directive in config file: ${serverPath} at line ${line.number}`)) return;
-            continue;
+            this.readerError(source, line, depth, `!${line.kind} has no path`, `error: Wrong '!${line.kind}' directive in config file: ${serverPath} at line ${line.number}`);
+            return;
           }
-          const stop = line.kind === 'include' ? this.include(source, line, depth) : this.includeDirectory(source, line, depth);
-          if (stop) return;
+          if (line.kind === 'include') this.include(source, line, depth);
+          else if (!this.includeDirectory(source, line, depth)) return;
           continue;
         }
         case 'group':
           if (!line.closed) {
-            if (this.readerError(source, line, depth, `group header "${source.slice(line.range).trimEnd()}" has no closing "]"`, `error: Wrong group definition in config file: ${serverPath} at line ${line.number}`)) return;
-            continue;
+            this.readerError(source, line, depth, `group header "${source.slice(line.range).trimEnd()}" has no closing "]"`, `error: Wrong group definition in config file: ${serverPath} at line ${line.number}`);
+            return;
           }
           group = line.name;
           continue;
@@ -273,8 +266,8 @@ class MycnfModel implements MycnfConfig {
             const wording = this.target.product === 'mysql'
               ? `Found option without preceding group in config file ${serverPath} at line ${line.number}`
               : `error: Found option without preceding group in config file: ${serverPath} at line: ${line.number}`;
-            if (this.readerError(source, line, depth, what, wording)) return;
-            continue;
+            this.readerError(source, line, depth, what, wording);
+            return;
           }
           this.addOption(source, line, group);
           continue;
@@ -302,15 +295,13 @@ class MycnfModel implements MycnfConfig {
     (inServerGroup ? this.uses : this.otherOptions).push(use);
   }
 
-  /** Returns true when the rest of the including file must be skipped. */
-  private include(source: SourceFile, line: MycnfIncludeLine, depth: number): boolean {
+  private include(source: SourceFile, line: MycnfIncludeLine, depth: number): void {
     const target = this.fs.locate(line.path, this.includeBase);
     this.noteCycle(source, line, target);
     this.readFile(target, depth + 1, { file: source, line: source.position(line.range[0]).line, directive: line }, 'include');
-    return false;
   }
 
-  /** Returns true when the rest of the including file must be skipped (a directory the server cannot read). */
+  /** Returns false when the server cannot read the directory, which ends the including file (and, at the top, the server). */
   private includeDirectory(source: SourceFile, line: MycnfIncludeLine, depth: number): boolean {
     const directory = this.fs.locate(line.path, this.includeBase);
     const kind = this.fs.kind(directory);
@@ -325,7 +316,7 @@ class MycnfModel implements MycnfConfig {
       } else {
         this.problem('TL0002', 'error', `!includedir ${line.path}: ${found}; the server reports "${wording}" and ignores the rest of ${source.displayPath}`, source, line.range);
       }
-      return true;
+      return false;
     }
     const entries = this.fs
       .list(directory)
@@ -338,7 +329,7 @@ class MycnfModel implements MycnfConfig {
       this.noteCycle(source, line, entry);
       this.readFile(entry, depth + 1, { file: source, line: source.position(line.range[0]).line, directive: line }, 'includedir');
     }
-    return false;
+    return true;
   }
 
   private noteCycle(source: SourceFile, line: MycnfIncludeLine, target: string): void {
@@ -368,8 +359,8 @@ class MycnfModel implements MycnfConfig {
     );
   }
 
-  /** A reader error: fatal in the file given (the server does not start), otherwise the rest of the included file is ignored. Returns true. */
-  private readerError(source: SourceFile, line: MycnfLine, depth: number, what: string, wording: string): boolean {
+  /** A reader error: fatal in the file given (the server does not start), otherwise the rest of the included file is ignored. */
+  private readerError(source: SourceFile, line: MycnfLine, depth: number, what: string, wording: string): void {
     if (depth === 0) {
       const problem = this.problem('MY1001', 'error', `${what}; the server refuses to start: ${wording}`, source, line.range);
       this.startupError ??= problem;
@@ -377,7 +368,6 @@ class MycnfModel implements MycnfConfig {
     } else {
       this.problem('MY1001', 'error', `${what}; the server reports "${wording}" and ignores the rest of ${source.displayPath}`, source, line.range);
     }
-    return true;
   }
 
   private lineProblems(source: SourceFile, line: MycnfLine): void {
