@@ -7,7 +7,7 @@ import { VARIABLE_DEFAULTS, variableDefault, variableUnit, type DefaultValue } f
 import { loadMycnf } from '../src/languages/mycnf/model.js';
 import { parseServerSize } from '../src/languages/mycnf/sizes.js';
 import { fixtureTrees, MARIADB_10_11, materialise, temporaryDirectory } from './helpers/mycnf-fixtures.js';
-import { serverVariables } from './helpers/mycnf-oracle.js';
+import { serverVariables, serverSeries } from './helpers/mycnf-oracle.js';
 import { requireTool } from './helpers/tools.js';
 
 /** How `mariadbd --help --verbose` prints a default of ours. */
@@ -47,6 +47,7 @@ describe('mycnf defaults and sizes against mariadbd', () => {
   it('has the defaults mariadbd 10.11 prints with --no-defaults', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
+    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
     const server = serverVariables(tool, undefined, '/');
     assert.equal(server.status, 0, server.stderr);
     let compared = 0;
@@ -66,6 +67,7 @@ describe('mycnf defaults and sizes against mariadbd', () => {
   it('autosizes thread_cache_size and back_log from max_connections as mariadbd does', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
+    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
     const { dir, cleanup } = temporaryDirectory('autosize');
     try {
       for (const connections of [10, 151, 500, 5000]) {
@@ -85,6 +87,7 @@ describe('mycnf defaults and sizes against mariadbd', () => {
   it('reads every memory and connection variable of every fixture to the value mariadbd prints', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
+    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
     let compared = 0;
     for (const tree of fixtureTrees().filter((candidate) => candidate.target.product === 'mariadb')) {
       const copy = materialise(tree);

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { booleanValue, legacySetVariable, normaliseOptionName } from '../src/languages/mycnf/names.js';
 import { resolveOptionName, type OptionStatus } from '../src/languages/mycnf/options.js';
 import { MARIADB_10_11, temporaryDirectory } from './helpers/mycnf-fixtures.js';
+import { serverSeries } from './helpers/mycnf-oracle.js';
 import { requireTool } from './helpers/tools.js';
 
 describe('mycnf option names', () => {
@@ -120,6 +121,7 @@ describe('mycnf option names against mariadbd', () => {
   it('resolves names, abbreviations and prefixes as mariadbd 10.11 does', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
+    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
     const { dir, cleanup } = temporaryDirectory('names');
     try {
       for (const [line, key] of cases) {

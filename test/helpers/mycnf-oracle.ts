@@ -38,3 +38,12 @@ export function serverVariables(tool: string, file: string | undefined, cwd: str
   }
   return { status: run.status, stderr: run.stderr, values };
 }
+
+/**
+ * The MariaDB series of an installed server binary (`mariadbd --version`), for
+ * tests whose expectations are that series' facts (option list, defaults).
+ */
+export function serverSeries(tool: string): string | undefined {
+  const run = spawnSync(tool, ['--version'], { encoding: 'utf8' });
+  return /Ver (\d+\.\d+)\./.exec(run.stdout)?.[1];
+}
