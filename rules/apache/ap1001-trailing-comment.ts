@@ -1,0 +1,91 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+import type { TextEdit } from '../../src/engine/types.js';
+import { argumentCountError, directiveSpec, flagError } from '../../src/languages/apache/directives.js';
+import { indentationOf } from '../../src/languages/apache/edits.js';
+import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP1001',
+    name: 'trailing-comment',
+    language: 'apache',
+    category: 'correctness',
+    description: 'A # after a directive\'s arguments is not a comment: httpd passes it to the directive as more arguments',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'safe',
+    messages: {
+      fatal: 'httpd has no trailing comments, so "{{comment}}" gives {{name}} {{given}} arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
+      fatalValue: 'httpd has no trailing comments, so {{name}} reads "{{comment}}" as its value and httpd refuses to start: "{{error}}"; expected the value, and the comment on its own line',
+      flagIgnored: 'httpd has no trailing comments: {{name}} reads only its first word and silently ignores "{{comment}}"; expected the comment on its own line',
+      passedOn: 'httpd has no trailing comments, so {{name}} receives "{{comment}}" as {{which}}; expected the comment on its own line',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const apache = ctx.apache;
+    if (apache === undefined) return {};
+    // The argument shapes are httpd 2.4's (2.2's KeepAlive, for one, took exactly one word).
+    const modern = versionAtLeast(ctx.targets.httpd, '2.4');
+    const mpm = apache.mpm?.name;
+    return {
+      directive: {
+        '*': (use) => {
+          const at = use.node.args.findIndex((arg) => arg.quote === undefined && use.file.text.startsWith('#', arg.range[0]));
+          const first = use.node.args[at];
+          if (first === undefined) return;
+          const comment = use.file.text.slice(first.range[0], use.node.line.content[1]);
+          const spec = modern ? directiveSpec(use.name) : undefined;
+          const given = use.args.length;
+          // What is left once the comment words are gone (`${VAR}` may have expanded to several words).
+          const remaining = given - (use.node.args.length - at);
+          const data = { name: spec?.name ?? use.node.name, comment: shorten(comment), given };
+          if (spec?.args.kind === 'flag') {
+            if (at === 0) {
+              ctx.report({ at: use, messageId: 'fatalValue', data: { ...data, error: flagError(spec) } });
+            } else {
+              ctx.report({ at: use, messageId: 'flagIgnored', severity: 'warn', data, fix: () => moveCommentAbove(use, at) });
+            }
+            return;
+          }
+          const error = spec === undefined ? undefined : argumentCountError(spec, given, mpm);
+          if (spec !== undefined && error !== undefined) {
+            // Moving the comment is safe only when what stays is a valid line: then httpd starts and reads what was meant.
+            const fixable = at > 0 && argumentCountError(spec, remaining, mpm) === undefined;
+            ctx.report({ at: use, messageId: 'fatal', data: { ...data, error }, ...(fixable ? { fix: () => moveCommentAbove(use, at) } : {}) });
+            return;
+          }
+          // The words are live arguments here (a value, an ErrorDocument text, a header): moving them would change what httpd does.
+          ctx.report({ at: use, messageId: 'passedOn', severity: 'warn', data: { ...data, which: positions(at, use.node.args.length) } });
+        },
+      },
+    };
+  },
+});
+
+/** Moves `# ...` from the end of the line to a line of its own above, with the directive's indentation. */
+function moveCommentAbove(use: ApacheDirectiveUse, at: number): TextEdit[] | null {
+  const line = use.node.line;
+  const before = use.node.args[at - 1];
+  const comment = use.node.args[at];
+  if (before === undefined || comment === undefined || line.physicalLines > 1) return null;
+  const text = use.file.text.slice(comment.range[0], line.content[1]);
+  // A comment line ending in a backslash would swallow the directive below it.
+  if (text.endsWith('\\')) return null;
+  const eol = line.eol === '' ? use.file.eol : line.eol;
+  return [
+    { file: use.file, range: [line.start, line.start], text: `${indentationOf(use.file, line)}${text}${eol}` },
+    { file: use.file, range: [before.range[1], line.end - line.eol.length], text: '' },
+  ];
+}
+
+/** `its argument`, `argument 2`, `arguments 2-3`: where the comment words land among the directive's arguments. */
+function positions(at: number, total: number): string {
+  if (at === 0) return total === 1 ? 'its argument' : 'its arguments';
+  return total - at === 1 ? `argument ${at + 1}` : `arguments ${at + 1}-${total}`;
+}
+
+function shorten(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}

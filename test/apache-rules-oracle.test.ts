@@ -1,0 +1,371 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import type { TestContext } from 'node:test';
+import { builtinRules } from '../rules/index.js';
+import type { Diagnostic } from '../src/engine/types.js';
+import { argumentCountError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, type DirectiveSpec } from '../src/languages/apache/directives.js';
+import type { MpmName } from '../src/languages/apache/names.js';
+import { apacheConfigTest, apacheDumpConfig, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
+import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
+import { requireTool } from './helpers/tools.js';
+
+/*
+ * Every claim the correctness and compatibility rules make about what httpd
+ * does — refuses to start, warns, adjusts a value, ignores a line — checked
+ * against the installed apache2 (Debian 2.4.71): the bad fixtures fail (or
+ * warn) with exactly the text the rule quotes, and the output of the rule's
+ * fixes starts cleanly. The directive table the rules share is checked entry
+ * by entry.
+ */
+
+const MODULES = '/usr/lib/apache2/modules';
+/** What stands in for the rest of a server config: the fixtures are fragments of one. */
+const BEFORE = ['ErrorLog /dev/null', 'ServerName localhost'];
+
+function ruleById(id: string) {
+  const rule = builtinRules.find((candidate) => candidate.meta.id === id);
+  assert.ok(rule !== undefined, `${id} is not in the registry (npm run registry)`);
+  return rule;
+}
+
+function fixtureCase(id: string, name: string): RuleCase {
+  const found = ruleCases(ruleById(id)).find((candidate) => candidate.name === name);
+  assert.ok(found !== undefined, `fixtures/rules/${id}/${name} is missing`);
+  return found;
+}
+
+/** apache2 -t on a copy of a fixture case, the rule's fixes applied first when `fixed`. */
+async function configTest(testCase: RuleCase, options: { fixed?: boolean; runDir?: string } = {}): Promise<{ result: ApacheConfigTestResult; diagnostics: Diagnostic[] }> {
+  const lint = await runCase(testCase);
+  const diagnostics = lint.diagnostics.filter((d) => d.ruleId === testCase.rule.meta.id);
+  const scratch = copyCase(testCase);
+  try {
+    if (options.fixed === true) {
+      assert.ok(lint.fixes.length > 0, `${testCase.rule.meta.id} ${testCase.name}: expected fixes`);
+      for (const fix of lint.fixes) fs.writeFileSync(path.join(scratch, path.relative(testCase.cwd, fix.file.realPath)), fix.file.encode(fix.after));
+    }
+    const configFile = testCase.paths[0] as string;
+    const result = await apacheConfigTest({ serverRoot: scratch, configFile, before: [...BEFORE, `PidFile ${path.join(scratch, 'httpd.pid')}`], envvars: null });
+    return { result, diagnostics };
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The fatal error, as one line (AH00526 puts it on its own line; read-time errors carry a `file:line:` chain). */
+function fatalOf(result: ApacheConfigTestResult): string {
+  assert.equal(result.syntaxOk, false, `apache2 accepted it:\n${result.stderr}`);
+  assert.notEqual(result.exitCode, 0);
+  const message = result.error?.message ?? result.messages.at(-1)?.text;
+  assert.ok(message !== undefined, result.stderr);
+  return message;
+}
+
+/** Fatal before the fix, with the text a diagnostic quotes; starts after the fix. */
+async function provesFatalAndFix(t: TestContext, id: string, name: string, quoted: readonly string[] = []): Promise<void> {
+  if (requireTool(t, 'apache2') === undefined) return;
+  const testCase = fixtureCase(id, name);
+  const { result, diagnostics } = await configTest(testCase);
+  const error = fatalOf(result);
+  assert.ok(
+    diagnostics.some((d) => d.message.includes(error)),
+    `no ${id} message quotes apache2's "${error}":\n${diagnostics.map((d) => d.message).join('\n')}`,
+  );
+  for (const text of quoted) assert.ok(result.stderr.includes(text), `apache2 did not say "${text}":\n${result.stderr}`);
+  const fixed = await configTest(testCase, { fixed: true });
+  assert.equal(fixed.result.exitCode, 0, `the fixed ${name} must start:\n${fixed.result.stderr}`);
+}
+
+/** The fixture is accepted by apache2 as it stands. */
+async function accepted(t: TestContext, id: string, name: string): Promise<ApacheConfigTestResult | undefined> {
+  if (requireTool(t, 'apache2') === undefined) return undefined;
+  const { result } = await configTest(fixtureCase(id, name));
+  assert.equal(result.exitCode, 0, result.stderr);
+  assert.ok(result.syntaxOk);
+  return result;
+}
+
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}
+
+/** apache2 -t on a config text written to a scratch directory. */
+async function testText(text: string): Promise<ApacheConfigTestResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-oracle-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'httpd.conf'), text);
+    return await apacheConfigTest({ serverRoot: dir, configFile: 'httpd.conf', before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`], envvars: null });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function loadMpm(mpm: MpmName): string {
+  return `LoadModule mpm_${mpm}_module ${MODULES}/mod_mpm_${mpm}.so\n`;
+}
+
+/** A valid value for every directive of the table, so each can be tried in place. */
+const SAMPLES: Readonly<Record<string, string>> = {
+  AddDefaultCharset: 'Off',
+  AcceptPathInfo: 'Default',
+  Define: 'X',
+  UnDefine: 'X',
+  DocumentRoot: '/tmp',
+  ErrorDocument: '404 /missing.html',
+  DefaultType: 'none',
+  EnableMMAP: 'On',
+  EnableSendfile: 'Off',
+  ReadBufferSize: '8192',
+  FlushMaxThreshold: '65536',
+  FlushMaxPipelined: '5',
+  Protocol: 'http',
+  AcceptFilter: 'http none',
+  HostnameLookups: 'Off',
+  ServerAdmin: 'root@localhost',
+  ServerName: 'localhost',
+  ServerSignature: 'Off',
+  DefaultRuntimeDir: '/tmp',
+  ErrorLog: '/dev/null',
+  ErrorLogFormat: '"[%t] %M"',
+  Timeout: '60',
+  ContentDigest: 'Off',
+  UseCanonicalName: 'Off',
+  UseCanonicalPhysicalPort: 'Off',
+  Include: '/dev/null',
+  IncludeOptional: '/dev/null',
+  NameVirtualHost: '*:80',
+  ServerTokens: 'Prod',
+  LimitRequestLine: '8190',
+  LimitRequestFieldsize: '8190',
+  LimitRequestFields: '100',
+  LimitRequestBody: '0',
+  LimitXMLRequestBody: '1000000',
+  MaxRanges: '200',
+  MaxRangeOverlaps: '20',
+  MaxRangeReversals: '20',
+  RLimitCPU: '60',
+  RLimitMEM: '100000000',
+  RLimitNPROC: '100',
+  LimitInternalRecursion: '10',
+  CGIVar: 'REQUEST_URI original-uri',
+  QualifyRedirectURL: 'Off',
+  StrictHostCheck: 'Off',
+  ForceType: 'text/plain',
+  SetHandler: 'none',
+  SetOutputFilter: 'DEFLATE',
+  SetInputFilter: 'DEFLATE',
+  AllowEncodedSlashes: 'Off',
+  ScoreBoardFile: '/tmp/tune-lint-scoreboard',
+  ExtendedStatus: 'Off',
+  SeeRequestTail: 'Off',
+  PidFile: '/tmp/tune-lint-oracle.pid',
+  MaxRequestsPerChild: '0',
+  MaxConnectionsPerChild: '0',
+  CoreDumpDirectory: '/tmp',
+  MaxMemFree: '2048',
+  ThreadStackSize: '8388608',
+  TraceEnable: 'Off',
+  MergeTrailers: 'Off',
+  ProtocolsHonorOrder: 'On',
+  MergeSlashes: 'On',
+  LoadModule: `rewrite_module ${MODULES}/mod_rewrite.so`,
+  WatchdogInterval: '1',
+  KeepAliveTimeout: '5',
+  MaxKeepAliveRequests: '100',
+  KeepAlive: 'On',
+  CustomLog: '/dev/null common',
+  GlobalLog: '/dev/null common',
+  TransferLog: '/dev/null',
+  LogFormat: '"%h" common',
+  BufferedLogs: 'Off',
+  LogIOTrackTTFB: 'Off',
+  User: 'www-data',
+  Group: 'www-data',
+  ChrootDir: '/tmp',
+  ListenBacklog: '511',
+  ListenCoresBucketsRatio: '1',
+  SendBufferSize: '0',
+  ReceiveBufferSize: '0',
+  ListenTCPDeferAccept: '1',
+  Listen: '8080',
+  StartServers: '2',
+  MaxClients: '150',
+  MaxRequestWorkers: '150',
+  ServerLimit: '16',
+  GracefulShutdownTimeout: '0',
+  ThreadLimit: '64',
+  ThreadsPerChild: '25',
+  MinSpareThreads: '25',
+  MaxSpareThreads: '75',
+  AsyncRequestWorkerFactor: '2',
+  RewriteEngine: 'On',
+  SSLEngine: 'Off',
+  SSLSessionCache: 'none',
+  SSLSessionCacheTimeout: '300',
+  SSLUseStapling: 'Off',
+  SSLHonorCipherOrder: 'On',
+  DirectorySlash: 'On',
+  ExpiresActive: 'On',
+  ExpiresDefault: '"access plus 1 hour"',
+  ProxyRequests: 'Off',
+  ProxyPreserveHost: 'Off',
+  ProxyTimeout: '60',
+  DeflateCompressionLevel: '6',
+  MinSpareServers: '5',
+  MaxSpareServers: '10',
+  Mutex: 'default',
+};
+
+function preamble(spec: DirectiveSpec): { mpm: MpmName; text: string } {
+  const mpm = spec.mpms?.[0] ?? 'event';
+  const module = spec.module === undefined ? '' : `LoadModule ${spec.module} ${MODULES}/mod_${spec.module.replace(/_module$/, '')}.so\n`;
+  return { mpm, text: `${loadMpm(mpm)}${module}` };
+}
+
+describe('the directive table (src/languages/apache/directives.ts) against apache2', () => {
+  it('has a sample value for every directive', () => {
+    assert.deepEqual(
+      DIRECTIVES.filter((spec) => SAMPLES[spec.name] === undefined).map((spec) => spec.name),
+      [],
+    );
+  });
+
+  it('every sample is accepted at server level, in <VirtualHost> and in <Directory> where the table allows it', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    for (const mpm of ['prefork', 'event'] as const) {
+      const specs = DIRECTIVES.filter((spec) => spec.mpms === undefined || spec.mpms.includes(mpm));
+      const modules = [...new Set(specs.flatMap((spec) => (spec.module === undefined ? [] : [spec.module])))];
+      const head = `${loadMpm(mpm)}${modules.map((module) => `LoadModule ${module} ${MODULES}/mod_${module.replace(/_module$/, '')}.so\n`).join('')}`;
+      const lines = (keep: (spec: DirectiveSpec) => boolean): string =>
+        specs
+          .filter(keep)
+          .map((spec) => `${spec.name} ${SAMPLES[spec.name] as string}\n`)
+          .join('');
+      for (const text of [
+        `${head}${lines(() => true)}`,
+        `${head}<VirtualHost *:80>\n${lines((spec) => spec.context !== 'server')}</VirtualHost>\n`,
+        `${head}<Directory /tmp>\n${lines((spec) => spec.context === 'anywhere')}</Directory>\n`,
+      ]) {
+        const result = await testText(text);
+        assert.equal(result.exitCode, 0, `${mpm}: ${result.stderr}`);
+      }
+    }
+  });
+
+  it('argument shapes: FLAG ignores extra words, fixed counts fail with the quoted help text', { timeout: 120_000 }, async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const failures = await mapLimited(
+      DIRECTIVES.filter((spec) => spec.args.kind !== 'raw'),
+      4,
+      async (spec) => {
+        const { mpm, text } = preamble(spec);
+        const commented = await testText(`${text}${spec.name} ${SAMPLES[spec.name] as string} # a comment\n`);
+        if (spec.args.kind === 'flag') {
+          const first = await testText(`${text}${spec.name} # On\n`);
+          return [
+            ...(commented.exitCode === 0 ? [] : [`FLAG ${spec.name} with extra words: ${commented.stderr}`]),
+            ...(first.error?.message === flagError(spec) ? [] : [`${spec.name} # On: ${first.stderr}`]),
+          ];
+        }
+        const expected = argumentCountError(spec, 99, mpm);
+        return commented.error?.message === expected ? [] : [`${spec.name}: expected "${expected}", apache2 said "${commented.stderr.trim()}"`];
+      },
+    );
+    assert.deepEqual(failures.flat(), []);
+  });
+
+  it('contexts: refused inside <VirtualHost> and <Directory> with the quoted text', { timeout: 120_000 }, async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const refusals = DIRECTIVES.flatMap((spec) =>
+      (['virtualhost', 'directory'] as const).flatMap((section) => {
+        const expected = contextError(spec, section);
+        return expected === undefined ? [] : [{ spec, section, expected }];
+      }),
+    );
+    const failures = await mapLimited(refusals, 4, async ({ spec, section, expected }) => {
+      const [open, close] = section === 'virtualhost' ? ['<VirtualHost *:80>', '</VirtualHost>'] : ['<Directory /tmp>', '</Directory>'];
+      const result = await testText(`${preamble(spec).text}${open}\n${spec.name} ${SAMPLES[spec.name] as string}\n${close}\n`);
+      return result.error?.message === expected ? [] : [`${spec.name} in ${open}: expected "${expected}", apache2 said "${result.stderr.trim()}"`];
+    });
+    assert.deepEqual(failures.flat(), []);
+  });
+
+  it('directory-type sections are named as httpd names them', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const proxy = `LoadModule proxy_module ${MODULES}/mod_proxy.so\n`;
+    const wrappers: Record<string, [string, string]> = {
+      directory: ['<Directory /tmp>', '</Directory>'],
+      directorymatch: ['<DirectoryMatch "^/tmp">', '</DirectoryMatch>'],
+      location: ['<Location /x>', '</Location>'],
+      locationmatch: ['<LocationMatch "^/x">', '</LocationMatch>'],
+      files: ['<Files x>', '</Files>'],
+      filesmatch: ['<FilesMatch x>', '</FilesMatch>'],
+      if: ['<If "true">', '</If>'],
+      elseif: ['<If "false">\n</If>\n<ElseIf "true">', '</ElseIf>'],
+      else: ['<If "false">\n</If>\n<Else>', '</Else>'],
+      limit: ['<Directory /tmp>\n<Limit GET>', '</Limit>\n</Directory>'],
+      limitexcept: ['<Directory /tmp>\n<LimitExcept GET>', '</LimitExcept>\n</Directory>'],
+      proxy: ['<Proxy "*">', '</Proxy>'],
+      proxymatch: ['<ProxyMatch "^x">', '</ProxyMatch>'],
+    };
+    assert.deepEqual(Object.keys(wrappers).sort(), [...DIRECTORY_SECTIONS.keys()].sort());
+    const timeout = DIRECTIVES.find((spec) => spec.name === 'Timeout') as DirectiveSpec;
+    for (const [section, [open, close]] of Object.entries(wrappers)) {
+      const result = await testText(`${loadMpm('event')}${proxy}${open}\nTimeout 5\n${close}\n`);
+      assert.equal(result.error?.message, contextError(timeout, section), result.stderr);
+    }
+  });
+});
+
+describe('AP1001 trailing-comment', () => {
+  for (const name of ['bad-fixed-count.conf', 'bad-crlf-vhost.conf', 'bad-included']) {
+    it(`${name}: refused with the quoted error, starts once the comments move`, (t) => provesFatalAndFix(t, 'AP1001', name));
+  }
+
+  it('bad-flag.conf: accepted as it stands (FLAG ignores the words), and after the fix', async (t) => {
+    await accepted(t, 'AP1001', 'bad-flag.conf');
+    if (requireTool(t, 'apache2') === undefined) return;
+    const fixed = await configTest(fixtureCase('AP1001', 'bad-flag.conf'), { fixed: true });
+    assert.equal(fixed.result.exitCode, 0, fixed.result.stderr);
+  });
+
+  it('bad-no-fix.conf: the comment words are real arguments (ErrorDocument text, LogFormat nickname, Timeout value)', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const text = fs.readFileSync(fixtureCase('AP1001', 'bad-no-fix.conf').cwd + '/bad-no-fix.conf', 'latin1');
+    const load = text.split('\n')[0] as string;
+    assert.equal((await testText(`${load}\nErrorDocument 404 # not found\n`)).error?.message, 'ErrorDocument takes two arguments, Change responses for HTTP errors');
+    assert.equal((await testText(`${load}\nLogFormat "%h %r" #short\n`)).exitCode, 0);
+    assert.equal((await testText(`${load}\nTimeout #300\n`)).exitCode, 0);
+    assert.equal((await testText(`${load}\nKeepAlive # On\n`)).error?.message, 'KeepAlive must be On or Off');
+    const dump = await dumpOf(`${load}\nLogFormat "%h %r" #short\n`);
+    assert.ok(dump.some((entry) => entry.name === 'LogFormat' && entry.args === '"%h %r" #short'), JSON.stringify(dump));
+  });
+
+  it('good-comments.conf: accepted', async (t) => {
+    await accepted(t, 'AP1001', 'good-comments.conf');
+  });
+});
+
+/** -D DUMP_CONFIG of a config text: what httpd keeps. */
+async function dumpOf(text: string) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-oracle-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'httpd.conf'), text);
+    return await apacheDumpConfig({ serverRoot: dir, configFile: 'httpd.conf', before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`], envvars: null });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
