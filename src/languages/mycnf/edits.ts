@@ -88,9 +88,10 @@ export function renameMycnfOption(use: MycnfOptionUse, canonical: string): TextE
   const line = use.line;
   if (!editableLine(line)) return null;
   const written = use.file.slice(line.nameRange);
-  const keyLength = (use.name.abbreviation ?? use.name.key).length;
-  const keyWritten = written.slice(written.length - keyLength);
-  if (keyLength === 0 || normaliseKey(keyWritten) !== normaliseKey(use.name.abbreviation ?? use.name.key)) return null;
+  const prefixLength = use.name.prefixes.reduce((length, prefix) => length + prefix.length + 1, 0);
+  const keyWritten = written.slice(prefixLength);
+  const keyLength = keyWritten.length;
+  if (keyLength === 0 || normaliseKey(written.slice(0, prefixLength)) !== use.name.prefixes.map((prefix) => `${prefix}_`).join('')) return null;
   let name = inSeparatorStyleOf(keyWritten, canonical);
   if (keyWritten === keyWritten.toUpperCase() && keyWritten !== keyWritten.toLowerCase()) name = name.toUpperCase();
   const start = line.nameRange[1] - keyLength;
