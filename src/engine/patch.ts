@@ -8,7 +8,11 @@ export interface FileChange {
 /**
  * A unified diff of every change, in the form `git apply` and `patch -p1`
  * take: `diff --git a/P b/P`, `--- a/P`, `+++ b/P`, hunks with three lines of
- * context. Line endings inside lines are kept, so CRLF files stay CRLF.
+ * context. Line endings inside lines are kept, so CRLF files stay CRLF; a BOM
+ * is part of the first line; a file without a final newline gets git's
+ * `\ No newline at end of file` marker. The text is meant to be written as
+ * UTF-8: the lines of a file read as latin1 (not valid UTF-8) only match
+ * where they are ASCII.
  */
 export async function unifiedDiff(changes: readonly FileChange[]): Promise<string> {
   const relevant = changes.filter((change) => change.before !== change.after);
@@ -18,13 +22,32 @@ export async function unifiedDiff(changes: readonly FileChange[]): Promise<strin
   for (const change of relevant) {
     const path = change.patchPath.replace(/^\/+/, '');
     const patch = structuredPatch(`a/${path}`, `b/${path}`, change.before, change.after, undefined, undefined, { context: 3 });
-    out.push(`diff --git a/${path} b/${path}\n--- a/${path}\n+++ b/${path}\n`);
+    const [a, b] = [quotePath(`a/${path}`), quotePath(`b/${path}`)];
+    out.push(`diff --git ${a} ${b}\n--- ${a}\n+++ ${b}\n`);
     for (const hunk of patch.hunks) {
       out.push(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@\n`);
       for (const line of hunk.lines) out.push(`${line}\n`);
     }
   }
   return out.join('');
+}
+
+const C_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * A path as git writes it in a patch: as it is when plain, else in double
+ * quotes with C escapes and non-ASCII bytes in octal. Unlike git, a space
+ * also gets quotes, since GNU patch reads an unquoted name only up to it;
+ * both tools read the quoted form.
+ */
+function quotePath(path: string): string {
+  if (!/[\x00-\x20"\\\x7f-\uffff]/.test(path)) return path;
+  let quoted = '';
+  for (const byte of Buffer.from(path, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    quoted += C_ESCAPES[char] ?? (byte < 0x20 || byte >= 0x7f ? `\\${byte.toString(8).padStart(3, '0')}` : char);
+  }
+  return `"${quoted}"`;
 }
 
 /** An empty side of a hunk names the line before it (the unified format's quirk). */

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import fc from 'fast-check';
+import { unifiedDiff, type FileChange } from '../src/engine/patch.js';
+import { requireTool } from './helpers/tools.js';
+
+/*
+ * The printed patch against the two tools users feed it to: `git apply` and
+ * GNU `patch -p1`. Each case writes the "before" files, applies the patch
+ * with each tool in its own copy, and compares the bytes with "after".
+ */
+
+interface Case {
+  readonly path: string;
+  readonly before: string;
+  readonly after: string;
+}
+
+const CASES: Case[] = [
+  { path: 'plain.conf', before: 'a\nb\nc\n', after: 'a\nB\nc\n' },
+  { path: 'no-final-newline.conf', before: 'a\nb\nc', after: 'a\nb\nC' },
+  { path: 'line-added-at-end-without-newline.conf', before: 'a\nb', after: 'a\nb\nc' },
+  { path: 'final-newline-kept-absent.conf', before: 'KeepAlive On', after: 'KeepAlive Off' },
+  { path: 'crlf.conf', before: 'a\r\nb\r\nc\r\n', after: 'a\r\nb\r\nB2\r\nc\r\n' },
+  { path: 'bom-crlf.conf', before: '\uFEFFServerLimit 256\r\nMaxRequestWorkers 256\r\n', after: '\uFEFFServerLimit 16\r\nMaxRequestWorkers 16\r\n' },
+  { path: 'mixed-endings.conf', before: 'a\r\nb\nc\r\n', after: 'a\r\nB\nc\r\n' },
+  { path: 'old-mac-cr.conf', before: 'a\rb\rc\n', after: 'a\rB\rc\n' },
+  { path: 'tabs and spaces/x y.conf', before: '\tListen 80\n', after: '\tListen 8080\n' },
+  { path: 'quote"and\\backslash.cnf', before: '[mysqld]\nport=1\n', after: '[mysqld]\nport=2\n' },
+  { path: 'sites-available/café.conf', before: '# café\nServerName café.example\n', after: '# café\nServerName cafe.example\n' },
+  { path: 'emptied.conf', before: 'Listen 80\n', after: '' },
+  { path: 'was-empty.conf', before: '', after: 'Listen 80\n' },
+  {
+    path: 'far-apart.conf',
+    before: Array.from({ length: 40 }, (_, i) => `Line${i}\n`).join(''),
+    after: Array.from({ length: 40 }, (_, i) => (i === 2 || i === 30 ? `Changed${i}\n` : `Line${i}\n`)).join(''),
+  },
+];
+
+describe('unifiedDiff', () => {
+  it('prints nothing when nothing changed', async () => {
+    assert.equal(await unifiedDiff([{ patchPath: 'a.conf', before: 'x\n', after: 'x\n' }]), '');
+  });
+
+  it('names files a/ and b/ relative to the working directory, quoting the names git quotes and those with spaces', async () => {
+    const patch = await unifiedDiff(CASES.map(changeOf));
+    assert.match(patch, /^diff --git a\/plain\.conf b\/plain\.conf\n--- a\/plain\.conf\n\+\+\+ b\/plain\.conf\n/);
+    assert.ok(patch.includes('--- "a/tabs and spaces/x y.conf"\n'));
+    assert.ok(patch.includes('--- "a/quote\\"and\\\\backslash.cnf"\n'));
+    assert.ok(patch.includes('--- "a/sites-available/caf\\303\\251.conf"\n'));
+    assert.ok(patch.includes('\\ No newline at end of file\n'));
+  });
+
+  it('applies with git apply and with patch -p1, byte for byte, for every kind of line ending, BOM and name', async (t) => {
+    await appliesExactly(t, CASES);
+  });
+
+  it('applies exactly for random files and random line edits (property, one patch per run of 25 files)', async (t) => {
+    const line = fc.stringMatching(/^[ -~\t\xe9]{0,20}$/);
+    const ending = fc.constantFrom('\n', '\r\n', '\r\n', '\n');
+    const fileText = fc.array(fc.tuple(line, ending), { maxLength: 25 }).chain((lines) =>
+      fc.boolean().map((finalEnding) => lines.map(([text, eol], index) => (index === lines.length - 1 && !finalEnding ? text : text + eol)).join('')),
+    );
+    const edited = fileText.chain((before) =>
+      fc
+        .array(fc.tuple(fc.nat(), fc.constantFrom('replace', 'insert', 'delete'), line), { maxLength: 4 })
+        .map((edits) => ({ before, after: editLines(before, edits) })),
+    );
+    const runs = fc.sample(fc.array(edited, { minLength: 25, maxLength: 25 }), { numRuns: 3, seed: 20261130 });
+    for (const [run, files] of runs.entries()) {
+      const cases = files.filter((file) => file.before !== file.after).map((file, index) => ({ path: `run${run}/f${index}.conf`, ...file }));
+      await appliesExactly(t, cases);
+    }
+  });
+});
+
+function changeOf(testCase: Case): FileChange {
+  return { patchPath: testCase.path, before: testCase.before, after: testCase.after };
+}
+
+/** Applies a few line edits, keeping each line's own ending. */
+function editLines(text: string, edits: readonly [number, string, string][]): string {
+  const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  for (const [at, kind, content] of edits) {
+    const index = lines.length === 0 ? 0 : at % (lines.length + (kind === 'insert' ? 1 : 0));
+    const eol = /\r?\n$/.exec(lines[index] ?? lines[index - 1] ?? '\n')?.[0] ?? '\n';
+    if (kind === 'insert') lines.splice(index, 0, content + eol);
+    else if (kind === 'delete') lines.splice(index, 1);
+    else if (index < lines.length) lines[index] = content + ((/\r?\n$/.exec(lines[index] as string))?.[0] ?? '');
+  }
+  return lines.join('');
+}
+
+async function appliesExactly(t: TestContext, cases: readonly Case[]): Promise<void> {
+  const git = requireTool(t, 'git');
+  const patchTool = requireTool(t, 'patch');
+  if (git === undefined || patchTool === undefined) return;
+  const patch = await unifiedDiff(cases.map(changeOf));
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-patch-'));
+  try {
+    const patchFile = path.join(scratch, 'fix.patch');
+    fs.writeFileSync(patchFile, patch);
+    for (const tool of ['git', 'patch'] as const) {
+      const tree = path.join(scratch, tool);
+      for (const testCase of cases) {
+        fs.mkdirSync(path.dirname(path.join(tree, testCase.path)), { recursive: true });
+        fs.writeFileSync(path.join(tree, testCase.path), testCase.before);
+      }
+      if (tool === 'git') {
+        execFileSync(git, ['apply', '--check', patchFile], { cwd: tree, stdio: 'pipe' });
+        execFileSync(git, ['apply', patchFile], { cwd: tree, stdio: 'pipe' });
+      } else {
+        execFileSync(patchTool, ['-p1', '--dry-run', '--batch', '-i', patchFile], { cwd: tree, stdio: 'pipe' });
+        execFileSync(patchTool, ['-p1', '--batch', '--no-backup-if-mismatch', '-i', patchFile], { cwd: tree, stdio: 'pipe' });
+      }
+      for (const testCase of cases) {
+        assert.deepEqual(fs.readFileSync(path.join(tree, testCase.path)), Buffer.from(testCase.after), `${tool}: ${testCase.path}`);
+      }
+    }
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
