@@ -1,0 +1,140 @@
+/**
+ * Timing one command: wall time from spawn to exit, taken in this process
+ * with the monotonic clock, and peak RSS as the kernel reports it to the
+ * parent in wait4's rusage (`ru_maxrss`), read through GNU time
+ * (`/usr/bin/time -f '%M %U %S' -o FILE`), with the CPU time beside it.
+ *
+ * Why GNU time and not `process.resourceUsage()`: Node reports only its own
+ * rusage (and none of its children's), while wait4 gives the child's exact
+ * high-water mark. GNU time forks a process of its own size (about 1 MiB)
+ * that then execs the command, so the high-water mark carried across exec is
+ * that small fork, not a copy of this Node process as a direct spawn from
+ * libuv would leave. Its 10 ms wall clock is too coarse, so wall time is ours;
+ * the cost of starting GNU time itself is measured as the `true` row.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface BenchCommand {
+  /** Stable key, e.g. `lint/vhosts-10000`. */
+  readonly id: string;
+  readonly argv: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Exit codes that count as a successful run (a linter exits 1 on findings). */
+  readonly okExitCodes: readonly number[];
+}
+
+export interface Sample {
+  readonly wallMs: number;
+  /** Peak resident set of the command, KiB; undefined without GNU time. */
+  readonly maxRssKiB: number | undefined;
+  /** User + system CPU time of the command (10 ms resolution); undefined without GNU time. */
+  readonly cpuMs: number | undefined;
+}
+
+export const GNU_TIME = '/usr/bin/time';
+
+export function gnuTimeAvailable(): boolean {
+  try {
+    fs.accessSync(GNU_TIME, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export class Runner {
+  private readonly usageFile: string;
+  private readonly devNull: number;
+
+  constructor(
+    private readonly withRss: boolean,
+    scratch: string,
+    /** Working directory of every command. */
+    private readonly cwd: string,
+  ) {
+    this.usageFile = path.join(scratch, 'usage.txt');
+    this.devNull = fs.openSync('/dev/null', 'w');
+  }
+
+  /** One run, stdout to /dev/null. Throws when the command fails, with its stderr. */
+  async run(command: BenchCommand): Promise<Sample> {
+    const [file, ...args] = this.withRss ? [GNU_TIME, '-f', '%M %U %S', '-o', this.usageFile, ...command.argv] : [...command.argv];
+    const stderr: Buffer[] = [];
+    const started = process.hrtime.bigint();
+    const exitCode = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(file as string, args, { cwd: this.cwd, stdio: ['ignore', this.devNull, 'pipe'], env: command.env ?? process.env });
+      child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+      child.on('error', reject);
+      child.on('exit', (code) => resolve(code));
+    });
+    const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+    if (exitCode === null || !command.okExitCodes.includes(exitCode)) {
+      throw new Error(`${command.id}: ${command.argv.join(' ')} exited with ${exitCode}\n${Buffer.concat(stderr).toString()}`);
+    }
+    if (!this.withRss) return { wallMs, maxRssKiB: undefined, cpuMs: undefined };
+    return { wallMs, ...this.readUsage() };
+  }
+
+  close(): void {
+    fs.closeSync(this.devNull);
+  }
+
+  /** GNU time writes `Command exited with non-zero status N` first when the exit code is not 0; ours is the last line. */
+  private readUsage(): { maxRssKiB: number; cpuMs: number } {
+    const lines = fs.readFileSync(this.usageFile, 'utf8').trim().split('\n');
+    const [maxRssKiB, user, system] = (lines[lines.length - 1] ?? '').split(' ').map(Number);
+    if (maxRssKiB === undefined || user === undefined || system === undefined || [maxRssKiB, user, system].some(Number.isNaN)) {
+      throw new Error(`unexpected GNU time output: ${lines.join(' | ')}`);
+    }
+    return { maxRssKiB, cpuMs: (user + system) * 1000 };
+  }
+}
+
+/**
+ * Runs every command `repetitions` times, one of each per round so load
+ * changes on a shared machine hit all of them alike; each round starts one
+ * command later than the one before, so no command always runs first.
+ */
+export async function measureRounds(
+  runner: Runner,
+  commands: readonly BenchCommand[],
+  repetitions: number,
+  onRound: (round: number) => void,
+): Promise<Map<string, Sample[]>> {
+  const samples = new Map<string, Sample[]>(commands.map((command) => [command.id, []]));
+  for (let round = 0; round < repetitions; round++) {
+    for (let step = 0; step < commands.length; step++) {
+      const command = commands[(round + step) % commands.length] as BenchCommand;
+      samples.get(command.id)?.push(await runner.run(command));
+    }
+    onRound(round + 1);
+  }
+  return samples;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/**
+ * The median over rounds of a/b within each round: both ran seconds apart,
+ * so a burst of load from elsewhere cancels out instead of landing in one
+ * side's median only.
+ */
+export function pairedRatio(a: readonly Sample[], b: readonly Sample[]): number {
+  const ratios: number[] = [];
+  for (let index = 0; index < Math.min(a.length, b.length); index++) {
+    ratios.push((a[index] as Sample).wallMs / (b[index] as Sample).wallMs);
+  }
+  return median(ratios);
+}
+
+export function scratchDirectory(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-bench-'));
+}

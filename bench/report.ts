@@ -1,0 +1,148 @@
+import { median, pairedRatio, type Sample } from './measure.js';
+
+export interface MachineInfo {
+  readonly cpu: string;
+  readonly cpus: number;
+  readonly memoryGiB: number;
+  readonly node: string;
+  readonly apache: string | undefined;
+  readonly kernel: string;
+  readonly loadBefore: readonly number[];
+  readonly loadAfter: readonly number[];
+  readonly seconds: number;
+  readonly repetitions: number;
+  readonly rss: boolean;
+}
+
+export interface TreeInfo {
+  readonly key: string;
+  readonly label: string;
+  readonly vhosts: number | undefined;
+  readonly fileCount: number;
+  readonly lines: number;
+  readonly bytes: number;
+  /** tune-lint read the same files in the same order as `apache2 -t -D DUMP_INCLUDES`. */
+  readonly checkedAgainstApache: boolean;
+}
+
+export interface ReportInput {
+  readonly machine: MachineInfo;
+  readonly trees: readonly TreeInfo[];
+  readonly samples: ReadonlyMap<string, readonly Sample[]>;
+  readonly sizes: readonly number[];
+}
+
+/** The Markdown report: machine, trees, times with ratios, scaling, and the issue's targets. */
+export function formatReport({ machine, trees, samples, sizes }: ReportInput): string {
+  const out: string[] = [];
+  const wall = (id: string): number => median((samples.get(id) ?? []).map((sample) => sample.wallMs));
+  const rss = (id: string): number | undefined => {
+    const values = (samples.get(id) ?? []).flatMap((sample) => (sample.maxRssKiB === undefined ? [] : [sample.maxRssKiB]));
+    return values.length === 0 ? undefined : median(values) / 1024;
+  };
+  const cpu = (id: string): number | undefined => {
+    const values = (samples.get(id) ?? []).flatMap((sample) => (sample.cpuMs === undefined ? [] : [sample.cpuMs]));
+    return values.length === 0 ? undefined : median(values);
+  };
+  const ratio = (a: string, b: string): number | undefined =>
+    samples.has(a) && samples.has(b) ? pairedRatio(samples.get(a) as Sample[], samples.get(b) as Sample[]) : undefined;
+
+  const load = (values: readonly number[]): string => values.map((value) => value.toFixed(2)).join(' ');
+  out.push(
+    `Machine: ${machine.cpu}, ${machine.cpus} CPUs, ${machine.memoryGiB.toFixed(1)} GiB RAM, ${machine.kernel}; Node ${machine.node}` +
+      `${machine.apache === undefined ? '; apache2 not installed' : `; ${machine.apache}`}.`,
+    `${machine.repetitions} rounds after one warm-up, every command once per round (${machine.seconds.toFixed(0)} s); ` +
+      `load average ${load(machine.loadBefore)} before, ${load(machine.loadAfter)} after.`,
+    '',
+    '| Tree | Files read | Lines | Bytes | Same files as `apache2 -D DUMP_INCLUDES` |',
+    '|---|---:|---:|---:|---|',
+  );
+  for (const tree of trees) {
+    out.push(`| ${tree.label} | ${int(tree.fileCount)} | ${int(tree.lines)} | ${int(tree.bytes)} | ${tree.checkedAgainstApache ? 'yes' : 'not checked'} |`);
+  }
+
+  out.push(
+    '',
+    'Wall and CPU (user + system) time are medians over the rounds; the ratios are medians of the per-round ratios of wall time (both commands ran in the same round).',
+    '',
+    '| Command | Tree | Wall (ms) | CPU (ms) | Peak RSS (MiB) | × `node -e 0` | × `apache2 -t` |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  );
+  const row = (label: string, tree: string, id: string, apacheId?: string): void => {
+    if (!samples.has(id)) return;
+    const versusNode = id === 'node' || id === 'spawn' ? undefined : ratio(id, 'node');
+    const versusApache = apacheId === undefined || apacheId === id ? undefined : ratio(id, apacheId);
+    out.push(`| ${label} | ${tree} | ${ms(wall(id))} | ${ms(cpu(id))} | ${mib(rss(id))} | ${times(versusNode)} | ${times(versusApache)} |`);
+  };
+  row('`true` (spawn + GNU time)', '—', 'spawn');
+  row('`node -e 0`', '—', 'node');
+  row('tune-lint (lint)', 'Debian Apache + MariaDB (copy, `--sysroot`)', 'lint/debian+mysql', 'apache2/debian');
+  row('tune-lint (lint)', 'Debian Apache + MariaDB (live `/etc`)', 'lint/live-etc', 'apache2/debian');
+  for (const tree of trees) {
+    row('tune-lint (lint)', tree.label, `lint/${tree.key}`, `apache2/${tree.key}`);
+    row('tune-lint dump', tree.label, `dump/${tree.key}`, `apache2/${tree.key}`);
+    row('`apache2 -t`', tree.label, `apache2/${tree.key}`);
+  }
+
+  const smallest = Math.min(...sizes);
+  const largest = Math.max(...sizes);
+  if (sizes.length > 1) {
+    const ordered = [...sizes].sort((a, b) => a - b);
+    out.push(
+      '',
+      `Scaling: wall time (ms) by number of vhosts; the last columns are ${int(largest)} over ${int(smallest)} vhosts (${(largest / smallest).toFixed(0)}x the vhosts) and the marginal cost of one more vhost.`,
+      '',
+      `| Command | ${ordered.map(int).join(' | ')} | ${int(largest)} / ${int(smallest)} | µs per vhost |`,
+      `|---|${ordered.map(() => '---:').join('|')}|---:|---:|`,
+    );
+    for (const [label, prefix] of [
+      ['tune-lint (lint)', 'lint'],
+      ['tune-lint dump', 'dump'],
+      ['`apache2 -t`', 'apache2'],
+    ] as const) {
+      if (!samples.has(`${prefix}/vhosts-${largest}`)) continue;
+      const cells = ordered.map((size) => ms(wall(`${prefix}/vhosts-${size}`)));
+      const growth = ratio(`${prefix}/vhosts-${largest}`, `${prefix}/vhosts-${smallest}`);
+      const perVhost = ((wall(`${prefix}/vhosts-${largest}`) - wall(`${prefix}/vhosts-${smallest}`)) / (largest - smallest)) * 1000;
+      out.push(`| ${label} | ${cells.join(' | ')} | ${times(growth)} | ${perVhost.toFixed(0)} |`);
+    }
+  }
+
+  out.push('', 'Targets (issue 8):', '');
+  const check = (ok: boolean | undefined, text: string): void => {
+    out.push(`- ${ok === undefined ? 'not measured' : ok ? 'met' : 'MISSED'}: ${text}`);
+  };
+  const startup = ratio('lint/debian+mysql', 'node');
+  check(startup === undefined ? undefined : startup <= 1.5, `stock Debian Apache + MariaDB linted in ${times(startup)} \`node -e 0\` (at most 1.5x)`);
+  const big = `vhosts-${largest}`;
+  const versusApache = ratio(`lint/${big}`, `apache2/${big}`);
+  check(versusApache === undefined ? undefined : versusApache < 1, `${int(largest)} vhosts linted in ${times(versusApache)} the time of \`apache2 -t\` (below 1x)`);
+  const ourRss = rss(`lint/${big}`);
+  const apacheRss = rss(`apache2/${big}`);
+  check(
+    ourRss === undefined || apacheRss === undefined ? undefined : ourRss < apacheRss,
+    `${int(largest)} vhosts: peak RSS ${mib(ourRss)} MiB against Apache's ${mib(apacheRss)} MiB`,
+  );
+  if (sizes.length > 1) {
+    const growth = ratio(`lint/${big}`, `lint/vhosts-${smallest}`);
+    const factor = largest / smallest;
+    check(growth === undefined ? undefined : growth <= factor * 1.1, `${factor.toFixed(0)}x the vhosts costs ${times(growth)} the time (at most ${(factor * 1.1).toFixed(0)}x)`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function int(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+function ms(value: number | undefined): string {
+  return value === undefined || Number.isNaN(value) ? '—' : value >= 100 ? value.toFixed(0) : value.toFixed(1);
+}
+
+function mib(value: number | undefined): string {
+  return value === undefined ? '—' : value.toFixed(1);
+}
+
+function times(value: number | undefined): string {
+  return value === undefined ? '—' : `${value.toFixed(2)}x`;
+}

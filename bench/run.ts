@@ -1,0 +1,198 @@
+/**
+ * `npm run bench`: tune-lint against Node's own start-up floor and against
+ * Apache's parser on the same trees, measured side by side in one run.
+ *
+ *   node dist/bench/run.js [--reps 10] [--sizes 1000,2500,5000,10000] [--json FILE] [--keep]
+ *
+ * Builds the trees (bench/trees.ts), checks once that every command succeeds
+ * and that tune-lint reads exactly the files `apache2 -t -D DUMP_INCLUDES`
+ * reads, then runs one warm-up round and `--reps` measured rounds, every
+ * command once per round, and prints a Markdown report of medians.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parseDumpIncludes, readEnvvars } from '../test/helpers/apache-oracle.js';
+import { findTool } from '../test/helpers/tools.js';
+import { gnuTimeAvailable, measureRounds, Runner, scratchDirectory, type BenchCommand } from './measure.js';
+import { formatReport, type MachineInfo, type TreeInfo } from './report.js';
+import { buildVhostTree, copyDebianTree } from './trees.js';
+
+const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+interface ApacheTree {
+  readonly key: string;
+  readonly label: string;
+  readonly serverRoot: string;
+  readonly conf: string;
+  /** tune-lint's --sysroot for the tree, when it is a copy of /etc. */
+  readonly sysroot: string | undefined;
+  readonly vhosts: number | undefined;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      reps: { type: 'string', default: '10' },
+      sizes: { type: 'string', default: '1000,2500,5000,10000' },
+      json: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const repetitions = Number(values.reps);
+  const sizes = values.sizes.split(',').map(Number);
+  if (!Number.isInteger(repetitions) || repetitions < 1 || sizes.some((size) => !Number.isInteger(size) || size < 1)) {
+    throw new Error('usage: run.js [--reps N] [--sizes 1000,10000] [--json FILE] [--keep]');
+  }
+  const apache2 = findTool('apache2');
+  const withRss = gnuTimeAvailable();
+  const scratch = scratchDirectory();
+  const progress = (text: string): boolean => process.stderr.write(`${text}\n`);
+  try {
+    progress(`building trees in ${scratch}`);
+    const debian = copyDebianTree(scratch);
+    // An empty working directory: no .tune-lint.yaml above it, and paths into the trees print absolute.
+    const workDir = path.join(scratch, 'cwd');
+    fs.mkdirSync(workDir);
+    const trees: ApacheTree[] = [
+      { key: 'debian', label: 'Debian stock (copy, --sysroot)', serverRoot: path.dirname(debian.apacheConf), conf: debian.apacheConf, sysroot: debian.root, vhosts: undefined },
+      ...sizes.map((size): ApacheTree => {
+        const tree = buildVhostTree(scratch, size);
+        return { key: `vhosts-${size}`, label: `${size.toLocaleString('en-US')} vhosts`, serverRoot: tree.serverRoot, conf: tree.apacheConf, sysroot: undefined, vhosts: size };
+      }),
+    ];
+
+    const node = process.execPath;
+    const sysrootArgs = (tree: ApacheTree): string[] => (tree.sysroot === undefined ? [] : ['--sysroot', tree.sysroot]);
+    const commands: BenchCommand[] = [
+      { id: 'spawn', argv: ['/bin/true'], okExitCodes: [0] },
+      { id: 'node', argv: [node, '-e', '0'], okExitCodes: [0] },
+      {
+        id: 'lint/debian+mysql',
+        argv: [node, CLI, '--no-probe', '--format', 'json', '--sysroot', debian.root, debian.apacheConf, debian.myCnf],
+        okExitCodes: [0, 1],
+      },
+      { id: 'lint/live-etc', argv: [node, CLI, '--no-probe', '--format', 'json', '/etc/apache2/apache2.conf', '/etc/mysql/my.cnf'], okExitCodes: [0, 1] },
+    ];
+    for (const tree of trees) {
+      if (tree.key !== 'debian') {
+        commands.push({ id: `lint/${tree.key}`, argv: [node, CLI, '--no-probe', '--format', 'json', tree.conf], okExitCodes: [0, 1] });
+      }
+      commands.push({ id: `dump/${tree.key}`, argv: [node, CLI, 'dump', ...sysrootArgs(tree), tree.conf, '--json'], okExitCodes: [0] });
+      if (apache2 !== undefined) commands.push({ id: `apache2/${tree.key}`, ...apacheCommand(apache2, tree) });
+    }
+
+    progress('checking every command once');
+    const treeInfo = apache2 === undefined ? trees.map((tree) => describeTree(tree, undefined, workDir).info) : trees.map((tree) => verifyTree(tree, apache2, workDir));
+    verifyLint(commands.find((command) => command.id === 'lint/debian+mysql') as BenchCommand, workDir);
+
+    const runner = new Runner(withRss, scratch, workDir);
+    const loadBefore = os.loadavg();
+    progress('warm-up round');
+    await measureRounds(runner, commands, 1, () => undefined);
+    const started = Date.now();
+    const samples = await measureRounds(runner, commands, repetitions, (round) => progress(`round ${round}/${repetitions}`));
+    const loadAfter = os.loadavg();
+    runner.close();
+
+    const machine: MachineInfo = {
+      cpu: os.cpus()[0]?.model ?? 'unknown',
+      cpus: os.availableParallelism(),
+      memoryGiB: os.totalmem() / 2 ** 30,
+      node: process.version,
+      apache: apache2 === undefined ? undefined : apacheVersion(apache2),
+      kernel: `${os.type()} ${os.release()}`,
+      loadBefore,
+      loadAfter,
+      seconds: (Date.now() - started) / 1000,
+      repetitions,
+      rss: withRss,
+    };
+    process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes }));
+    if (values.json !== undefined) {
+      const raw = Object.fromEntries([...samples].map(([id, list]) => [id, list]));
+      fs.writeFileSync(values.json, `${JSON.stringify({ machine, trees: treeInfo, samples: raw }, null, 2)}\n`);
+    }
+  } finally {
+    if (values.keep) progress(`trees kept in ${scratch}`);
+    else fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** `apache2 -d ROOT -f FILE -t` with the tree's envvars exported, as apache2ctl runs it (see test/helpers/apache-oracle.ts). */
+function apacheCommand(binary: string, tree: ApacheTree, extra: readonly string[] = []): Omit<BenchCommand, 'id'> {
+  const envvars = path.join(tree.serverRoot, 'envvars');
+  const exported = fs.existsSync(envvars) ? readEnvvars(fs.readFileSync(envvars, 'utf8'), { PATH: CHILD_PATH }) : {};
+  return {
+    argv: [binary, '-d', tree.serverRoot, '-f', path.basename(tree.conf), '-t', ...extra],
+    env: { PATH: CHILD_PATH, LANG: 'C', ...exported },
+    okExitCodes: [0],
+  };
+}
+
+/**
+ * Both readers must agree on what they read before their speed means
+ * anything: the same files in the same order (Apache's paths into the copy
+ * mapped back to server paths for the sysroot tree).
+ */
+function verifyTree(tree: ApacheTree, apache2: string, workDir: string): TreeInfo {
+  const command = apacheCommand(apache2, tree, ['-D', 'DUMP_INCLUDES']);
+  const apache = spawnSync(command.argv[0] as string, command.argv.slice(1), { env: command.env, encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (apache.status !== 0) {
+    throw new Error(`apache2 -t rejects the ${tree.label} tree:\n${apache.stderr}`);
+  }
+  const toServerPath = (file: string): string =>
+    tree.sysroot !== undefined && file.startsWith(`${tree.sysroot}/`) ? file.slice(tree.sysroot.length) : file;
+  const apacheFiles = parseDumpIncludes(apache.stdout).map((include) => toServerPath(include.file));
+  const { info, files } = describeTree(tree, apacheFiles, workDir);
+  const ours = files.map(toServerPath);
+  if (ours.length !== apacheFiles.length || ours.some((file, index) => file !== apacheFiles[index])) {
+    const first = ours.findIndex((file, index) => file !== apacheFiles[index]);
+    throw new Error(`${tree.label}: tune-lint reads ${ours.length} files, apache2 ${apacheFiles.length}; first difference at #${first}: ${ours[first]} vs ${apacheFiles[first]}`);
+  }
+  return info;
+}
+
+function describeTree(tree: ApacheTree, apacheFiles: readonly string[] | undefined, workDir: string): { info: TreeInfo; files: string[] } {
+  const dump = spawnSync(process.execPath, [CLI, 'dump', ...(tree.sysroot === undefined ? [] : ['--sysroot', tree.sysroot]), tree.conf, '--json'], {
+    cwd: workDir,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
+  if (dump.status !== 0) throw new Error(`tune-lint dump fails on the ${tree.label} tree:\n${dump.stderr}`);
+  const files = (JSON.parse(dump.stdout) as { files: { path: string }[] }).files.map((file) => file.path);
+  let lines = 0;
+  let bytes = 0;
+  for (const file of files) {
+    // dump prints host paths (the copy's, under the sysroot) for files outside the working directory.
+    const text = fs.readFileSync(file, 'latin1');
+    bytes += text.length;
+    lines += text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  }
+  const info = { key: tree.key, label: tree.label, vhosts: tree.vhosts, fileCount: files.length, lines, bytes, checkedAgainstApache: apacheFiles !== undefined };
+  return { info, files };
+}
+
+function verifyLint(command: BenchCommand, workDir: string): void {
+  const run = spawnSync(command.argv[0] as string, command.argv.slice(1), { cwd: workDir, encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (run.status === null || !command.okExitCodes.includes(run.status)) throw new Error(`${command.id} failed:\n${run.stderr}`);
+  const report = JSON.parse(run.stdout) as { results: { language: string }[] };
+  const languages = new Set(report.results.map((result) => result.language));
+  if (!languages.has('apache') || !languages.has('mycnf')) throw new Error(`${command.id}: expected Apache and my.cnf results, got ${[...languages].join(', ')}`);
+}
+
+function apacheVersion(binary: string): string {
+  const run = spawnSync(binary, ['-v'], { encoding: 'utf8', env: { PATH: CHILD_PATH, LANG: 'C' } });
+  return /^Server version: (.*)$/m.exec(run.stdout)?.[1] ?? 'unknown';
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 2;
+}
