@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { builtinRules } from '../rules/index.js';
+import { defineRule } from '../src/engine/define-rule.js';
+import { applyFixes, chooseFixes } from '../src/engine/fix.js';
+import { selectRules } from '../src/engine/selection.js';
+import { SourceFile } from '../src/engine/source-file.js';
+import type { Diagnostic, Fix, Rule, TextEdit } from '../src/engine/types.js';
+import { insertApacheLineAfter, renameApacheDirective, replaceApacheArg } from '../src/languages/apache/edits.js';
+import { MAX_FIX_PASSES, lint, type LintResult } from '../src/lint.js';
+
+/*
+ * The fix loop of DESIGN §4 and STYLE-ANCHORS §1: non-overlapping fixes per
+ * pass, later passes see earlier output, --fix-type filters, and the loop is
+ * bounded (repeated text, new parse errors, MAX_FIX_PASSES).
+ */
+
+function file(text: string, name = 'x.conf'): SourceFile {
+  return new SourceFile(`/virtual/${name}`, name, text);
+}
+
+function diagnosticWith(fix: Fix): Diagnostic {
+  const edit = fix.edits[0] as TextEdit;
+  return {
+    ruleId: 'AP9999',
+    ruleName: 'test',
+    severity: 'warn',
+    message: 'test',
+    file: edit.file,
+    range: edit.range,
+    start: { line: 1, column: 1 },
+    end: { line: 1, column: 1 },
+    context: [],
+    fix,
+  };
+}
+
+describe('chooseFixes and applyFixes', () => {
+  const source = file('0123456789');
+  const fix = (kind: Fix['kind'], ...edits: [number, number, string][]): Fix => ({
+    kind,
+    edits: edits.map(([start, end, text]) => ({ file: source, range: [start, end], text })),
+  });
+
+  it('takes fixes in report order and leaves an overlapping one for the next pass', () => {
+    const first = fix('safe', [2, 5, 'abc']);
+    const overlapping = fix('safe', [4, 6, 'X']);
+    const adjacent = fix('safe', [5, 7, 'Y']);
+    const samePoint = fix('safe', [2, 2, 'ins']);
+    const afterEnd = fix('safe', [5, 5, '|']);
+    assert.deepEqual(chooseFixes([first, overlapping, adjacent, samePoint, afterEnd].map(diagnosticWith), 'all'), [first, adjacent]);
+    assert.deepEqual(chooseFixes([first, afterEnd].map(diagnosticWith), 'all'), [first, afterEnd]);
+    const applied = applyFixes([first, afterEnd]).get(source.realPath);
+    assert.equal(applied?.text, '01abc|56789');
+  });
+
+  it('drops a fix whose own edits overlap, and filters by --fix-type', () => {
+    const selfOverlapping = fix('safe', [1, 3, 'a'], [2, 4, 'b']);
+    const tune = fix('tune', [8, 9, 'T']);
+    const safe = fix('safe', [0, 1, 'S']);
+    const diagnostics = [selfOverlapping, tune, safe].map(diagnosticWith);
+    assert.deepEqual(chooseFixes(diagnostics, 'all'), [tune, safe]);
+    assert.deepEqual(chooseFixes(diagnostics, 'safe'), [safe]);
+    assert.deepEqual(chooseFixes(diagnostics, 'tune'), [tune]);
+  });
+
+  it('applies several edits of one fix and of several files, each file from its own original text', () => {
+    const other = file('abc\n', 'y.conf');
+    const multi: Fix = {
+      kind: 'safe',
+      edits: [
+        { file: source, range: [8, 10], text: '' },
+        { file: source, range: [0, 0], text: '>' },
+        { file: other, range: [3, 3], text: 'd' },
+      ],
+    };
+    const applied = applyFixes([multi]);
+    assert.equal(applied.get(source.realPath)?.text, '>01234567');
+    assert.equal(applied.get(other.realPath)?.text, 'abcd\n');
+  });
+});
+
+let scratch: string;
+before(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-passes-'));
+});
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+let counter = 0;
+function config(text: string): string {
+  const name = `case-${++counter}.conf`;
+  fs.writeFileSync(path.join(scratch, name), text);
+  return name;
+}
+
+/** Only these rules, plus the tool rules (parse errors), all enabled. */
+async function run(paths: readonly string[], rules: readonly Rule[], fixType: 'safe' | 'tune' | 'all' = 'all'): Promise<LintResult> {
+  const tools = builtinRules.filter((rule) => rule.meta.language === 'tool');
+  return lint({ paths, cwd: scratch, rules: selectRules([...tools, ...rules] as Rule[], 'all', new Map()), fixType, targets: { httpd: '2.4', db: { product: 'mariadb', version: '10.11' } } });
+}
+
+const renameRule = defineRule({
+  meta: { id: 'AP9001', name: 'test-rename', language: 'apache', category: 'correctness', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'rename' } },
+  defaultOptions: {},
+  create: (ctx) => ({
+    directive: { maxclients: (use) => ctx.report({ at: use, messageId: 'm', fix: () => renameApacheDirective(use, 'MaxRequestWorkers') }) },
+  }),
+});
+
+/** Only sees the new name, so it can act only after renameRule's fix: two passes. */
+const lowerRule = defineRule({
+  meta: { id: 'AP9002', name: 'test-lower', language: 'apache', category: 'performance', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'tune', messages: { m: 'lower' } },
+  defaultOptions: {},
+  create: (ctx) => ({
+    directive: {
+      maxrequestworkers: (use) => {
+        if (use.args[0] !== '12') ctx.report({ at: use, messageId: 'm', fix: () => replaceApacheArg(use, 0, '12') });
+      },
+    },
+  }),
+});
+
+describe('lint fix passes', () => {
+  it('applies a fix that only shows up after another fix, in a second pass, and the output is a fixed point', async () => {
+    const name = config('<IfModule !mpm_event_module>\n    MaxClients 150\n</IfModule>\n');
+    const result = await run([name], [renameRule, lowerRule]);
+    assert.equal(result.passes, 2);
+    assert.equal(result.fixes[0]?.after, '<IfModule !mpm_event_module>\n    MaxRequestWorkers 12\n</IfModule>\n');
+    assert.deepEqual(result.diagnostics.map((d) => d.ruleId), ['AP9001'], 'diagnostics are those of the input');
+    fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
+    const again = await run([name], [renameRule, lowerRule]);
+    assert.deepEqual([again.fixes, again.passes, again.diagnostics], [[], 0, []]);
+  });
+
+  it('honours --fix-type in every pass', async () => {
+    const name = config('MaxClients 150\nMaxRequestWorkers 99\n');
+    const safe = await run([name], [renameRule, lowerRule], 'safe');
+    assert.equal(safe.fixes[0]?.after, 'MaxRequestWorkers 150\nMaxRequestWorkers 99\n');
+    const tune = await run([name], [renameRule, lowerRule], 'tune');
+    assert.equal(tune.fixes[0]?.after, 'MaxClients 150\nMaxRequestWorkers 12\n');
+    const all = await run([name], [renameRule, lowerRule], 'all');
+    assert.equal(all.fixes[0]?.after, 'MaxRequestWorkers 12\nMaxRequestWorkers 12\n');
+  });
+
+  it('stops when the text repeats (circular fixes)', async () => {
+    const toggle = defineRule({
+      meta: { id: 'AP9003', name: 'test-toggle', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'toggle' } },
+      defaultOptions: {},
+      create: (ctx) => ({
+        directive: { keepalive: (use) => ctx.report({ at: use, messageId: 'm', fix: () => replaceApacheArg(use, 0, use.args[0] === 'On' ? 'Off' : 'On') }) },
+      }),
+    });
+    const result = await run([config('KeepAlive On\n')], [toggle]);
+    assert.ok(result.passes < MAX_FIX_PASSES, `stopped after ${result.passes} passes`);
+  });
+
+  it('stops after MAX_FIX_PASSES when every pass changes the text', async () => {
+    const grow = defineRule({
+      meta: { id: 'AP9004', name: 'test-grow', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'grow' } },
+      defaultOptions: {},
+      create: (ctx) => ({ directive: { listen: (use) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '# again') }) } }),
+    });
+    const result = await run([config('Listen 80\n')], [grow]);
+    assert.equal(result.passes, MAX_FIX_PASSES);
+    assert.equal(result.fixes[0]?.after, `Listen 80\n${'# again\n'.repeat(MAX_FIX_PASSES)}`);
+  });
+
+  it('discards a pass whose output no longer parses, and keeps the earlier passes', async () => {
+    const breaks = defineRule({
+      meta: { id: 'AP9005', name: 'test-break', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'break' } },
+      defaultOptions: {},
+      create: (ctx) => ({
+        directive: { maxrequestworkers: (use) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '</IfModule>') }) },
+      }),
+    });
+    const result = await run([config('MaxClients 150\n')], [renameRule, breaks]);
+    assert.equal(result.passes, 1);
+    assert.equal(result.fixes[0]?.after, 'MaxRequestWorkers 150\n');
+  });
+
+  it('puts the fix in the included file that holds the setting, named by its symlink target', async () => {
+    const root = path.join(scratch, 'tree');
+    fs.mkdirSync(path.join(root, 'mods-available'), { recursive: true });
+    fs.mkdirSync(path.join(root, 'mods-enabled'));
+    fs.writeFileSync(path.join(root, 'main.conf'), 'IncludeOptional mods-enabled/*.conf\n');
+    fs.writeFileSync(path.join(root, 'mods-available', 'mpm_prefork.conf'), 'MaxClients 150\n');
+    fs.symlinkSync('../mods-available/mpm_prefork.conf', path.join(root, 'mods-enabled', 'mpm_prefork.conf'));
+    const result = await lint({
+      paths: ['tree/main.conf'],
+      cwd: scratch,
+      apache: { serverRoot: root },
+      rules: selectRules([renameRule] as Rule[], 'all', new Map()),
+    });
+    assert.equal(result.fixes.length, 1);
+    const only = result.fixes[0];
+    assert.equal(only?.file.displayPath, 'tree/mods-enabled/mpm_prefork.conf');
+    assert.equal(only?.file.patchPath, 'tree/mods-available/mpm_prefork.conf');
+    assert.equal(only?.file.realPath, path.join(fs.realpathSync(root), 'mods-available', 'mpm_prefork.conf'));
+    assert.equal(only?.after, 'MaxRequestWorkers 150\n');
+  });
+});
