@@ -22,6 +22,10 @@ describe('rule catalogue conventions', () => {
     execFileSync(process.execPath, [repoPath('scripts', 'gen-registry.mjs'), '--check'], { stdio: 'pipe' });
   });
 
+  it('docs/rules/README.md indexes every rule (npm run docs)', () => {
+    execFileSync(process.execPath, [repoPath('scripts', 'gen-docs-index.mjs'), '--check'], { stdio: 'pipe' });
+  });
+
   it('ids and names are unique', () => {
     const ids = builtinRules.map((rule) => rule.meta.id);
     const names = builtinRules.map((rule) => rule.meta.name);
