@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import { builtinRules } from '../rules/index.js';
 import type { Diagnostic } from '../src/engine/types.js';
-import { argumentCountError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, type DirectiveSpec } from '../src/languages/apache/directives.js';
+import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, type DirectiveSpec } from '../src/languages/apache/directives.js';
 import type { MpmName } from '../src/languages/apache/names.js';
 import { apacheConfigTest, apacheDumpConfig, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
 import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
@@ -37,22 +37,36 @@ function fixtureCase(id: string, name: string): RuleCase {
   return found;
 }
 
-/** apache2 -t on a copy of a fixture case, the rule's fixes applied first when `fixed`. */
-async function configTest(testCase: RuleCase, options: { fixed?: boolean; runDir?: string } = {}): Promise<{ result: ApacheConfigTestResult; diagnostics: Diagnostic[] }> {
+/** A scratch copy of a fixture case, with the rule's fixes applied when `fixed`; removed after `use`. */
+async function withCaseCopy<T>(testCase: RuleCase, fixed: boolean, use: (dir: string, diagnostics: Diagnostic[]) => Promise<T>): Promise<T> {
   const lint = await runCase(testCase);
   const diagnostics = lint.diagnostics.filter((d) => d.ruleId === testCase.rule.meta.id);
   const scratch = copyCase(testCase);
   try {
-    if (options.fixed === true) {
+    if (fixed) {
       assert.ok(lint.fixes.length > 0, `${testCase.rule.meta.id} ${testCase.name}: expected fixes`);
       for (const fix of lint.fixes) fs.writeFileSync(path.join(scratch, path.relative(testCase.cwd, fix.file.realPath)), fix.file.encode(fix.after));
     }
-    const configFile = testCase.paths[0] as string;
-    const result = await apacheConfigTest({ serverRoot: scratch, configFile, before: [...BEFORE, `PidFile ${path.join(scratch, 'httpd.pid')}`], envvars: null });
-    return { result, diagnostics };
+    return await use(scratch, diagnostics);
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+function oracleOptions(dir: string, testCase: RuleCase) {
+  return { serverRoot: dir, configFile: testCase.paths[0] as string, before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`], envvars: null };
+}
+
+/** apache2 -t on a copy of a fixture case, the rule's fixes applied first when `fixed`. */
+async function configTest(testCase: RuleCase, options: { fixed?: boolean } = {}): Promise<{ result: ApacheConfigTestResult; diagnostics: Diagnostic[] }> {
+  return withCaseCopy(testCase, options.fixed === true, async (dir, diagnostics) => ({ result: await apacheConfigTest(oracleOptions(dir, testCase)), diagnostics }));
+}
+
+/** The directives apache2 keeps (`-D DUMP_CONFIG`) from a fixture case, as `Name args` lines with blanks collapsed. */
+async function keptLines(id: string, name: string, fixed: boolean): Promise<string[]> {
+  const testCase = fixtureCase(id, name);
+  const dump = await withCaseCopy(testCase, fixed, (dir) => apacheDumpConfig(oracleOptions(dir, testCase)));
+  return dump.map((entry) => `${entry.name} ${entry.args}`.replace(/\s+/g, ' ').trim());
 }
 
 /** The fatal error, as one line (AH00526 puts it on its own line; read-time errors carry a `file:line:` chain). */
@@ -226,12 +240,23 @@ const SAMPLES: Readonly<Record<string, string>> = {
   MinSpareServers: '5',
   MaxSpareServers: '10',
   Mutex: 'default',
+  Options: 'Indexes',
+  order: 'allow,deny',
+  allow: 'from all',
+  deny: 'from all',
+  Satisfy: 'any',
 };
 
 function preamble(spec: DirectiveSpec): { mpm: MpmName; text: string } {
   const mpm = spec.mpms?.[0] ?? 'event';
   const module = spec.module === undefined ? '' : `LoadModule ${spec.module} ${MODULES}/mod_${spec.module.replace(/_module$/, '')}.so\n`;
   return { mpm, text: `${loadMpm(mpm)}${module}` };
+}
+
+/** The directive with its sample value, inside a `<Directory>` when it belongs there. */
+function sampleLine(spec: DirectiveSpec, words: string = SAMPLES[spec.name] as string): string {
+  const line = `${spec.name} ${words}\n`;
+  return spec.context === 'directory' ? `<Directory /tmp>\n${line}</Directory>\n` : line;
 }
 
 describe('the directive table (src/languages/apache/directives.ts) against apache2', () => {
@@ -254,9 +279,9 @@ describe('the directive table (src/languages/apache/directives.ts) against apach
           .map((spec) => `${spec.name} ${SAMPLES[spec.name] as string}\n`)
           .join('');
       for (const text of [
-        `${head}${lines(() => true)}`,
-        `${head}<VirtualHost *:80>\n${lines((spec) => spec.context !== 'server')}</VirtualHost>\n`,
-        `${head}<Directory /tmp>\n${lines((spec) => spec.context === 'anywhere')}</Directory>\n`,
+        `${head}${lines((spec) => spec.context !== 'directory')}`,
+        `${head}<VirtualHost *:80>\n${lines((spec) => spec.context === 'virtualhost' || spec.context === 'anywhere')}</VirtualHost>\n`,
+        `${head}<Directory /tmp>\n${lines((spec) => spec.context === 'anywhere' || spec.context === 'directory')}</Directory>\n`,
       ]) {
         const result = await testText(text);
         assert.equal(result.exitCode, 0, `${mpm}: ${result.stderr}`);
@@ -264,40 +289,38 @@ describe('the directive table (src/languages/apache/directives.ts) against apach
     }
   });
 
-  it('argument shapes: FLAG ignores extra words, fixed counts fail with the quoted help text', { timeout: 120_000 }, async (t) => {
+  it('argument shapes: FLAG ignores extra words, fixed counts and self-checking handlers fail with the quoted text', { timeout: 120_000 }, async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
-    const failures = await mapLimited(
-      DIRECTIVES.filter((spec) => spec.args.kind !== 'raw'),
-      4,
-      async (spec) => {
-        const { mpm, text } = preamble(spec);
-        const commented = await testText(`${text}${spec.name} ${SAMPLES[spec.name] as string} # a comment\n`);
-        if (spec.args.kind === 'flag') {
-          const first = await testText(`${text}${spec.name} # On\n`);
-          return [
-            ...(commented.exitCode === 0 ? [] : [`FLAG ${spec.name} with extra words: ${commented.stderr}`]),
-            ...(first.error?.message === flagError(spec) ? [] : [`${spec.name} # On: ${first.stderr}`]),
-          ];
-        }
-        const expected = argumentCountError(spec, 99, mpm);
-        return commented.error?.message === expected ? [] : [`${spec.name}: expected "${expected}", apache2 said "${commented.stderr.trim()}"`];
-      },
-    );
+    const checked = DIRECTIVES.filter((spec) => spec.args.kind !== 'raw' || spec.args.commentError !== undefined);
+    const failures = await mapLimited(checked, 4, async (spec) => {
+      const { mpm, text } = preamble(spec);
+      const commented = await testText(`${text}${sampleLine(spec, `${SAMPLES[spec.name] as string} # a comment`)}`);
+      if (spec.args.kind === 'flag') {
+        const first = await testText(`${text}${sampleLine(spec, '# On')}`);
+        return [
+          ...(commented.exitCode === 0 ? [] : [`FLAG ${spec.name} with extra words: ${commented.stderr}`]),
+          ...(first.error?.message === flagError(spec) ? [] : [`${spec.name} # On: ${first.stderr}`]),
+        ];
+      }
+      const expected = commentError(spec, '#') ?? argumentCountError(spec, 99, mpm);
+      return commented.error?.message === expected ? [] : [`${spec.name}: expected "${expected}", apache2 said "${commented.stderr.trim()}"`];
+    });
     assert.deepEqual(failures.flat(), []);
   });
 
-  it('contexts: refused inside <VirtualHost> and <Directory> with the quoted text', { timeout: 120_000 }, async (t) => {
+  it('contexts: refused at server level, inside <VirtualHost> and inside <Directory> with the quoted text', { timeout: 120_000 }, async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
+    const wrappers = { server: ['', ''], virtualhost: ['<VirtualHost *:80>\n', '</VirtualHost>\n'], directory: ['<Directory /tmp>\n', '</Directory>\n'] } as const;
     const refusals = DIRECTIVES.flatMap((spec) =>
-      (['virtualhost', 'directory'] as const).flatMap((section) => {
-        const expected = contextError(spec, section);
+      (Object.keys(wrappers) as (keyof typeof wrappers)[]).flatMap((section) => {
+        const expected = contextError(spec, section === 'server' ? undefined : section);
         return expected === undefined ? [] : [{ spec, section, expected }];
       }),
     );
     const failures = await mapLimited(refusals, 4, async ({ spec, section, expected }) => {
-      const [open, close] = section === 'virtualhost' ? ['<VirtualHost *:80>', '</VirtualHost>'] : ['<Directory /tmp>', '</Directory>'];
-      const result = await testText(`${preamble(spec).text}${open}\n${spec.name} ${SAMPLES[spec.name] as string}\n${close}\n`);
-      return result.error?.message === expected ? [] : [`${spec.name} in ${open}: expected "${expected}", apache2 said "${result.stderr.trim()}"`];
+      const [open, close] = wrappers[section];
+      const result = await testText(`${preamble(spec).text}${open}${spec.name} ${SAMPLES[spec.name] as string}\n${close}`);
+      return result.error?.message === expected ? [] : [`${spec.name} at ${section} level: expected "${expected}", apache2 said "${result.stderr.trim()}"`];
     });
     assert.deepEqual(failures.flat(), []);
   });
@@ -330,7 +353,7 @@ describe('the directive table (src/languages/apache/directives.ts) against apach
 });
 
 describe('AP1001 trailing-comment', () => {
-  for (const name of ['bad-fixed-count.conf', 'bad-crlf-vhost.conf', 'bad-included']) {
+  for (const name of ['bad-fixed-count.conf', 'bad-crlf-vhost.conf', 'bad-access-list.conf', 'bad-included']) {
     it(`${name}: refused with the quoted error, starts once the comments move`, (t) => provesFatalAndFix(t, 'AP1001', name));
   }
 
@@ -369,3 +392,53 @@ async function dumpOf(text: string) {
   }
 }
 
+
+describe('AP1002 continuation-hazard', () => {
+  const swallowed: Record<string, string[]> = {
+    'bad-comment-swallows.conf': ['ServerAdmin ops@example.com', 'MaxRequestWorkers 100'],
+    'bad-chain-crlf.conf': ['Timeout 10'],
+    'bad-included': ['ServerAdmin web@example.com'],
+  };
+  for (const [name, lines] of Object.entries(swallowed)) {
+    it(`${name}: the line after the comment is gone from what httpd keeps, and back after the fix`, async (t) => {
+      if ((await accepted(t, 'AP1002', name)) === undefined) return;
+      const before = await keptLines('AP1002', name, false);
+      const after = await keptLines('AP1002', name, true);
+      for (const line of lines) {
+        assert.ok(!before.includes(line), `${line} should be swallowed: ${before.join(' | ')}`);
+        assert.ok(after.includes(line), `${line} should be read after the fix: ${after.join(' | ')}`);
+      }
+    });
+  }
+
+  it('bad-commented-out-directive.conf: the swallowed line is the rest of a commented-out directive, fatal on its own', async (t) => {
+    if ((await accepted(t, 'AP1002', 'bad-commented-out-directive.conf')) === undefined) return;
+    const testCase = fixtureCase('AP1002', 'bad-commented-out-directive.conf');
+    const text = fs.readFileSync(path.join(testCase.cwd, testCase.paths[0] as string), 'latin1');
+    const unjoined = await testText(text.replace('\\\n', '\n'));
+    assert.match(unjoined.error?.message ?? '', /^Invalid command '\[R=301,L\]'/);
+  });
+
+  it('bad-blank-after-backslash.conf: refused (the next line is a command of its own); the fix restores the continuations', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const testCase = fixtureCase('AP1002', 'bad-blank-after-backslash.conf');
+    const { result } = await configTest(testCase);
+    assert.match(fatalOf(result), /^Invalid command '10'/);
+    const { result: fixed } = await configTest(testCase, { fixed: true });
+    assert.equal(fixed.exitCode, 0, fixed.stderr);
+    const kept = await keptLines('AP1002', 'bad-blank-after-backslash.conf', true);
+    for (const line of ['Timeout 10', 'ServerAdmin ops@example.com', 'Options Indexes FollowSymLinks']) assert.ok(kept.includes(line), kept.join(' | '));
+  });
+
+  it('bad-ambiguous.conf: refused; the next line is not indented as a continuation, so no fix', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const { result } = await configTest(fixtureCase('AP1002', 'bad-ambiguous.conf'));
+    assert.match(fatalOf(result), /^Invalid command 'index\.php'/);
+  });
+
+  it('good-near-misses.conf: accepted, nothing swallowed', async (t) => {
+    if ((await accepted(t, 'AP1002', 'good-near-misses.conf')) === undefined) return;
+    const kept = await keptLines('AP1002', 'good-near-misses.conf', false);
+    for (const line of ['Timeout 60', 'DirectoryIndex index.html index.php', 'ServerAdmin "ops@example.com"']) assert.ok(kept.includes(line), kept.join(' | '));
+  });
+});

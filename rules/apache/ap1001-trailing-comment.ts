@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/engine/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
-import { argumentCountError, directiveSpec, flagError } from '../../src/languages/apache/directives.js';
+import { argumentCountError, commentError, directiveSpec, flagError } from '../../src/languages/apache/directives.js';
 import { indentationOf } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
@@ -17,6 +17,7 @@ export default defineRule({
     fix: 'safe',
     messages: {
       fatal: 'httpd has no trailing comments, so "{{comment}}" gives {{name}} {{given}} arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
+      fatalWord: 'httpd has no trailing comments, so {{name}} reads "{{comment}}" as arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
       fatalValue: 'httpd has no trailing comments, so {{name}} reads "{{comment}}" as its value and httpd refuses to start: "{{error}}"; expected the value, and the comment on its own line',
       flagIgnored: 'httpd has no trailing comments: {{name}} reads only its first word and silently ignores "{{comment}}"; expected the comment on its own line',
       passedOn: 'httpd has no trailing comments, so {{name}} receives "{{comment}}" as {{which}}; expected the comment on its own line',
@@ -40,7 +41,7 @@ export default defineRule({
           const given = use.args.length;
           // What is left once the comment words are gone (`${VAR}` may have expanded to several words).
           const remaining = given - (use.node.args.length - at);
-          const data = { name: spec?.name ?? use.node.name, comment: shorten(comment), given };
+          const data = { name: use.node.name, comment: shorten(comment), given };
           if (spec?.args.kind === 'flag') {
             if (at === 0) {
               ctx.report({ at: use, messageId: 'fatalValue', data: { ...data, error: flagError(spec) } });
@@ -49,11 +50,17 @@ export default defineRule({
             }
             return;
           }
-          const error = spec === undefined ? undefined : argumentCountError(spec, given, mpm);
+          const refusal = spec === undefined ? undefined : commentError(spec, first.value);
+          const error = refusal ?? (spec === undefined ? undefined : argumentCountError(spec, given, mpm));
           if (spec !== undefined && error !== undefined) {
             // Moving the comment is safe only when what stays is a valid line: then httpd starts and reads what was meant.
             const fixable = at > 0 && argumentCountError(spec, remaining, mpm) === undefined;
-            ctx.report({ at: use, messageId: 'fatal', data: { ...data, error }, ...(fixable ? { fix: () => moveCommentAbove(use, at) } : {}) });
+            ctx.report({
+              at: use,
+              messageId: refusal === undefined ? 'fatal' : 'fatalWord',
+              data: { ...data, error },
+              ...(fixable ? { fix: () => moveCommentAbove(use, at) } : {}),
+            });
             return;
           }
           // The words are live arguments here (a value, an ErrorDocument text, a header): moving them would change what httpd does.

@@ -18,15 +18,19 @@ export type ArgumentShape =
   | { readonly kind: 'count'; readonly min: number; readonly max: number; readonly help: string | { readonly prefork: string; readonly threaded: string } }
   /** Listen checks its own count: `Listen requires 1 or 2 arguments.` */
   | { readonly kind: 'listen' }
-  /** The handler parses the words itself; extra words have handler-specific effects. */
-  | { readonly kind: 'raw' };
+  /**
+   * The handler parses the words itself. `commentError` is its error for a
+   * word starting with `#`, with `{word}` for that word, where it has one.
+   */
+  | { readonly kind: 'raw'; readonly commentError?: string };
 
 /**
  * `server`: server config only (a `<VirtualHost>` or a directory-type section
  * is fatal); `virtualhost`: server config and `<VirtualHost>`;
- * `anywhere`: also inside `<Directory>`, `<Location>`, `<Files>`...
+ * `anywhere`: also inside `<Directory>`, `<Location>`, `<Files>`...;
+ * `directory`: only inside a directory-type section.
  */
-export type DirectiveContext = 'server' | 'virtualhost' | 'anywhere';
+export type DirectiveContext = 'server' | 'virtualhost' | 'anywhere' | 'directory';
 
 export interface DirectiveSpec {
   /** httpd's spelling, which its error messages use whatever the case written. */
@@ -42,6 +46,7 @@ export interface DirectiveSpec {
 const FLAG: ArgumentShape = { kind: 'flag' };
 const LISTEN: ArgumentShape = { kind: 'listen' };
 const RAW: ArgumentShape = { kind: 'raw' };
+const NO_COMMENTS: ArgumentShape = { kind: 'raw', commentError: 'No comments are allowed here' };
 const PREFORK: readonly MpmName[] = ['prefork'];
 const THREADED: readonly MpmName[] = ['worker', 'event'];
 const EVENT: readonly MpmName[] = ['event'];
@@ -160,6 +165,12 @@ export const DIRECTIVES: readonly DirectiveSpec[] = [
   { name: 'MinSpareServers', args: count(1, 1, 'Minimum number of idle children, to handle request spikes'), context: 'server', mpms: PREFORK },
   { name: 'MaxSpareServers', args: count(1, 1, 'Maximum number of idle children'), context: 'server', mpms: PREFORK },
   { name: 'Mutex', args: RAW, context: 'server' },
+  { name: 'Options', args: { kind: 'raw', commentError: 'Illegal option {word}' }, context: 'anywhere' },
+  // mod_access_compat registers these in lower case, and its messages say so.
+  { name: 'order', args: count(1, 1, "'allow,deny', 'deny,allow', or 'mutual-failure'"), context: 'directory', module: 'access_compat_module' },
+  { name: 'allow', args: NO_COMMENTS, context: 'directory', module: 'access_compat_module' },
+  { name: 'deny', args: NO_COMMENTS, context: 'directory', module: 'access_compat_module' },
+  { name: 'Satisfy', args: count(1, 1, "access policy if both allow and require used ('all' or 'any')"), context: 'directory', module: 'access_compat_module' },
 ];
 
 const BY_NAME: ReadonlyMap<string, DirectiveSpec> = new Map(DIRECTIVES.map((spec) => [spec.name.toLowerCase(), spec]));
@@ -188,6 +199,11 @@ export function argumentCountError(spec: DirectiveSpec, given: number, mpm: MpmN
   return `${spec.name} ${COUNT_WORDS[`${args.min}-${args.max}`] ?? `takes ${args.min}-${args.max} arguments`}, ${help}`;
 }
 
+/** httpd's error for a word starting with `#`, for the directives that check their words themselves. */
+export function commentError(spec: DirectiveSpec, word: string): string | undefined {
+  return spec.args.kind === 'raw' ? spec.args.commentError?.replace('{word}', word) : undefined;
+}
+
 /** httpd's error when a FLAG directive's first word is not On or Off. */
 export function flagError(spec: DirectiveSpec): string {
   return `${spec.name} must be On or Off`;
@@ -204,13 +220,17 @@ export const DIRECTORY_SECTIONS: ReadonlyMap<string, string> = new Map(
 );
 
 /**
- * httpd's error for a directive placed in a section it may not appear in:
- * `section` is the innermost enclosing container (lower-case name), or
- * undefined at server level. Undefined when the placement is accepted.
+ * httpd's error for a directive placed where it may not appear: `section` is
+ * the innermost enclosing container (lower-case name), or undefined at server
+ * level. Undefined when the placement is accepted.
  */
 export function contextError(spec: DirectiveSpec, section: string | undefined): string | undefined {
-  if (section === undefined || spec.context === 'anywhere') return undefined;
-  const directoryType = DIRECTORY_SECTIONS.get(section);
+  if (spec.context === 'anywhere') return undefined;
+  const directoryType = section === undefined ? undefined : DIRECTORY_SECTIONS.get(section);
+  if (spec.context === 'directory') {
+    if (section === undefined) return `${spec.name} not allowed here`;
+    return section === 'virtualhost' ? `${spec.name} not allowed in <VirtualHost> context` : undefined;
+  }
   if (directoryType !== undefined) return `${spec.name} not allowed in <${directoryType}> context`;
   if (section === 'virtualhost' && spec.context === 'server') return `${spec.name} cannot occur within <VirtualHost> section`;
   return undefined;

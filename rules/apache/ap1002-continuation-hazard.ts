@@ -1,0 +1,177 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { SourceFile } from '../../src/engine/source-file.js';
+import type { TextEdit } from '../../src/engine/types.js';
+import type { ApacheNode } from '../../src/languages/apache/cst.js';
+import type { LogicalLine } from '../../src/languages/apache/lexer.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP1002',
+    name: 'continuation-hazard',
+    language: 'apache',
+    category: 'correctness',
+    description: 'A backslash at the end of a comment swallows the next line, and a backslash followed by blanks continues nothing',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'safe',
+    messages: {
+      commentSwallows:
+        'this comment ends in a backslash, so httpd joins {{lines}} ("{{swallowed}}") to the comment and ignores {{them}}; expected no backslash at the end of a comment',
+      blankAfterBackslash:
+        'the backslash is followed by {{blanks}}, so it does not continue the line: {{name}} gets "{{word}}" as an argument{{next}}; expected the backslash as the last character of the line',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        if (apache === undefined) return;
+        const seen = new Set<string>();
+        for (const { source, document } of apache.files) {
+          if (seen.has(source.path)) continue;
+          seen.add(source.path);
+          for (const { line, comment } of logicalLines(document.nodes)) {
+            if (comment) checkComment(source, line);
+            else checkBlankAfterBackslash(source, line);
+          }
+        }
+      },
+    };
+
+    /** (a) `# note \` swallowing a directive: httpd joins continuation lines before it looks for comments. */
+    function checkComment(file: SourceFile, line: LogicalLine): void {
+      if (line.physicalLines < 2) return;
+      const pieces = physicalPieces(file, line);
+      const swallowed = pieces.slice(1).filter((piece) => piece.kind === 'code');
+      const first = swallowed[0];
+      if (first === undefined) return;
+      const culprit = pieces[pieces.indexOf(first) - 1] as Piece;
+      const last = swallowed[swallowed.length - 1] as Piece;
+      const number = (piece: Piece): number => file.position(piece.start).line;
+      const lines = swallowed.length === 1 ? `line ${number(first)}` : `lines ${number(first)}-${number(last)}`;
+      const head = pieces[0] as Piece;
+      // A piece indented deeper than the comment is the rest of a commented-out directive, not a directive of its own.
+      const standalone = swallowed.every((piece) => piece.indent <= head.indent);
+      ctx.report({
+        at: { file, range: [culprit.end - 1, culprit.end] },
+        messageId: 'commentSwallows',
+        severity: 'warn',
+        data: { lines, swallowed: shorten(first.text.trim()), them: swallowed.length === 1 ? 'it' : 'them' },
+        ...(standalone
+          ? {
+              fix: (): TextEdit[] =>
+                pieces.slice(0, -1).flatMap((piece) => {
+                  if (piece.kind !== 'comment') return [];
+                  const blanks = (/[ \t]*\\$/.exec(piece.text)?.[0].length ?? 1) - 1;
+                  return [{ file, range: [piece.end - 1 - blanks, piece.end] as const, text: '' }];
+                }),
+            }
+          : {}),
+      });
+    }
+
+    /** (b) `Foo \ ` : only a backslash as the very last byte continues a line; the blank makes it an argument. */
+    function checkBlankAfterBackslash(file: SourceFile, line: LogicalLine): void {
+      const pieces = physicalPieces(file, line);
+      const last = pieces[pieces.length - 1] as Piece;
+      const match = /([ \t]*)(\S*)\\([ \t]+)$/.exec(last.text);
+      if (match === null) return;
+      const blanks = match[3] as string;
+      const blanksStart = last.end - blanks.length;
+      const backslash = blanksStart - 1;
+      const next = nextPhysicalLine(file, line);
+      const nextKind = next === undefined ? 'blank' : classify(next.text);
+      const nextNumber = next === undefined ? undefined : file.position(next.start).line;
+      const name = line.text.split(/[ \t]/, 1)[0] ?? '';
+      const word = `${match[2] as string}\\`;
+      let fix: (() => TextEdit) | undefined;
+      if (nextKind !== 'code') {
+        // Nothing to continue into: the backslash and its blanks go, so the line means what it shows.
+        const from = backslash - (match[2] === '' ? (match[1] as string).length : 0);
+        fix = () => ({ file, range: [from, last.end], text: '' });
+      } else if (next !== undefined && next.indent > (pieces[0] as Piece).indent) {
+        // The next line is indented as a continuation: dropping the blanks makes it one.
+        fix = () => ({ file, range: [blanksStart, last.end], text: '' });
+      }
+      ctx.report({
+        at: { file, range: [backslash, backslash + 1] },
+        messageId: 'blankAfterBackslash',
+        data: {
+          blanks: describeBlanks(blanks),
+          name,
+          word,
+          next: nextKind === 'code' && nextNumber !== undefined ? `, and line ${nextNumber} ("${shorten((next as Piece).text.trim())}") is read as a directive of its own` : '',
+        },
+        ...(fix === undefined ? {} : { fix }),
+      });
+    }
+  },
+});
+
+interface Piece {
+  /** Offset of the first byte of the physical line. */
+  readonly start: number;
+  /** Offset after its last byte, before `\r\n` or `\n`. */
+  readonly end: number;
+  readonly text: string;
+  readonly kind: 'blank' | 'comment' | 'code';
+  /** Leading blanks, counted in characters. */
+  readonly indent: number;
+}
+
+function classify(text: string): Piece['kind'] {
+  const trimmed = text.trim();
+  return trimmed === '' ? 'blank' : trimmed.startsWith('#') ? 'comment' : 'code';
+}
+
+function piece(file: SourceFile, start: number, end: number): Piece {
+  const stop = end > start && file.text.charCodeAt(end - 1) === 13 ? end - 1 : end;
+  const text = file.text.slice(start, stop);
+  return { start, end: stop, text, kind: classify(text), indent: (/^[ \t]*/.exec(text)?.[0] ?? '').length };
+}
+
+function physicalPieces(file: SourceFile, line: LogicalLine): Piece[] {
+  const pieces: Piece[] = [];
+  let start = line.start;
+  const stop = line.end - line.eol.length;
+  for (;;) {
+    const newline = file.text.indexOf('\n', start);
+    if (newline === -1 || newline >= stop) {
+      pieces.push(piece(file, start, stop));
+      return pieces;
+    }
+    pieces.push(piece(file, start, newline));
+    start = newline + 1;
+  }
+}
+
+function nextPhysicalLine(file: SourceFile, line: LogicalLine): Piece | undefined {
+  if (line.end >= file.text.length) return undefined;
+  const newline = file.text.indexOf('\n', line.end);
+  return piece(file, line.end, newline === -1 ? file.text.length : newline);
+}
+
+/** Every logical line of a document with whether httpd treats it as a comment, sections opened and closed included. */
+function* logicalLines(nodes: readonly ApacheNode[]): Generator<{ line: LogicalLine; comment: boolean }> {
+  for (const node of nodes) {
+    if (node.kind === 'section') {
+      yield { line: node.open, comment: false };
+      yield* logicalLines(node.children);
+      if (node.close !== undefined) yield { line: node.close.line, comment: false };
+    } else if (node.kind !== 'blank') {
+      yield { line: node.line, comment: node.kind === 'comment' };
+    }
+  }
+}
+
+function describeBlanks(blanks: string): string {
+  const tabs = [...blanks].filter((c) => c === '\t').length;
+  const spaces = blanks.length - tabs;
+  const parts = [spaces === 0 ? '' : spaces === 1 ? 'a space' : `${spaces} spaces`, tabs === 0 ? '' : tabs === 1 ? 'a tab' : `${tabs} tabs`];
+  return parts.filter(Boolean).join(' and ');
+}
+
+function shorten(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
