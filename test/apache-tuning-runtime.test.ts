@@ -71,7 +71,13 @@ const CASES: readonly RuntimeCase[] = [
 
 const MODULES = '/usr/lib/apache2/modules';
 
-function configText(root: string, port: number, testCase: RuntimeCase, asRoot: boolean): string {
+interface ServerSpec {
+  readonly mpm: RuntimeCase['mpm'];
+  /** Lines after the modules; `{port}` is replaced by the port the server listens on. */
+  readonly lines: readonly string[];
+}
+
+function configText(root: string, port: number, spec: ServerSpec, asRoot: boolean): string {
   return [
     `ServerRoot "${root}"`,
     'ServerName 127.0.0.1',
@@ -82,10 +88,10 @@ function configText(root: string, port: number, testCase: RuntimeCase, asRoot: b
     `DefaultRuntimeDir "${root}"`,
     `Mutex file:${root} default`,
     ...(asRoot ? ['User www-data', 'Group www-data'] : []),
-    `LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`,
+    `LoadModule mpm_${spec.mpm}_module ${MODULES}/mod_mpm_${spec.mpm}.so`,
     `LoadModule authz_core_module ${MODULES}/mod_authz_core.so`,
-    ...testCase.block,
     `DocumentRoot "${root}"`,
+    ...spec.lines.map((line) => line.replaceAll('{port}', String(port))),
     '',
   ].join('\n');
 }
@@ -143,8 +149,8 @@ async function settledChildren(parent: number, stableMs: number, deadlineMs: num
   return count;
 }
 
-/** Starts apache2 on the case's config, hands back the parent PID, and always stops it by PID and removes the directory. */
-async function withRunningApache(t: TestContext, binary: string, testCase: RuntimeCase, use: (parent: number) => Promise<void>): Promise<void> {
+/** Starts apache2 on a config, hands back its parent PID and port, and always stops it by PID and removes the directory. */
+async function withRunningApache(t: TestContext, binary: string, spec: ServerSpec, use: (parent: number, port: number) => Promise<void>): Promise<void> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-runtime-'));
   fs.chmodSync(root, 0o755);
   const pidFile = path.join(root, 'apache2.pid');
@@ -157,15 +163,17 @@ async function withRunningApache(t: TestContext, binary: string, testCase: Runti
     }
   };
   try {
+    fs.writeFileSync(path.join(root, 'index.html'), '<p>tune-lint</p>\n');
     const conf = path.join(root, 'apache2.conf');
-    fs.writeFileSync(conf, configText(root, await freeLoopbackPort(), testCase, process.geteuid?.() === 0));
+    const port = await freeLoopbackPort();
+    fs.writeFileSync(conf, configText(root, port, spec, process.geteuid?.() === 0));
     const started = spawnSync(binary, ['-d', root, '-f', conf, '-k', 'start'], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' }, timeout: 20_000 });
     assert.equal(started.status, 0, started.stderr);
     const deadline = Date.now() + 10_000;
     while (parentPid() === 0 && Date.now() < deadline) await sleep(50);
     const parent = parentPid();
     assert.ok(parent > 0, 'apache2 wrote no pidfile');
-    await use(parent);
+    await use(parent, port);
     for (const child of childrenOf(parent)) seen.add(child);
   } finally {
     const parent = parentPid();
@@ -183,22 +191,22 @@ async function withRunningApache(t: TestContext, binary: string, testCase: Runti
   }
 }
 
-async function ruleMessages(testCase: RuntimeCase): Promise<string[]> {
+async function ruleMessages(ruleId: string, text: string): Promise<string[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-runtime-lint-'));
   try {
-    fs.writeFileSync(path.join(dir, 'mpm.conf'), [`LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`, ...testCase.block, ''].join('\n'));
+    fs.writeFileSync(path.join(dir, 'mpm.conf'), text);
     const result = await lint({
       paths: ['mpm.conf'],
       cwd: dir,
       targets: parseTargetSpec('httpd=2.4'),
       rules: selectRules(
-        builtinRules.filter((rule) => rule.meta.id === 'AP2003'),
+        builtinRules.filter((rule) => rule.meta.id === ruleId),
         'all',
         new Map(),
       ),
       fixType: 'none',
     });
-    return result.diagnostics.filter((d) => d.ruleId === 'AP2003' && d.severity === 'warn').map((d) => d.message);
+    return result.diagnostics.filter((d) => d.ruleId === ruleId).map((d) => `${d.severity} ${d.message}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -207,9 +215,9 @@ async function ruleMessages(testCase: RuntimeCase): Promise<string[]> {
 describe('AP2003 run-time adjustments against a running apache2', { concurrency: true }, () => {
   for (const testCase of CASES) {
     it(testCase.name, async (t) => {
-      const messages = await ruleMessages(testCase);
+      const messages = await ruleMessages('AP2003', [`LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`, ...testCase.block, ''].join('\n'));
       assert.equal(messages.length, 1, messages.join('\n'));
-      assert.match(messages[0] as string, new RegExp(`(= |only )${testCase.claimed}\\b`));
+      assert.match(messages[0] as string, new RegExp(`^warn .*(= |only )${testCase.claimed}\\b`));
 
       const binary = requireTool(t, 'apache2');
       if (binary === undefined) return;
@@ -223,9 +231,73 @@ describe('AP2003 run-time adjustments against a running apache2', { concurrency:
       assert.equal(silent.exitCode, 0, silent.stderr);
       assert.deepEqual(silent.messages, [], 'apache2 -t prints nothing about a run-time adjustment');
 
-      await withRunningApache(t, binary, testCase, async (parent) => {
+      await withRunningApache(t, binary, { mpm: testCase.mpm, lines: testCase.block }, async (parent) => {
         assert.equal(await settledChildren(parent, 3000, 15_000), testCase.children);
       });
     });
   }
+});
+
+/**
+ * Sends one keep-alive request for `host` to a loopback port, reads the whole
+ * response, and measures how long the server keeps the idle connection open
+ * before closing it, in seconds.
+ */
+async function idleSecondsBeforeClose(port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    let idleSince: number | undefined;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error('the server kept the connection open for 15 s'));
+    }, 15_000);
+    socket.on('connect', () => socket.write(`GET /index.html HTTP/1.1\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`));
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const text = received.toString('latin1');
+      const headerEnd = text.indexOf('\r\n\r\n');
+      const length = Number(/^content-length:\s*(\d+)/im.exec(text)?.[1] ?? NaN);
+      if (idleSince === undefined && headerEnd !== -1 && received.length >= headerEnd + 4 + length) idleSince = Date.now();
+    });
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      if (idleSince === undefined) reject(new Error(`connection closed before a full response: ${received.toString('latin1')}`));
+      else resolve((Date.now() - idleSince) / 1000);
+    });
+  });
+}
+
+/*
+ * AP2007 judges each vhost's own KeepAliveTimeout, although the core
+ * documentation says name-based vhosts get the value of the first vhost on
+ * the address: two vhosts on one address, the first with 3 s and the second
+ * with 1 s; a request for the second vhost has its idle connection closed
+ * after about 1 s, so its own value applies.
+ */
+describe('AP2007 name-based vhosts against a running apache2', () => {
+  const vhosts = [
+    '<VirtualHost *:{port}>',
+    '    ServerName first.test',
+    '    KeepAliveTimeout 3',
+    '</VirtualHost>',
+    '<VirtualHost *:{port}>',
+    '    ServerName second.test',
+    '    KeepAliveTimeout 1',
+    '</VirtualHost>',
+  ];
+
+  it("a name-based vhost waits for its own KeepAliveTimeout, not the first vhost's", async (t) => {
+    const binary = requireTool(t, 'apache2');
+    if (binary === undefined) return;
+    await withRunningApache(t, binary, { mpm: 'prefork', lines: ['StartServers 2', ...vhosts] }, async (_parent, port) => {
+      const seconds = await idleSecondsBeforeClose(port, 'second.test');
+      t.diagnostic(`second.test: idle connection closed after ${seconds.toFixed(2)} s`);
+      assert.ok(seconds >= 0.5 && seconds < 2, `closed after ${seconds} s; the first vhost's 3 s would close it after about 3 s`);
+    });
+  });
 });

@@ -1,0 +1,45 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { inCaseOf, replaceApacheArg } from '../../src/languages/apache/edits.js';
+import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
+import { keepAliveOn, perServer } from '../../src/languages/apache/vhosts.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP2006',
+    name: 'keepalive-off',
+    language: 'apache',
+    category: 'performance',
+    description: 'KeepAlive Off makes every request of a page pay for a new connection',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: {
+      perWorker:
+        'KeepAlive Off under {{mpm}}: a page with many images, scripts and stylesheets opens a new TCP connection for each of them, and over HTTPS does a new TLS handshake each time; if you turn it On, keep KeepAliveTimeout at 2-5 s, since each idle connection holds a whole {{holder}} for that long',
+      event:
+        'KeepAlive Off under event: event parks idle keep-alive connections in its listener thread without holding a worker, so Off only costs a new TCP connection, and over HTTPS a TLS handshake, per request; expected KeepAlive On',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        const mpm = apache?.mpm?.name;
+        if (apache === undefined || mpm === undefined) return;
+        const reported = new Set<ApacheDirectiveUse>();
+        for (const server of perServer(apache, 'keepalive')) {
+          const use = server.setting.use;
+          if (use === undefined || keepAliveOn(apache, server.vhost) || reported.has(use)) continue;
+          reported.add(use);
+          const value = use.args[0] ?? '';
+          if (mpm === 'event') {
+            ctx.report({ at: use, messageId: 'event', fix: () => replaceApacheArg(use, 0, inCaseOf(value, 'On')) });
+          } else {
+            ctx.report({ at: use, messageId: 'perWorker', severity: 'info', data: { mpm, holder: mpm === 'prefork' ? 'process' : 'thread' } });
+          }
+        }
+      },
+    };
+  },
+});

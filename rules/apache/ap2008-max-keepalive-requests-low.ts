@@ -1,0 +1,43 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { replaceApacheArg } from '../../src/languages/apache/edits.js';
+import { atoi } from '../../src/languages/apache/mpm.js';
+import { keepAliveLines } from '../../src/languages/apache/vhosts.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP2008',
+    name: 'max-keepalive-requests-low',
+    language: 'apache',
+    category: 'performance',
+    description: 'MaxKeepAliveRequests closes persistent connections after too few requests',
+    defaultSeverity: 'info',
+    recommended: true,
+    fix: 'tune',
+    messages: {
+      low: 'MaxKeepAliveRequests {{value}} closes a persistent connection after {{value}} {{requests}}, so a page with more assets than that opens new connections, and over HTTPS new TLS handshakes (below {{minimum}}); expected MaxKeepAliveRequests {{minimum}}, or 0 for unlimited',
+    },
+  },
+  defaultOptions: {
+    /** Values from 1 up to this (exclusive) are reported; the fix writes it (httpd's default). */
+    minimum: 100,
+  },
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        if (apache === undefined) return;
+        const { minimum } = ctx.options;
+        for (const use of keepAliveLines(apache, 'maxkeepaliverequests')) {
+          const value = atoi(use.args[0]);
+          if (value < 1 || value >= minimum) continue;
+          ctx.report({
+            at: use,
+            messageId: 'low',
+            data: { value, requests: value === 1 ? 'request' : 'requests', minimum },
+            fix: () => replaceApacheArg(use, 0, String(minimum)),
+          });
+        }
+      },
+    };
+  },
+});

@@ -1,0 +1,42 @@
+import { versionAtLeast } from '../../engine/targets.js';
+import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
+import { effectiveSetting, type EffectiveSetting } from './settings.js';
+
+/**
+ * The servers a config defines and the lines that decide a server-scope
+ * setting for each: the main server, and every `<VirtualHost>` with its own
+ * line or the main server's.
+ */
+
+export interface ServerSetting {
+  /** undefined for the main server. */
+  readonly vhost: ApacheSectionUse | undefined;
+  readonly setting: EffectiveSetting;
+}
+
+/** The setting for the main server and for each `<VirtualHost>`, in file order. */
+export function perServer(config: ApacheConfig, lowerName: string): ServerSetting[] {
+  const servers: ServerSetting[] = [{ vhost: undefined, setting: effectiveSetting(config, lowerName) }];
+  for (const vhost of config.sections) {
+    if (vhost.name === 'virtualhost') servers.push({ vhost, setting: effectiveSetting(config, lowerName, vhost) });
+  }
+  return servers;
+}
+
+/** The lines that decide the setting of at least one server, each once, in read order. */
+export function decidingLines(servers: readonly ServerSetting[]): ApacheDirectiveUse[] {
+  const lines = new Set<ApacheDirectiveUse>();
+  for (const server of servers) if (server.setting.use !== undefined) lines.add(server.setting.use);
+  return [...lines].sort((a, b) => a.order - b.order);
+}
+
+/** Whether a server keeps connections alive; httpd 2.2 takes every value but Off and 0 as On (upgrading doc). */
+export function keepAliveOn(config: ApacheConfig, vhost: ApacheSectionUse | undefined): boolean {
+  const value = effectiveSetting(config, 'keepalive', vhost).args[0] ?? 'On';
+  return !(versionAtLeast(config.httpd, '2.4') ? /^off$/i : /^(off|0)$/i).test(value);
+}
+
+/** The lines deciding a keep-alive setting for at least one server that keeps connections alive, in read order. */
+export function keepAliveLines(config: ApacheConfig, lowerName: string): ApacheDirectiveUse[] {
+  return decidingLines(perServer(config, lowerName).filter((server) => keepAliveOn(config, server.vhost)));
+}
