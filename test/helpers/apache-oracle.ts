@@ -34,12 +34,22 @@
  * A tree with nothing to map (Debian's includes are relative to ServerRoot,
  * given with `-d`) is used in place, without a copy.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { decodeBytes } from '../../src/engine/source-file.js';
+import {
+  APACHE_PATH_DIRECTIVE,
+  apacheEnvironment,
+  mapApacheServerPaths,
+  parseApacheStderr,
+  runTool,
+  SERVER_TOOL_PATH,
+  type ApacheStderr,
+} from '../../src/engine/server-tools.js';
 import { findTool } from './tools.js';
+
+export { readEnvvars } from '../../src/engine/server-tools.js';
+export type { ApacheMessage, ApacheSyntaxError } from '../../src/engine/server-tools.js';
 
 export interface ApacheOracleOptions {
   /**
@@ -87,34 +97,7 @@ export interface ApacheRun {
   stderr: string;
 }
 
-export interface ApacheMessage {
-  /** The stderr line(s) as printed (a two-line AH00526 error is one message). */
-  raw: string;
-  /** `AH00111` etc. */
-  code: string | undefined;
-  /** From a timestamped log line `[...] [core:warn] [pid ...]`. */
-  module: string | undefined;
-  level: string | undefined;
-  /** The message without log prefix and code. */
-  text: string;
-}
-
-export interface ApacheSyntaxError {
-  /** The file and line Apache blames: the innermost of a chain of includes. */
-  file: string;
-  line: number;
-  message: string;
-  /** The Include lines that led there, outermost first. */
-  includedFrom: { file: string; line: number }[];
-}
-
-export interface ApacheConfigTestResult extends ApacheRun {
-  /** `Syntax OK` was printed. */
-  syntaxOk: boolean;
-  messages: ApacheMessage[];
-  /** The fatal error, when it names a file and line. */
-  error: ApacheSyntaxError | undefined;
-}
+export interface ApacheConfigTestResult extends ApacheRun, ApacheStderr {}
 
 export interface ApacheInclude {
   file: string;
@@ -175,7 +158,6 @@ export class ApacheOracleError extends Error {
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 const DEFAULT_INFO_MODULE = '/usr/lib/apache2/modules/mod_info.so';
-const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** `apache2 -t`: exit code, `Syntax OK`, warnings and the error, if any. Never throws for a failing config. */
 export async function apacheConfigTest(options: ApacheOracleOptions): Promise<ApacheConfigTestResult> {
@@ -185,7 +167,7 @@ export async function apacheConfigTest(options: ApacheOracleOptions): Promise<Ap
 /** `apache2 -v`: the version, e.g. `Apache/2.4.71 (Debian)`. */
 export async function apacheVersion(binary = findTool('apache2')): Promise<string> {
   if (binary === undefined) throw new Error('apache2 is not installed');
-  const run = await spawnCollect(binary, ['-v'], { PATH: CHILD_PATH, LANG: 'C' }, DEFAULT_TIMEOUT_MS);
+  const run = await runTool(binary, ['-v'], { PATH: SERVER_TOOL_PATH, LANG: 'C' }, DEFAULT_TIMEOUT_MS);
   const match = /^Server version: (.*)$/m.exec(run.stdout);
   if (run.exitCode !== 0 || match === null) throw new Error(`apache2 -v failed:\n${run.stderr}`);
   return match[1] as string;
@@ -260,12 +242,8 @@ function childEnvironment(
   mustExist: boolean,
   extra: Readonly<Record<string, string>> | undefined,
 ): Record<string, string> {
-  const base: Record<string, string> = { PATH: CHILD_PATH, LANG: 'C' };
-  let exported: Record<string, string> = {};
-  if (envvarsFile !== null && (mustExist || fs.existsSync(envvarsFile))) {
-    exported = readEnvvars(fs.readFileSync(envvarsFile, 'latin1'), base);
-  }
-  return { ...base, ...exported, ...extra };
+  const read = envvarsFile !== null && (mustExist || fs.existsSync(envvarsFile));
+  return apacheEnvironment(read ? fs.readFileSync(envvarsFile, 'latin1') : undefined, extra);
 }
 
 async function runApache(
@@ -284,50 +262,10 @@ async function runApache(
   if (options.logLevel !== undefined) args.push('-e', options.logLevel);
   args.push('-t', ...modeArgs);
 
-  const run = await spawnCollect(binary, args, env, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const run = await runTool(binary, args, env, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const stdout = toServerPaths(run.stdout);
   const stderr = toServerPaths(run.stderr);
   return { ...run, args: args.map(toServerPaths), stdout, stderr, ...parseStderr(stderr) };
-}
-
-function spawnCollect(
-  binary: string,
-  args: string[],
-  env: Record<string, string>,
-  timeoutMs: number,
-): Promise<Omit<ApacheRun, 'args'>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { env, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on('close', (exitCode, signal) => {
-      clearTimeout(timer);
-      resolve({ exitCode, signal, timedOut, stdout: decodeLines(Buffer.concat(stdout)), stderr: decodeLines(Buffer.concat(stderr)) });
-    });
-  });
-}
-
-/** Each line decoded on its own, so one latin1 path does not turn the UTF-8 of every other line into mojibake. */
-function decodeLines(bytes: Buffer): string {
-  const lines: string[] = [];
-  let start = 0;
-  for (let end = bytes.indexOf(0x0a, start); end !== -1; end = bytes.indexOf(0x0a, start)) {
-    lines.push(decodeBytes(bytes.subarray(start, end)).text);
-    start = end + 1;
-  }
-  lines.push(decodeBytes(bytes.subarray(start)).text);
-  return lines.join('\n');
 }
 
 export interface SysrootCopy {
@@ -338,8 +276,6 @@ export interface SysrootCopy {
   /** Replaces every path into the copy in `text` by its server path. */
   serverPaths(text: string): string;
 }
-
-const PATH_DIRECTIVE = /^([ \t]*(?:ServerRoot|Include|IncludeOptional)[ \t]+["']?)(\/)/i;
 
 /**
  * Copies a sysroot tree to a temporary directory, maps the absolute paths of
@@ -356,9 +292,8 @@ export async function withSysrootCopy<T>(sysroot: string, use: (copy: SysrootCop
     forEachFile(root, (file) => {
       // latin1 maps every byte to one char and back, so the rest of the file is untouched.
       const text = fs.readFileSync(file, 'latin1');
-      const lines = text.split('\n');
-      const mapped = lines.map((line) => line.replace(PATH_DIRECTIVE, (_match, head: string) => `${head}${root}/`));
-      if (mapped.some((line, index) => line !== lines[index])) fs.writeFileSync(file, mapped.join('\n'), 'latin1');
+      const mapped = mapApacheServerPaths(text, root);
+      if (mapped !== text) fs.writeFileSync(file, mapped, 'latin1');
     });
     return await use(sysrootView(root));
   } finally {
@@ -371,7 +306,7 @@ async function withSysroot<T>(sysroot: string, use: (copy: SysrootCopy) => Promi
   const source = path.resolve(sysroot);
   let needsMapping = false;
   forEachFile(source, (file) => {
-    needsMapping ||= fs.readFileSync(file, 'latin1').split('\n').some((line) => PATH_DIRECTIVE.test(line));
+    needsMapping ||= fs.readFileSync(file, 'latin1').split('\n').some((line) => APACHE_PATH_DIRECTIVE.test(line));
   });
   return needsMapping ? withSysrootCopy(source, use) : use(sysrootView(source));
 }
@@ -405,143 +340,8 @@ function forEachFile(directory: string, visit: (file: string) => void): void {
   }
 }
 
-/**
- * The variables a Debian `envvars` file exports, read without executing it:
- * `NAME=value` and `export NAME=value` assignments (quotes, `$NAME` and
- * `${NAME}` expansion from earlier assignments or `inherited`), `export NAME`
- * and `unset NAME`. Everything else (`if`, `.`, commands) is ignored and
- * conditionals are not evaluated: assignments take effect in file order, so in
- * the stock file `SUFFIX` ends up empty, which is right for the default
- * instance `/etc/apache2`. Other parameter expansions (`${X##p}`) give ''.
- */
-export function readEnvvars(text: string, inherited: Readonly<Record<string, string>> = {}): Record<string, string> {
-  const values = new Map<string, string>(Object.entries(inherited));
-  const exported = new Set<string>();
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const unset = /^unset\s+(.+)$/.exec(line);
-    if (unset !== null) {
-      for (const name of (unset[1] as string).split(/\s+/)) {
-        values.delete(name);
-        exported.delete(name);
-      }
-      continue;
-    }
-    const assignment = /^(export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
-    if (assignment !== null) {
-      const name = assignment[2] as string;
-      values.set(name, shellWord(assignment[3] as string, values));
-      if (assignment[1] !== undefined) exported.add(name);
-      continue;
-    }
-    const exports = /^export\s+([A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*)$/.exec(line);
-    if (exports !== null) for (const name of (exports[1] as string).split(/\s+/)) exported.add(name);
-  }
-  const result: Record<string, string> = {};
-  for (const name of exported) {
-    const value = values.get(name);
-    if (value !== undefined) result[name] = value;
-  }
-  return result;
-}
-
-/** The value of one shell word: up to the first unquoted blank, with quotes removed and variables expanded. */
-function shellWord(source: string, values: ReadonlyMap<string, string>): string {
-  let result = '';
-  let quote: '"' | "'" | undefined;
-  for (let index = 0; index < source.length; index++) {
-    const char = source[index] as string;
-    if (quote === "'") {
-      if (char === "'") quote = undefined;
-      else result += char;
-      continue;
-    }
-    if (char === '\\' && index + 1 < source.length) {
-      result += source[++index];
-      continue;
-    }
-    if (char === '"' || (char === "'" && quote === undefined)) {
-      quote = quote === char ? undefined : (char as '"' | "'");
-      continue;
-    }
-    if (char === '$') {
-      const braced = /^\$\{([^}]*)\}/.exec(source.slice(index));
-      const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(source.slice(index));
-      const match = braced ?? bare;
-      if (match !== null) {
-        const name = match[1] as string;
-        result += /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? (values.get(name) ?? '') : '';
-        index += match[0].length - 1;
-        continue;
-      }
-    }
-    if (quote === undefined && /[\s;]/.test(char)) break;
-    result += char;
-  }
-  return result;
-}
-
 /** The stderr of any mode: `Syntax OK`, each warning, and the fatal error with its include chain. */
-export function parseStderr(stderr: string): Pick<ApacheConfigTestResult, 'syntaxOk' | 'messages' | 'error'> {
-  const lines = stderr.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  let syntaxOk = false;
-  let error: ApacheSyntaxError | undefined;
-  const messages: ApacheMessage[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as string;
-    if (line === 'Syntax OK') {
-      syntaxOk = true;
-      continue;
-    }
-    // AH00526 (an error while walking the tree) puts the message on the next line.
-    const walkError = /^AH00526: Syntax error on line (\d+) of (.*):$/.exec(line);
-    if (walkError !== null && index + 1 < lines.length) {
-      const message = lines[++index] as string;
-      const text = `Syntax error on line ${walkError[1]} of ${walkError[2]}:\n${message}`;
-      messages.push({ raw: `${line}\n${message}`, code: 'AH00526', module: undefined, level: undefined, text });
-      error = { file: walkError[2] as string, line: Number(walkError[1]), message, includedFrom: [] };
-      continue;
-    }
-    const parsed = parseMessageLine(line);
-    messages.push(parsed);
-    error ??= readError(parsed.text);
-  }
-  return { syntaxOk, messages, error };
-}
-
-function parseMessageLine(raw: string): ApacheMessage {
-  let rest = raw;
-  let module: string | undefined;
-  let level: string | undefined;
-  const logged = /^\[[^\]]*\] \[([^:\]]*):([^\]]*)\] \[pid [^\]]*\] (.*)$/.exec(rest);
-  if (logged !== null) {
-    module = logged[1];
-    level = logged[2];
-    rest = logged[3] as string;
-  }
-  const coded = /^(?:\(\d+\)[^:]*: )?(AH\d{5}): (.*)$/.exec(rest);
-  if (coded !== null) return { raw, code: coded[1], module, level, text: coded[2] as string };
-  return { raw, code: undefined, module, level, text: rest };
-}
-
-/** `apache2: Syntax error on line 1 of A: Syntax error on line 2 of B: message` and `... Error reading F at line N: message`. */
-function readError(text: string): ApacheSyntaxError | undefined {
-  let rest = text.replace(/^[^\s:]+: (?=Syntax error on line|Error reading )/, '');
-  const chain: { file: string; line: number }[] = [];
-  for (;;) {
-    const link = /^Syntax error on line (\d+) of (.+?): (.*)$/s.exec(rest);
-    if (link === null) break;
-    chain.push({ file: link[2] as string, line: Number(link[1]) });
-    rest = link[3] as string;
-  }
-  const reading = /^Error reading (.+?) at line (\d+): (.*)$/s.exec(rest);
-  if (reading !== null) return { file: reading[1] as string, line: Number(reading[2]), message: reading[3] as string, includedFrom: chain };
-  const innermost = chain.pop();
-  if (innermost === undefined) return undefined;
-  return { ...innermost, message: rest, includedFrom: chain };
-}
+export const parseStderr = parseApacheStderr;
 
 /** `Included configuration files:` then `  (*) /main`, `    (146) /included`: two spaces per level, the main file at level 1. */
 export function parseDumpIncludes(stdout: string): ApacheInclude[] {

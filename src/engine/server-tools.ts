@@ -1,0 +1,271 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import * as path from 'node:path';
+import { decodeBytes } from './source-file.js';
+
+/**
+ * Running the real servers' config checkers (`apache2 -t`, `my_print_defaults`,
+ * `mariadbd --help --verbose`) the same way for `--verify` and for the tests
+ * that use them as oracles: an argument array (never a shell), a clean
+ * environment, a timeout, output decoded line by line.
+ */
+
+/** PATH of the child: the system directories only, so the binaries are the installed ones. */
+export const SERVER_TOOL_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** Absolute path of an executable on PATH or in the usual sbin directories, if any. */
+export function findServerTool(name: string, searchPath: string = process.env['PATH'] ?? ''): string | undefined {
+  for (const dir of [...searchPath.split(path.delimiter), ...SERVER_TOOL_PATH.split(':')]) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      continue;
+    }
+  }
+  return undefined;
+}
+
+export interface ToolRun {
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a binary to completion (SIGKILL after `timeoutMs`), collecting its output. Rejects only when it cannot be started. */
+export function runTool(binary: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, cwd = '/'): Promise<ToolRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      resolve({ exitCode, signal, timedOut, stdout: decodeLines(Buffer.concat(stdout)), stderr: decodeLines(Buffer.concat(stderr)) });
+    });
+  });
+}
+
+/** Each line decoded on its own, so one latin1 path does not turn the UTF-8 of every other line into mojibake. */
+function decodeLines(bytes: Buffer): string {
+  const lines: string[] = [];
+  let start = 0;
+  for (let end = bytes.indexOf(0x0a, start); end !== -1; end = bytes.indexOf(0x0a, start)) {
+    lines.push(decodeBytes(bytes.subarray(start, end)).text);
+    start = end + 1;
+  }
+  lines.push(decodeBytes(bytes.subarray(start)).text);
+  return lines.join('\n');
+}
+
+/**
+ * The environment apache2ctl gives httpd: PATH, LANG=C, and the variables a
+ * Debian `envvars` file exports (read with {@link readEnvvars}, never run).
+ */
+export function apacheEnvironment(envvarsText: string | undefined, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const base: Record<string, string> = { PATH: SERVER_TOOL_PATH, LANG: 'C' };
+  const exported = envvarsText === undefined ? {} : readEnvvars(envvarsText, base);
+  return { ...base, ...exported, ...extra };
+}
+
+/**
+ * The variables a Debian `envvars` file exports, read without executing it:
+ * `NAME=value` and `export NAME=value` assignments (quotes, `$NAME` and
+ * `${NAME}` expansion from earlier assignments or `inherited`), `export NAME`
+ * and `unset NAME`. Everything else (`if`, `.`, commands) is ignored and
+ * conditionals are not evaluated: assignments take effect in file order, so in
+ * the stock file `SUFFIX` ends up empty, which is right for the default
+ * instance `/etc/apache2`. Other parameter expansions (`${X##p}`) give ''.
+ */
+export function readEnvvars(text: string, inherited: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const values = new Map<string, string>(Object.entries(inherited));
+  const exported = new Set<string>();
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const unset = /^unset\s+(.+)$/.exec(line);
+    if (unset !== null) {
+      for (const name of (unset[1] as string).split(/\s+/)) {
+        values.delete(name);
+        exported.delete(name);
+      }
+      continue;
+    }
+    const assignment = /^(export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (assignment !== null) {
+      const name = assignment[2] as string;
+      values.set(name, shellWord(assignment[3] as string, values));
+      if (assignment[1] !== undefined) exported.add(name);
+      continue;
+    }
+    const exports = /^export\s+([A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*)$/.exec(line);
+    if (exports !== null) for (const name of (exports[1] as string).split(/\s+/)) exported.add(name);
+  }
+  const result: Record<string, string> = {};
+  for (const name of exported) {
+    const value = values.get(name);
+    if (value !== undefined) result[name] = value;
+  }
+  return result;
+}
+
+/** The value of one shell word: up to the first unquoted blank, with quotes removed and variables expanded. */
+function shellWord(source: string, values: ReadonlyMap<string, string>): string {
+  let result = '';
+  let quote: '"' | "'" | undefined;
+  for (let index = 0; index < source.length; index++) {
+    const char = source[index] as string;
+    if (quote === "'") {
+      if (char === "'") quote = undefined;
+      else result += char;
+      continue;
+    }
+    if (char === '\\' && index + 1 < source.length) {
+      result += source[++index];
+      continue;
+    }
+    if (char === '"' || (char === "'" && quote === undefined)) {
+      quote = quote === char ? undefined : (char as '"' | "'");
+      continue;
+    }
+    if (char === '$') {
+      const braced = /^\$\{([^}]*)\}/.exec(source.slice(index));
+      const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(source.slice(index));
+      const match = braced ?? bare;
+      if (match !== null) {
+        const name = match[1] as string;
+        result += /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? (values.get(name) ?? '') : '';
+        index += match[0].length - 1;
+        continue;
+      }
+    }
+    if (quote === undefined && /[\s;]/.test(char)) break;
+    result += char;
+  }
+  return result;
+}
+
+export interface ApacheMessage {
+  /** The stderr line(s) as printed (a two-line AH00526 error is one message). */
+  readonly raw: string;
+  /** `AH00111` etc. */
+  readonly code: string | undefined;
+  /** From a timestamped log line `[...] [core:warn] [pid ...]`. */
+  readonly module: string | undefined;
+  readonly level: string | undefined;
+  /** The message without log prefix and code. */
+  readonly text: string;
+}
+
+export interface ApacheSyntaxError {
+  /** The file and line Apache blames: the innermost of a chain of includes. */
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+  /** The Include lines that led there, outermost first. */
+  readonly includedFrom: readonly { readonly file: string; readonly line: number }[];
+}
+
+export interface ApacheStderr {
+  /** `Syntax OK` was printed. */
+  readonly syntaxOk: boolean;
+  readonly messages: ApacheMessage[];
+  /** The fatal error, when it names a file and line. */
+  readonly error: ApacheSyntaxError | undefined;
+}
+
+/** The stderr of `apache2 -t` in any mode: `Syntax OK`, each warning, and the fatal error with its include chain. */
+export function parseApacheStderr(stderr: string): ApacheStderr {
+  const lines = stderr.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  let syntaxOk = false;
+  let error: ApacheSyntaxError | undefined;
+  const messages: ApacheMessage[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] as string;
+    if (line === 'Syntax OK') {
+      syntaxOk = true;
+      continue;
+    }
+    // AH00526 (an error while walking the tree) puts the message on the next line.
+    const walkError = /^AH00526: Syntax error on line (\d+) of (.*):$/.exec(line);
+    if (walkError !== null && index + 1 < lines.length) {
+      const message = lines[++index] as string;
+      const text = `Syntax error on line ${walkError[1]} of ${walkError[2]}:\n${message}`;
+      messages.push({ raw: `${line}\n${message}`, code: 'AH00526', module: undefined, level: undefined, text });
+      error = { file: walkError[2] as string, line: Number(walkError[1]), message, includedFrom: [] };
+      continue;
+    }
+    const parsed = parseMessageLine(line);
+    messages.push(parsed);
+    error ??= readError(parsed.text);
+  }
+  return { syntaxOk, messages, error };
+}
+
+function parseMessageLine(raw: string): ApacheMessage {
+  let rest = raw;
+  let module: string | undefined;
+  let level: string | undefined;
+  const logged = /^\[[^\]]*\] \[([^:\]]*):([^\]]*)\] \[pid [^\]]*\] (.*)$/.exec(rest);
+  if (logged !== null) {
+    module = logged[1];
+    level = logged[2];
+    rest = logged[3] as string;
+  }
+  const coded = /^(?:\(\d+\)[^:]*: )?(AH\d{5}): (.*)$/.exec(rest);
+  if (coded !== null) return { raw, code: coded[1], module, level, text: coded[2] as string };
+  return { raw, code: undefined, module, level, text: rest };
+}
+
+/** `apache2: Syntax error on line 1 of A: Syntax error on line 2 of B: message` and `... Error reading F at line N: message`. */
+function readError(text: string): ApacheSyntaxError | undefined {
+  let rest = text.replace(/^[^\s:]+: (?=Syntax error on line|Error reading )/, '');
+  const chain: { file: string; line: number }[] = [];
+  for (;;) {
+    const link = /^Syntax error on line (\d+) of (.+?): (.*)$/s.exec(rest);
+    if (link === null) break;
+    chain.push({ file: link[2] as string, line: Number(link[1]) });
+    rest = link[3] as string;
+  }
+  const reading = /^Error reading (.+?) at line (\d+): (.*)$/s.exec(rest);
+  if (reading !== null) return { file: reading[1] as string, line: Number(reading[2]), message: reading[3] as string, includedFrom: chain };
+  const innermost = chain.pop();
+  if (innermost === undefined) return undefined;
+  return { ...innermost, message: rest, includedFrom: chain };
+}
+
+/**
+ * Apache has no sysroot: in a copy of a tree whose configs name absolute
+ * server paths, the directives that decide which files are read
+ * (`ServerRoot`, `Include`, `IncludeOptional`, written literally on their own
+ * line) get the copy's root in front. Nothing else changes, so line numbers stay.
+ */
+export function mapApacheServerPaths(text: string, root: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.replace(APACHE_PATH_DIRECTIVE, (_match, head: string) => `${head}${root}/`))
+    .join('\n');
+}
+
+/** A line {@link mapApacheServerPaths} changes. */
+export const APACHE_PATH_DIRECTIVE = /^([ \t]*(?:ServerRoot|Include|IncludeOptional)[ \t]+["']?)(\/)/i;
+
+/** The same for option files: absolute `!include` and `!includedir` paths point into the copy. */
+export function mapMycnfServerPaths(text: string, root: string): string {
+  return text.replace(/^([\t\v\f\r ]*![\t\v\f\r ]*include(?:dir)?[\t\v\f\r ]+)\//gm, `$1${root}/`);
+}
