@@ -8,7 +8,7 @@ import { builtinRules } from '../rules/index.js';
 import type { Diagnostic } from '../src/engine/types.js';
 import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, type DirectiveSpec } from '../src/languages/apache/directives.js';
 import type { MpmName } from '../src/languages/apache/names.js';
-import { apacheConfigTest, apacheDumpConfig, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
+import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
 import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
 import { requireTool } from './helpers/tools.js';
 
@@ -60,6 +60,14 @@ function oracleOptions(dir: string, testCase: RuleCase) {
 /** apache2 -t on a copy of a fixture case, the rule's fixes applied first when `fixed`. */
 async function configTest(testCase: RuleCase, options: { fixed?: boolean } = {}): Promise<{ result: ApacheConfigTestResult; diagnostics: Diagnostic[] }> {
   return withCaseCopy(testCase, options.fixed === true, async (dir, diagnostics) => ({ result: await apacheConfigTest(oracleOptions(dir, testCase)), diagnostics }));
+}
+
+/** The files apache2 reads (`-D DUMP_INCLUDES`) for a fixture case, relative to the case directory. */
+async function filesRead(id: string, name: string, fixed: boolean): Promise<string[]> {
+  const testCase = fixtureCase(id, name);
+  return withCaseCopy(testCase, fixed, async (dir) =>
+    (await apacheDumpIncludes(oracleOptions(dir, testCase))).map((include) => path.relative(dir, include.file)),
+  );
 }
 
 /** The directives apache2 keeps (`-D DUMP_CONFIG`) from a fixture case, as `Name args` lines with blanks collapsed. */
@@ -440,5 +448,25 @@ describe('AP1002 continuation-hazard', () => {
     if ((await accepted(t, 'AP1002', 'good-near-misses.conf')) === undefined) return;
     const kept = await keptLines('AP1002', 'good-near-misses.conf', false);
     for (const line of ['Timeout 60', 'DirectoryIndex index.html index.php', 'ServerAdmin "ops@example.com"']) assert.ok(kept.includes(line), kept.join(' | '));
+  });
+});
+
+describe('AP1003 include-whole-directory', () => {
+  it('bad-stray: apache2 reads the backup, the hidden file and the subdirectory', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const read = await filesRead('AP1003', 'bad-stray', false);
+    for (const file of ['conf.d/.site.conf.swp', 'conf.d/old/tuning.conf', 'conf.d/site.conf', 'conf.d/site.conf~']) assert.ok(read.includes(file), read.join(' | '));
+    assert.ok((await keptLines('AP1003', 'bad-stray', false)).includes('ServerAdmin old@example.com'));
+  });
+
+  it('bad-whole-directory: the fix reads the same files in the same order', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    assert.deepEqual(await filesRead('AP1003', 'bad-whole-directory', true), await filesRead('AP1003', 'bad-whole-directory', false));
+  });
+
+  it('good-patterns: *.conf leaves the backup out', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const read = await filesRead('AP1003', 'good-patterns', false);
+    assert.ok(read.includes('conf.d/site.conf') && !read.includes('conf.d/site.conf~'), read.join(' | '));
   });
 });
