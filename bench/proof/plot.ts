@@ -8,7 +8,6 @@ const COLOURS: Record<ConfigName, string> = { stock: '#c0392b', tuned: '#1f6fb2'
 interface Point {
   x: number;
   y: number;
-  note?: string;
 }
 
 interface Series {
@@ -66,11 +65,6 @@ function panel(left: number, title: string, unit: string, xValues: number[], ser
     );
     for (const point of line.points) {
       parts.push(`<circle cx="${sx(point.x).toFixed(1)}" cy="${sy(point.y).toFixed(1)}" r="${line.dashed ? 2.5 : 4}" fill="${colour}"/>`);
-      if (point.note) {
-        parts.push(
-          `<text x="${(sx(point.x) - 6).toFixed(1)}" y="${(sy(point.y) + 18).toFixed(1)}" text-anchor="end" font-size="11" fill="${colour}">${escapeXml(point.note)}</text>`,
-        );
-      }
     }
   }
   return parts.join('\n');
@@ -89,16 +83,11 @@ export function plotSvg(results: ProofResults): string {
       .sort((a, b) => a.concurrency - b.concurrency)
       .flatMap((run) => ('error' in run.ab ? [] : [{ run, ab: run.ab }]));
   const configs: ConfigName[] = ['stock', 'tuned'];
-  const failureNote = (failed: number, complete: number, oomKills: number): string | undefined =>
-    failed > 0 || oomKills > 0 ? `${complete > 0 ? Math.round((100 * failed) / complete) : 0}% failed, ${oomKills} OOM` : undefined;
   const throughput: Series[] = configs.flatMap((config) => [
     {
       config,
       dashed: false,
-      points: measured(config).map(({ run, ab }) => {
-        const note = failureNote(ab.failed, ab.complete, run.cgroup.oomKills);
-        return { x: run.concurrency, y: ab.goodPerSecond, ...(note ? { note } : {}) };
-      }),
+      points: measured(config).map(({ run, ab }) => ({ x: run.concurrency, y: ab.goodPerSecond })),
     },
     { config, dashed: true, points: measured(config).map(({ run, ab }) => ({ x: run.concurrency, y: ab.requestsPerSecond })) },
   ]);
@@ -111,6 +100,17 @@ export function plotSvg(results: ProofResults): string {
     const described = config === 'stock' ? results.stock : results.tuned;
     return `${described.label} (MaxRequestWorkers ${described.prefork.maxRequestWorkers})`;
   };
+  // One line per config that lost requests, under the legend, rather than labels that collide with the lines.
+  const failureLines = configs.flatMap((config) => {
+    const cells = measured(config).flatMap(({ run, ab }) => {
+      const bad = ab.failed + ab.non2xx;
+      if (bad === 0 && run.cgroup.oomKills === 0) return [];
+      const share = ab.complete > 0 ? Math.round((100 * bad) / ab.complete) : 0;
+      return [`-c ${run.concurrency}: ${share}% not good, ${run.cgroup.oomKills} OOM kill${run.cgroup.oomKills === 1 ? '' : 's'}`];
+    });
+    return cells.length === 0 ? [] : [{ config, text: `${label(config)}: ${cells.join('; ')}` }];
+  });
+  const height = HEIGHT + 20 * failureLines.length;
   const legendY = HEIGHT - 22;
   const legend = configs
     .map((config, index) => {
@@ -121,13 +121,17 @@ export function plotSvg(results: ProofResults): string {
       ].join('\n');
     })
     .join('\n');
-  const title = `Apache prefork + mod_php under a ${Math.round(results.capBytes / (1024 * 1024))} MiB memory cap: stock Debian settings vs ${results.tuned.source === 'tune-lint' ? 'after tune-lint --fix' : 'HAND-SIZED (dev only, not tune-lint)'}`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif">
-<rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>
+  const title = `Apache prefork + mod_php${results.scenario === 'lamp' ? ' + MariaDB' : ''} under a ${Math.round(results.capBytes / (1024 * 1024))} MiB memory cap: stock Debian settings vs ${results.tuned.source === 'tune-lint' ? 'after tune-lint --fix' : 'HAND-SIZED (dev only, not tune-lint)'}`;
+  const failures = failureLines
+    .map((line, index) => `<text x="70" y="${HEIGHT + 4 + 20 * index}" font-size="12" fill="${COLOURS[line.config]}">${escapeXml(line.text)}</text>`)
+    .join('\n');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif">
+<rect width="${WIDTH}" height="${height}" fill="#fff"/>
 <text x="${WIDTH / 2}" y="24" text-anchor="middle" font-size="15">${escapeXml(title)}</text>
 ${panel(PANEL.left[0], 'requests/s (solid: good, dashed: ab\'s count)', 'requests per second', xValues, throughput)}
 ${panel(PANEL.left[1], 'p99 latency', 'seconds', xValues, latency)}
 ${legend}
+${failures}
 </svg>
 `;
 }

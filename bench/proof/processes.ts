@@ -63,6 +63,36 @@ export function runCommand(
   });
 }
 
+export interface BackgroundProcess {
+  pid: number;
+  /** Settles when the process has exited, with its exit code or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Whatever it wrote to stdout and stderr so far (bounded to the last 64 KiB). */
+  output: () => string;
+}
+
+/** A long-running child (a server that does not daemonize), tracked so an interrupt ends it by PID. */
+export function startBackground(command: string, args: readonly string[]): BackgroundProcess {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer | string): void => {
+    output = (output + chunk.toString()).slice(-65536);
+  };
+  child.on('error', (error) => collect(`\ncannot run ${command}: ${error.message}\n`));
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`cannot start ${command}`);
+  running.add(pid);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => {
+      running.delete(pid);
+      resolve({ code, signal });
+    });
+  });
+  return { pid, exited, output: () => output };
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

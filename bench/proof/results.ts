@@ -7,6 +7,9 @@ import type { TuneOutcome } from './tune.js';
 
 export type ConfigName = 'stock' | 'tuned';
 
+/** `web`: Apache and PHP alone under the cap; `lamp`: a MariaDB the page queries shares the cap. */
+export type Scenario = 'web' | 'lamp';
+
 export interface ConfigDescription {
   name: ConfigName;
   label: string;
@@ -14,6 +17,8 @@ export interface ConfigDescription {
   timeout: string | undefined;
   keepAlive: string | undefined;
   keepAliveTimeout: string | undefined;
+  /** The [mysqld] memory and connection options set in my.cnf (LAMP scenario); unset ones run at their defaults. */
+  database?: Record<string, string>;
 }
 
 export interface RunRecord {
@@ -26,11 +31,14 @@ export interface RunRecord {
   peakChildren: number;
   /** New error-log lines during the run: how many said AH00161 (reached MaxRequestWorkers), how many were neither that nor start/stop notices. */
   errorLog: { lines: number; maxRequestWorkersReached: number; other: number; sample: string[] };
+  /** LAMP scenario: whether mariadbd lived through the run, its peak RSS, or what ended it. */
+  database?: { survived: boolean; peakRssBytes?: number; endedBy?: string };
   wallSeconds: number;
 }
 
 export interface ProofResults {
   version: 1;
+  scenario: Scenario;
   date: string;
   machine: { cpus: number; ramBytes: number; swapBytes: number; kernel: string; apache: string; php: string; ab: string };
   /** 1-minute load average before the first and after the last run: other work on the host skews the CPU-bound numbers. */
@@ -38,6 +46,8 @@ export interface ProofResults {
   capBytes: number;
   load: { requests: number; timeLimitSeconds: number; concurrency: number[] };
   perChild: { summary: ChildMemorySummary; children: ChildMemory[]; passedToTuneLint: string; warmup: string };
+  /** LAMP scenario: mariadbd's own memory after the warm-up. */
+  databaseAfterWarmup?: ChildMemory;
   stock: ConfigDescription;
   tuned: ConfigDescription & { source: 'tune-lint' | 'hand-sized (dev only)'; tuneLint: TuneOutcome | undefined };
   runs: RunRecord[];
@@ -66,16 +76,23 @@ function abCells(run: RunRecord): string[] {
   ];
 }
 
+function databaseCell(run: RunRecord): string {
+  if (run.database === undefined) return '—';
+  if (!run.database.survived) return `**killed** (${run.database.endedBy ?? 'unknown'})`;
+  return run.database.peakRssBytes === undefined ? 'up' : `up, peak RSS ${mib(run.database.peakRssBytes)}`;
+}
+
 export function resultsTable(results: ProofResults): string {
+  const lamp = results.scenario === 'lamp';
   const rows = [
-    '| config | MaxRequestWorkers | -c | req/s (ab) | good req/s | failed / complete | mean | p99 | OOM kills | limit hits | peak memory | peak children | swap |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| config | MaxRequestWorkers | -c | req/s (ab) | good req/s | failed / complete | mean | p99 | OOM kills | limit hits | peak memory | peak children | swap |${lamp ? ' MariaDB |' : ''}`,
+    `|---|---|---|---|---|---|---|---|---|---|---|---|---|${lamp ? '---|' : ''}`,
   ];
   const sorted = [...results.runs].sort((a, b) => a.concurrency - b.concurrency || a.config.localeCompare(b.config));
   for (const run of sorted) {
     const config = run.config === 'stock' ? results.stock : results.tuned;
     rows.push(
-      `| ${config.label} | ${config.prefork.maxRequestWorkers} | ${run.concurrency} | ${abCells(run).join(' | ')} | ${run.cgroup.oomKills} | ${run.cgroup.limitHits} | ${mib(run.cgroup.peakBytes)} | ${run.peakChildren} | ${run.cgroup.swapBytes === undefined ? 'not accounted' : mib(run.cgroup.swapBytes)} |`,
+      `| ${config.label} | ${config.prefork.maxRequestWorkers} | ${run.concurrency} | ${abCells(run).join(' | ')} | ${run.cgroup.oomKills} | ${run.cgroup.limitHits} | ${mib(run.cgroup.peakBytes)} | ${run.peakChildren} | ${run.cgroup.swapBytes === undefined ? 'not accounted' : mib(run.cgroup.swapBytes)} |${lamp ? ` ${databaseCell(run)} |` : ''}`,
     );
   }
   return rows.join('\n');
@@ -106,7 +123,7 @@ export function resultsMarkdown(results: ProofResults, plotPath = 'plot.svg', he
     `Run ${results.date} by \`npm run proof\` (bench/proof/run.ts) in ${results.totalSeconds.toFixed(0)} s.`,
     `Machine: ${m.cpus} vCPU, ${formatBytes(m.ramBytes)} RAM, swap ${m.swapBytes === 0 ? 'none' : formatBytes(m.swapBytes)}, Linux ${m.kernel}; ${m.apache}; PHP ${m.php}; ${m.ab}.`,
     `Apache ran in a memory cgroup (v1) capped at ${mib(results.capBytes)}, a fresh group per run; ab ran on the same host outside the cap. Load average (1 min) ${results.loadAverage.start.toFixed(1)} before the first run, ${results.loadAverage.end.toFixed(1)} after the last.`,
-    `Load: \`ab -r -s 30 -t ${results.load.timeLimitSeconds} -n ${results.load.requests} -c C\` on a PHP page holding about 20 MB for about 35 ms of CPU and printing 28,000 bytes.`,
+    `Load: \`ab -r -s 30 -t ${results.load.timeLimitSeconds} -n ${results.load.requests} -c C\` on a PHP page holding about 20 MB for about 35 ms of CPU and printing 28,000 bytes${results.scenario === 'lamp' ? ', which reads 50 rows from a private MariaDB over its Unix socket on every request (in the same cgroup)' : ''}.`,
     '',
     resultsTable(results),
     '',
@@ -127,6 +144,17 @@ export function resultsMarkdown(results: ProofResults, plotPath = 'plot.svg', he
     settingsRow(tuned),
     '',
   ];
+  if (results.scenario === 'lamp') {
+    const options = (config: ConfigDescription): string =>
+      Object.entries(config.database ?? {})
+        .map(([name, value]) => `${name}=${value}`)
+        .join(', ') || 'none';
+    const db = results.databaseAfterWarmup;
+    lines.push(
+      `MariaDB shares the cap, started per run with the side's own my.cnf (Debian's stock server settings: memory and connections at their defaults). Memory and connection options set: stock: ${options(results.stock)}; tuned: ${options(tuned)}.${db ? ` mariadbd after the warm-up: PSS ${mib(db.pssBytes)}, RSS ${mib(db.rssBytes)}.` : ''}`,
+      '',
+    );
+  }
   if (tuned.tuneLint) {
     lines.push(
       `The tuned config is the stock tree after \`${tuned.tuneLint.command}\` (exit ${tuned.tuneLint.exitCode}). What it wrote:`,
@@ -143,13 +171,14 @@ export function resultsMarkdown(results: ProofResults, plotPath = 'plot.svg', he
   return lines.join('\n');
 }
 
-const README_START = '<!-- latest-results:start (written by bench/proof/run.ts) -->';
-const README_END = '<!-- latest-results:end -->';
-
-/** The README with the text between its result markers replaced; undefined when the markers are missing. */
+/** The README with the text between the scenario's result markers replaced; undefined when the markers are missing. */
 export function withLatestResults(readme: string, results: ProofResults): string | undefined {
-  const start = readme.indexOf(README_START);
-  const end = readme.indexOf(README_END);
+  const marker = results.scenario === 'lamp' ? 'latest-lamp-results' : 'latest-results';
+  const startMarker = `<!-- ${marker}:start (written by bench/proof/run.ts) -->`;
+  const endMarker = `<!-- ${marker}:end -->`;
+  const start = readme.indexOf(startMarker);
+  const end = readme.indexOf(endMarker);
   if (start < 0 || end < start) return undefined;
-  return `${readme.slice(0, start + README_START.length)}\n\n${resultsMarkdown(results, 'results/plot.svg', '###')}\n${readme.slice(end)}`;
+  const plotPath = results.scenario === 'lamp' ? 'results/lamp/plot.svg' : 'results/plot.svg';
+  return `${readme.slice(0, start + startMarker.length)}\n\n${resultsMarkdown(results, plotPath, '###')}\n${readme.slice(end)}`;
 }

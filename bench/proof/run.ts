@@ -16,12 +16,15 @@ import { AB, runAb } from './ab.js';
 import type { AbLoad } from './ab.js';
 import { APACHE, checkConfig, startApache, stopApache, workerPids } from './apache.js';
 import { CgroupUnavailableError, MemoryCgroup } from './cgroup.js';
+import { databaseDir, initialiseDatabase, MARIADBD, PAGE_ACCOUNT, readMysqldOptions, startDatabase, stopDatabase, writeDatabaseConfig } from './mariadb.js';
+import type { DatabaseDir } from './mariadb.js';
 import { readChildMemory, summarise } from './child-memory.js';
 import type { ChildMemory } from './child-memory.js';
 import { plotSvg } from './plot.js';
-import { killRunningChildren, runCommand, sleep } from './processes.js';
+import { killRunningChildren, processExists, runCommand, sleep } from './processes.js';
+import type { BackgroundProcess } from './processes.js';
 import { mib, resultsMarkdown, resultsTable, withLatestResults } from './results.js';
-import type { ConfigDescription, ConfigName, ProofResults, RunRecord } from './results.js';
+import type { ConfigDescription, ConfigName, ProofResults, RunRecord, Scenario } from './results.js';
 import { DEBIAN_PREFORK, readPrefork, readScalar, rewritePrefork, writeServerTree } from './server-root.js';
 import type { ServerTree } from './server-root.js';
 import { applyTuneLint } from './tune.js';
@@ -29,9 +32,14 @@ import type { TuneOutcome } from './tune.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAGE_SOURCE = path.join(REPO_ROOT, 'bench', 'proof', 'page.php');
-const DEFAULT_RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'proof', 'results');
+const DEFAULT_RESULTS_DIR: Record<Scenario, string> = {
+  web: path.join(REPO_ROOT, 'bench', 'proof', 'results'),
+  lamp: path.join(REPO_ROOT, 'bench', 'proof', 'results', 'lamp'),
+};
 const README = path.join(REPO_ROOT, 'bench', 'proof', 'README.md');
 const PHP_MODULE = '/usr/lib/apache2/modules/libphp8.2.so';
+const PHP_APACHE_CONF_D = '/etc/php/8.2/apache2/conf.d';
+const MARIADB_TARGET = 'mariadb=10.11';
 const MIB = 1024 * 1024;
 const WARMUP: AbLoad = { concurrency: 8, requests: 600, timeLimitSeconds: 60 };
 const CGROUP_PREFIX = `tune-lint-proof-${process.pid}`;
@@ -44,13 +52,23 @@ const USAGE = `Usage: node dist/bench/proof/run.js [options]   (as root; npm run
   --time-limit SECONDS   ab -t per run, an upper bound on each run (default 60)
   --results DIR          where results.md, results.json and plot.svg go (default bench/proof/results,
                          which also updates the table in bench/proof/README.md)
+  --with-mariadb         the LAMP scenario: a private MariaDB (socket only) in the same cgroup, a page
+                         that queries it, and tune-lint given my.cnf too (results in results/lamp)
   --keep-tree            keep the temporary ServerRoots (and their error logs) for inspection
   --dev-hand-sized N     DEV ONLY: compare against a hand-written MaxRequestWorkers N instead of
                          tune-lint's patch, to test this pipeline; results go to a temp directory
   --help                 this text`;
 
+/** One side of the comparison: an Apache tree and, in the LAMP scenario, its my.cnf. */
+interface Side {
+  config: ConfigName;
+  tree: ServerTree;
+  databaseConfig: string | undefined;
+}
+
 /** What is running right now and must be stopped on any exit. */
-let active: { tree: ServerTree; cgroup: MemoryCgroup } | undefined;
+let active: { tree: ServerTree; cgroup: MemoryCgroup; database?: BackgroundProcess } | undefined;
+let database: DatabaseDir | undefined;
 let tempDir: string | undefined;
 let keepTree = false;
 
@@ -60,6 +78,7 @@ async function cleanUp(): Promise<void> {
   active = undefined;
   if (current) {
     try {
+      if (current.database) await stopDatabase(current.database);
       await stopApache(current.tree, current.cgroup);
       await current.cgroup.destroy();
     } catch (error) {
@@ -97,28 +116,51 @@ function freeLoopbackPort(): Promise<number> {
   });
 }
 
-/** Starts a server in a fresh capped cgroup, runs `body`, and always stops the server and removes the group. */
+/**
+ * Starts a side in a fresh capped cgroup (the database first, so the page can
+ * reach it), runs `body`, and always stops both and removes the group.
+ */
 async function withServer<T>(
-  tree: ServerTree,
+  side: Side,
   capBytes: number,
   name: string,
-  body: (workers: () => number[], cgroup: MemoryCgroup) => Promise<T>,
+  body: (workers: () => number[], cgroup: MemoryCgroup, db: BackgroundProcess | undefined) => Promise<T>,
 ): Promise<T> {
   const cgroup = MemoryCgroup.create(`${CGROUP_PREFIX}-${name}`, capBytes);
-  active = { tree, cgroup };
+  const current: NonNullable<typeof active> = { tree: side.tree, cgroup };
+  active = current;
   try {
-    const server = await startApache(tree, cgroup);
-    return await body(() => workerPids(server), cgroup);
+    if (side.databaseConfig !== undefined && database !== undefined) {
+      current.database = await startDatabase(side.databaseConfig, database, cgroup);
+    }
+    const server = await startApache(side.tree, cgroup);
+    const dbPid = current.database?.pid;
+    return await body(() => workerPids(server).filter((pid) => pid !== dbPid), cgroup, current.database);
   } finally {
     active = undefined;
-    await stopApache(tree, cgroup);
+    if (current.database) await stopDatabase(current.database);
+    await stopApache(side.tree, cgroup);
     await cgroup.destroy();
   }
 }
 
-async function measurePerChild(tree: ServerTree, capBytes: number): Promise<{ children: ChildMemory[]; warmup: string }> {
-  return withServer(tree, capBytes, 'measure', async (workers) => {
-    const warm = await runAb(tree.port, WARMUP);
+/** Peak RSS of the database so far (VmHWM), or how it ended when the kernel killed it. */
+async function databaseOutcome(db: BackgroundProcess): Promise<NonNullable<RunRecord['database']>> {
+  if (processExists(db.pid)) {
+    const status = fs.readFileSync(`/proc/${db.pid}/status`, 'utf8');
+    const peakKib = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
+    return { survived: true, peakRssBytes: peakKib * 1024 };
+  }
+  const ended = await Promise.race([db.exited, sleep(1000).then(() => undefined)]);
+  return { survived: false, endedBy: ended?.signal ?? (ended ? `exit ${ended.code}` : 'unknown') };
+}
+
+async function measurePerChild(
+  side: Side,
+  capBytes: number,
+): Promise<{ children: ChildMemory[]; warmup: string; database: ChildMemory | undefined }> {
+  return withServer(side, capBytes, 'measure', async (workers, _cgroup, db) => {
+    const warm = await runAb(side.tree.port, WARMUP);
     if (typeof warm.result === 'string') throw new Error(`warm-up failed: ${warm.result}`);
     if (warm.result.failed > 0) throw new Error(`warm-up under the cap already failed ${warm.result.failed} requests: no clean measurement`);
     await sleep(500);
@@ -126,6 +168,7 @@ async function measurePerChild(tree: ServerTree, capBytes: number): Promise<{ ch
     if (children.length < 3) throw new Error(`only ${children.length} Apache children could be read after the warm-up`);
     return {
       children,
+      database: db === undefined ? undefined : readChildMemory(db.pid),
       warmup: `Warmed on the stock config under the cap with \`ab -n ${WARMUP.requests} -c ${WARMUP.concurrency}\` (${warm.result.failed} failed), PSS/RSS read from /proc/PID/smaps_rollup of every child`,
     };
   });
@@ -167,13 +210,15 @@ function logSize(file: string): number {
   }
 }
 
-async function measureRun(config: ConfigName, tree: ServerTree, capBytes: number, load: AbLoad): Promise<RunRecord> {
+async function measureRun(side: Side, capBytes: number, load: AbLoad): Promise<RunRecord> {
+  const { config, tree } = side;
   const runStarted = Date.now();
   const logOffset = logSize(tree.errorLog);
   let peakChildren = 0;
   let counters: RunRecord['cgroup'] | undefined;
+  let databaseState: RunRecord['database'];
   const cgroupName = `${config}-c${load.concurrency}`;
-  const ab = await withServer(tree, capBytes, cgroupName, async (workers, cgroup) => {
+  const ab = await withServer(side, capBytes, cgroupName, async (workers, cgroup, db) => {
     const sampler = setInterval(() => {
       peakChildren = Math.max(peakChildren, workers().length);
     }, 200);
@@ -182,6 +227,7 @@ async function measureRun(config: ConfigName, tree: ServerTree, capBytes: number
     } finally {
       clearInterval(sampler);
       counters = cgroup.counters();
+      if (db) databaseState = await databaseOutcome(db);
     }
   });
   if (counters === undefined) throw new Error('the cgroup counters could not be read');
@@ -192,18 +238,20 @@ async function measureRun(config: ConfigName, tree: ServerTree, capBytes: number
     cgroup: counters,
     peakChildren,
     errorLog: errorLogSince(tree, logOffset),
+    ...(databaseState ? { database: databaseState } : {}),
     wallSeconds: (Date.now() - runStarted) / 1000,
   };
 }
 
-function describe(name: ConfigName, label: string, tree: ServerTree): ConfigDescription {
+function describe(side: Side, label: string): ConfigDescription {
   return {
-    name,
+    name: side.config,
     label,
-    prefork: readPrefork(tree),
-    timeout: readScalar(tree, 'Timeout'),
-    keepAlive: readScalar(tree, 'KeepAlive'),
-    keepAliveTimeout: readScalar(tree, 'KeepAliveTimeout'),
+    prefork: readPrefork(side.tree),
+    timeout: readScalar(side.tree, 'Timeout'),
+    keepAlive: readScalar(side.tree, 'KeepAlive'),
+    keepAliveTimeout: readScalar(side.tree, 'KeepAliveTimeout'),
+    ...(side.databaseConfig === undefined ? {} : { database: readMysqldOptions(side.databaseConfig) }),
   };
 }
 
@@ -229,11 +277,17 @@ async function machineFacts(): Promise<ProofResults['machine']> {
   };
 }
 
-function preflight(): void {
+function preflight(withDatabase: boolean): void {
   if (process.getuid?.() !== 0) throw new Error('run as root: the proof creates a memory cgroup and starts Apache as User www-data');
   for (const file of [APACHE, AB, PHP_MODULE, PAGE_SOURCE]) {
     if (!fs.existsSync(file)) {
       throw new Error(`${file} is missing (apt-get install apache2 apache2-utils libapache2-mod-php8.2)`);
+    }
+  }
+  if (withDatabase) {
+    if (!fs.existsSync(MARIADBD)) throw new Error(`${MARIADBD} is missing (apt-get install mariadb-server)`);
+    if (!fs.readdirSync(PHP_APACHE_CONF_D).some((name) => name.endsWith('mysqli.ini'))) {
+      throw new Error(`PHP's mysqli extension is not enabled for Apache (no ${PHP_APACHE_CONF_D}/*mysqli.ini): apt-get install php8.2-mysql`);
     }
   }
 }
@@ -247,6 +301,7 @@ async function main(): Promise<number> {
       'time-limit': { type: 'string', default: '60' },
       results: { type: 'string' },
       'keep-tree': { type: 'boolean', default: false },
+      'with-mariadb': { type: 'boolean', default: false },
       'dev-hand-sized': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -269,25 +324,48 @@ async function main(): Promise<number> {
   if (!Number.isInteger(timeLimitSeconds) || timeLimitSeconds < 5 || timeLimitSeconds > 600) throw new Error('--time-limit: give 5 to 600 seconds');
   if (handSized !== undefined && (!Number.isInteger(handSized) || handSized < 1)) throw new Error('--dev-hand-sized: give a whole number of workers');
   keepTree = values['keep-tree'];
-  preflight();
+  const scenario: Scenario = values['with-mariadb'] ? 'lamp' : 'web';
+  preflight(scenario === 'lamp');
 
   tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-'));
   fs.chmodSync(tempDir, 0o755);
   const port = await freeLoopbackPort();
   const page = fs.readFileSync(PAGE_SOURCE, 'utf8');
-  const stockTree = writeServerTree(path.join(tempDir, 'stock'), port, DEBIAN_PREFORK, page);
-  const tunedTree = writeServerTree(path.join(tempDir, 'tuned'), port, DEBIAN_PREFORK, page);
+  if (scenario === 'lamp') database = databaseDir(path.join(tempDir, 'db'));
+  const pageDatabase = database && { socket: database.socket, user: PAGE_ACCOUNT.user, password: PAGE_ACCOUNT.password, name: PAGE_ACCOUNT.database };
+  const makeSide = (config: ConfigName): Side => {
+    const tree = writeServerTree(path.join(tempDir ?? '', config), port, DEBIAN_PREFORK, page, pageDatabase);
+    if (database === undefined) return { config, tree, databaseConfig: undefined };
+    const databaseConfig = path.join(tree.root, 'mysql', 'my.cnf');
+    writeDatabaseConfig(databaseConfig, database);
+    return { config, tree, databaseConfig };
+  };
+  const stockSide = makeSide('stock');
+  const tunedSide = makeSide('tuned');
+  const stockTree = stockSide.tree;
+  const tunedTree = tunedSide.tree;
   await checkConfig(stockTree);
   log(`server trees in ${tempDir}, Apache on 127.0.0.1:${port}, memory cap ${mib(capBytes)}`);
+  if (database !== undefined && stockSide.databaseConfig !== undefined) {
+    await initialiseDatabase(stockSide.databaseConfig, database);
+    log(`MariaDB data directory ready in ${database.datadir} (socket only, no TCP)`);
+  }
 
-  const measured = await measurePerChild(stockTree, capBytes);
+  const measured = await measurePerChild(stockSide, capBytes);
   const summary = summarise(measured.children);
   const perChild = `${Math.ceil(summary.medianPssBytes / MIB)}M`;
   log(`per child after warm-up: median PSS ${mib(summary.medianPssBytes)} over ${summary.children} children (RSS ${mib(summary.medianRssBytes)})`);
 
   let tuneLint: TuneOutcome | undefined;
   if (handSized === undefined) {
-    tuneLint = await applyTuneLint(REPO_ROOT, tunedTree, { hostRam: values.cap, perChild });
+    tuneLint = await applyTuneLint(
+      REPO_ROOT,
+      tunedTree,
+      { hostRam: values.cap, perChild },
+      database && tunedSide.databaseConfig !== undefined
+        ? { configFile: tunedSide.databaseConfig, target: MARIADB_TARGET, dir: database.root }
+        : undefined,
+    );
     if (tuneLint.changedFiles.length === 0) {
       throw new Error(`${tuneLint.command} changed nothing: there is no tuned config to compare. Its report:\n${tuneLint.report}`);
     }
@@ -297,31 +375,36 @@ async function main(): Promise<number> {
     log(`DEV ONLY: hand-written MaxRequestWorkers ${handSized}, not tune-lint's patch`);
   }
   await checkConfig(tunedTree);
-  const stock = describe('stock', 'stock Debian', stockTree);
-  const tuned = describe('tuned', handSized === undefined ? 'after tune-lint' : 'hand-sized (dev only)', tunedTree);
+  const stock = describe(stockSide, 'stock Debian');
+  const tuned = describe(tunedSide, handSized === undefined ? 'after tune-lint' : 'hand-sized (dev only)');
 
   const loadAtStart = os.loadavg()[0] ?? 0;
   const runs: RunRecord[] = [];
   for (const concurrency of levels) {
-    for (const [config, tree] of [['stock', stockTree], ['tuned', tunedTree]] as const) {
-      const run = await measureRun(config, tree, capBytes, { concurrency, requests, timeLimitSeconds });
+    for (const side of [stockSide, tunedSide]) {
+      const run = await measureRun(side, capBytes, { concurrency, requests, timeLimitSeconds });
       runs.push(run);
       const summaryText =
         'error' in run.ab
           ? run.ab.error
           : `${run.ab.goodPerSecond.toFixed(1)} good req/s, ${run.ab.failed}/${run.ab.complete} failed, p99 ${run.ab.p99Ms ?? '?'} ms`;
-      log(`${config} -c ${concurrency}: ${summaryText}, ${run.cgroup.oomKills} OOM kills, peak ${mib(run.cgroup.peakBytes)}, ${run.peakChildren} children`);
+      const databaseText = run.database === undefined ? '' : run.database.survived ? ', database up' : `, database KILLED (${run.database.endedBy})`;
+      log(
+        `${side.config} -c ${concurrency}: ${summaryText}, ${run.cgroup.oomKills} OOM kills, peak ${mib(run.cgroup.peakBytes)}, ${run.peakChildren} children${databaseText}`,
+      );
     }
   }
 
   const results: ProofResults = {
     version: 1,
+    scenario,
     date: new Date().toISOString().slice(0, 10),
     machine: await machineFacts(),
     loadAverage: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
     capBytes,
     load: { requests, timeLimitSeconds, concurrency: levels },
     perChild: { summary, children: measured.children, passedToTuneLint: perChild, warmup: measured.warmup },
+    ...(measured.database ? { databaseAfterWarmup: measured.database } : {}),
     stock,
     tuned: { ...tuned, source: handSized === undefined ? 'tune-lint' : 'hand-sized (dev only)', tuneLint },
     runs,
@@ -330,12 +413,12 @@ async function main(): Promise<number> {
   const resultsDir =
     handSized !== undefined
       ? fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-dev-results-'))
-      : path.resolve(values.results ?? DEFAULT_RESULTS_DIR);
+      : path.resolve(values.results ?? DEFAULT_RESULTS_DIR[scenario]);
   fs.mkdirSync(resultsDir, { recursive: true });
   fs.writeFileSync(path.join(resultsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   fs.writeFileSync(path.join(resultsDir, 'results.md'), `# tune-lint proof: latest results\n\n${resultsMarkdown(results)}`);
   fs.writeFileSync(path.join(resultsDir, 'plot.svg'), plotSvg(results));
-  if (resultsDir === DEFAULT_RESULTS_DIR) {
+  if (resultsDir === DEFAULT_RESULTS_DIR[scenario]) {
     const readme = withLatestResults(fs.readFileSync(README, 'utf8'), results);
     if (readme === undefined) console.error(`${README} has no latest-results markers: not updated`);
     else fs.writeFileSync(README, readme);

@@ -112,12 +112,24 @@ const PHP_CONF = `<FilesMatch ".+\\.ph(?:ar|p|tml)$">
 </FilesMatch>
 `;
 
+function phpArray(values: Record<string, string>): string {
+  const quote = (text: string): string => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  return `[${Object.entries(values).map(([key, value]) => `${quote(key)} => ${quote(value)}`).join(', ')}]`;
+}
+
 /**
  * Writes a Debian-like ServerRoot (apache2.conf, ports.conf, mods-enabled/*.load
  * and *.conf as real files, never symlinks into /etc, so a `--fix` can only
- * touch this tree) serving `pageSource` as /page.php.
+ * touch this tree) serving `pageSource` as /page.php; with `database`, the
+ * page's database.php names the socket and account it reads articles with.
  */
-export function writeServerTree(root: string, port: number, prefork: PreforkSettings, pageSource: string): ServerTree {
+export function writeServerTree(
+  root: string,
+  port: number,
+  prefork: PreforkSettings,
+  pageSource: string,
+  database?: { socket: string; user: string; password: string; name: string },
+): ServerTree {
   const files = new Map<string, string>([
     ['apache2.conf', apacheConf(root)],
     ['ports.conf', `Listen 127.0.0.1:${port}\n`],
@@ -138,6 +150,9 @@ export function writeServerTree(root: string, port: number, prefork: PreforkSett
   }
   for (const [name, text] of files) fs.writeFileSync(path.join(root, name), text, { mode: 0o644 });
   fs.writeFileSync(path.join(root, 'htdocs', 'page.php'), pageSource, { mode: 0o644 });
+  if (database) {
+    fs.writeFileSync(path.join(root, 'htdocs', 'database.php'), `<?php\nreturn ${phpArray(database)};\n`, { mode: 0o644 });
+  }
   return {
     root,
     configFile: path.join(root, 'apache2.conf'),

@@ -14,7 +14,7 @@ export interface TuneOutcome {
   changedFiles: string[];
 }
 
-/** Every regular file under the config part of a tree (logs, run and htdocs are the server's, not config). */
+/** Every regular file under the config part of a tree (logs, run and htdocs are the server's, not config; mysql/ holds my.cnf). */
 function snapshot(root: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (relative: string): void => {
@@ -33,22 +33,30 @@ function snapshot(root: string): Map<string, string> {
 
 /**
  * Runs the real tune-lint CLI (the repo's built `dist/src/cli.js`) with `--fix`
- * on a server tree, with the memory cap as the host's RAM and the measured
- * per-child size as facts, and records exactly what it changed.
+ * on a server tree (and the database's option file, linted together so the
+ * cross-service rules see both), with the memory cap as the host's RAM and
+ * the measured per-child size as facts, and records exactly what it changed.
  */
 export async function applyTuneLint(
   repoRoot: string,
   tree: ServerTree,
   facts: { hostRam: string; perChild: string },
+  database?: { configFile: string; target: string; dir: string },
 ): Promise<TuneOutcome> {
   const cli = path.join(repoRoot, 'dist', 'src', 'cli.js');
   if (!fs.existsSync(cli)) {
     throw new Error(`the tune-lint CLI is not built (${cli} is missing): run "npm run build" first`);
   }
-  const args = ['--fix', '--fix-type', 'all', '--host-ram', facts.hostRam, '--per-child', facts.perChild, '--no-probe', tree.configFile];
+  const args = ['--fix', '--fix-type', 'all', '--host-ram', facts.hostRam, '--per-child', facts.perChild, '--no-probe'];
+  if (database) args.push('--target', database.target);
+  args.push(tree.configFile);
+  if (database) args.push(database.configFile);
   const before = snapshot(tree.root);
   const run = await runCommand(process.execPath, [cli, ...args], { cwd: tree.root, timeoutMs: 60_000 });
-  const hideRoot = (text: string): string => text.split(tree.root).join('$ROOT');
+  const hideRoot = (text: string): string => {
+    const shown = text.split(tree.root).join('$ROOT');
+    return database ? shown.split(database.dir).join('$DB') : shown;
+  };
   if (run.code !== 0 && run.code !== 1) {
     throw new Error(`tune-lint failed (exit ${run.code ?? run.signal}): ${hideRoot(run.stderr.trim() || run.stdout.trim())}`);
   }
