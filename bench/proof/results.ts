@@ -120,7 +120,7 @@ export function resultsMarkdown(results: ProofResults, plotPath = 'plot.svg', he
   const settingsRow = (config: ConfigDescription): string =>
     `| ${config.label} | ${config.prefork.startServers} | ${config.prefork.minSpareServers} | ${config.prefork.maxSpareServers} | ${config.prefork.maxRequestWorkers} | ${config.prefork.maxConnectionsPerChild} | ${config.timeout ?? '—'} | ${config.keepAlive ?? '—'} | ${config.keepAliveTimeout ?? '—'} |`;
   const lines = [
-    `Run ${results.date} by \`npm run proof\` (bench/proof/run.ts) in ${results.totalSeconds.toFixed(0)} s.`,
+    `Run ${results.date} by \`npm run proof${results.scenario === 'lamp' ? ' -- --with-mariadb' : ''}\` (bench/proof/run.ts) in ${results.totalSeconds.toFixed(0)} s.`,
     `Machine: ${m.cpus} vCPU, ${formatBytes(m.ramBytes)} RAM, swap ${m.swapBytes === 0 ? 'none' : formatBytes(m.swapBytes)}, Linux ${m.kernel}; ${m.apache}; PHP ${m.php}; ${m.ab}.`,
     `Apache ran in a memory cgroup (v1) capped at ${mib(results.capBytes)}, a fresh group per run; ab ran on the same host outside the cap. Load average (1 min) ${results.loadAverage.start.toFixed(1)} before the first run, ${results.loadAverage.end.toFixed(1)} after the last.`,
     `Load: \`ab -r -s 30 -t ${results.load.timeLimitSeconds} -n ${results.load.requests} -c C\` on a PHP page holding about 20 MB for about 35 ms of CPU and printing 28,000 bytes${results.scenario === 'lamp' ? ', which reads 50 rows from a private MariaDB over its Unix socket on every request (in the same cgroup)' : ''}.`,

@@ -327,14 +327,15 @@ async function main(): Promise<number> {
   const scenario: Scenario = values['with-mariadb'] ? 'lamp' : 'web';
   preflight(scenario === 'lamp');
 
-  tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-'));
-  fs.chmodSync(tempDir, 0o755);
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-'));
+  tempDir = workDir;
+  fs.chmodSync(workDir, 0o755);
   const port = await freeLoopbackPort();
   const page = fs.readFileSync(PAGE_SOURCE, 'utf8');
-  if (scenario === 'lamp') database = databaseDir(path.join(tempDir, 'db'));
+  if (scenario === 'lamp') database = databaseDir(path.join(workDir, 'db'));
   const pageDatabase = database && { socket: database.socket, user: PAGE_ACCOUNT.user, password: PAGE_ACCOUNT.password, name: PAGE_ACCOUNT.database };
   const makeSide = (config: ConfigName): Side => {
-    const tree = writeServerTree(path.join(tempDir ?? '', config), port, DEBIAN_PREFORK, page, pageDatabase);
+    const tree = writeServerTree(path.join(workDir, config), port, DEBIAN_PREFORK, page, pageDatabase);
     if (database === undefined) return { config, tree, databaseConfig: undefined };
     const databaseConfig = path.join(tree.root, 'mysql', 'my.cnf');
     writeDatabaseConfig(databaseConfig, database);
@@ -345,7 +346,7 @@ async function main(): Promise<number> {
   const stockTree = stockSide.tree;
   const tunedTree = tunedSide.tree;
   await checkConfig(stockTree);
-  log(`server trees in ${tempDir}, Apache on 127.0.0.1:${port}, memory cap ${mib(capBytes)}`);
+  log(`server trees in ${workDir}, Apache on 127.0.0.1:${port}, memory cap ${mib(capBytes)}`);
   if (database !== undefined && stockSide.databaseConfig !== undefined) {
     await initialiseDatabase(stockSide.databaseConfig, database);
     log(`MariaDB data directory ready in ${database.datadir} (socket only, no TCP)`);
