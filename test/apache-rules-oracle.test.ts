@@ -54,7 +54,7 @@ async function withCaseCopy<T>(testCase: RuleCase, fixed: boolean, use: (dir: st
 }
 
 function oracleOptions(dir: string, testCase: RuleCase) {
-  return { serverRoot: dir, configFile: testCase.paths[0] as string, before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`], envvars: null };
+  return { serverRoot: dir, configFile: testCase.paths[0] as string, before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`] };
 }
 
 /** apache2 -t on a copy of a fixture case, the rule's fixes applied first when `fixed`. */
@@ -469,4 +469,34 @@ describe('AP1003 include-whole-directory', () => {
     const read = await filesRead('AP1003', 'good-patterns', false);
     assert.ok(read.includes('conf.d/site.conf') && !read.includes('conf.d/site.conf~'), read.join(' | '));
   });
+});
+
+describe('AP1004 undefined-variable', () => {
+  /** The names apache2 warns about with AH00111 and the names the rule reports, which must agree. */
+  async function warnedAndReported(t: TestContext, name: string): Promise<{ warned: string[]; reported: string[]; result: ApacheConfigTestResult } | undefined> {
+    if (requireTool(t, 'apache2') === undefined) return undefined;
+    const { result, diagnostics } = await configTest(fixtureCase('AP1004', name));
+    const warned = result.messages.filter((m) => m.code === 'AH00111').map((m) => /\$\{([^}]*)\}/.exec(m.text)?.[1] ?? m.text);
+    const reported = diagnostics.map((d) => /^\$\{([^}]*)\}/.exec(d.message)?.[1] ?? d.message);
+    for (const d of diagnostics) assert.ok(result.messages.some((m) => m.code === 'AH00111' && d.message.includes(`AH00111: ${m.text}`)), d.message);
+    return { warned: [...new Set(warned)].sort(), reported: [...new Set(reported)].sort(), result };
+  }
+
+  for (const name of ['bad-undefined.conf', 'bad-crlf.conf', 'bad-debian-no-envvars']) {
+    it(`${name}: apache2 warns AH00111 for exactly the names reported`, async (t) => {
+      const found = await warnedAndReported(t, name);
+      if (found === undefined) return;
+      assert.ok(found.reported.length > 0);
+      assert.deepEqual(found.reported, found.warned);
+    });
+  }
+
+  for (const name of ['good-defined.conf', 'good-debian-envvars']) {
+    it(`${name}: no AH00111`, async (t) => {
+      const found = await warnedAndReported(t, name);
+      if (found === undefined) return;
+      assert.deepEqual(found.warned, []);
+      assert.equal(found.result.exitCode, 0, found.result.stderr);
+    });
+  }
 });

@@ -1,0 +1,66 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { Located } from '../../src/engine/types.js';
+import type { ApacheSectionUse } from '../../src/languages/apache/model.js';
+
+const REFERENCE = /\$\{([^}]*)\}/g;
+
+export default defineRule({
+  meta: {
+    id: 'AP1004',
+    name: 'undefined-variable',
+    language: 'apache',
+    category: 'correctness',
+    description: 'A ${NAME} reference that neither an earlier Define nor the environment sets stays in the value literally',
+    defaultSeverity: 'error',
+    recommended: true,
+    messages: {
+      undefined:
+        '${{{name}}} is set by no Define above this line and not by the environment{{where}}: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected a Define {{name}} before this line, or the right name',
+      definedLater:
+        '${{{name}}} is used before "Define {{name}}" at {{defined}} sets it: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected the Define before this line',
+      noValue:
+        '${{{name}}} refers to "Define {{name}}", which sets no value: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected Define {{name}} <value>',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const apache = ctx.apache;
+    if (apache === undefined) return {};
+    const report = (at: Located & { readonly order: number }, names: readonly string[]): void => {
+      for (const name of new Set(names)) {
+        const later = apache.named('define').find((define) => define.order > at.order && define.args[0] === name && define.args[1] !== undefined);
+        if (later !== undefined) {
+          const defined = `${later.file.displayPath}:${later.file.position(later.range[0]).line}`;
+          ctx.report({ at, messageId: 'definedLater', data: { name, defined } });
+          continue;
+        }
+        const bare = apache.defines.has(name) && apache.defines.get(name) === undefined;
+        // Debian's apache2ctl exports APACHE_* from envvars; without that file next to apache2.conf they stay unset.
+        const where = name.startsWith('APACHE_') ? ' (Debian sets APACHE_* in /etc/apache2/envvars, which apache2ctl reads)' : '';
+        ctx.report({ at, messageId: bare ? 'noValue' : 'undefined', data: { name, where } });
+      }
+    };
+    const section = (use: ApacheSectionUse): void => {
+      if (use.node.argsText.includes('${')) report(use, unresolvedIn(use.argsText));
+    };
+    return {
+      directive: {
+        '*': (use) => {
+          if (use.unresolved.length > 0) report(use, use.unresolved);
+        },
+      },
+      section: { '*': section },
+      end() {
+        for (const evaluation of apache.conditionals) section(evaluation.section);
+      },
+    };
+  },
+});
+
+/**
+ * The references left in expanded text: httpd keeps an unknown `${NAME}`
+ * literally and skips names with a colon (mod_rewrite and expression syntax).
+ */
+function unresolvedIn(expanded: string): string[] {
+  return [...expanded.matchAll(REFERENCE)].map((match) => match[1] as string).filter((name) => !name.includes(':'));
+}
