@@ -80,7 +80,7 @@ export function indentationOf(file: SourceFile, line: LogicalLine): string {
   return text.slice(line.start, end);
 }
 
-function guessIndentUnit(file: SourceFile): string {
+export function guessIndentUnit(file: SourceFile): string {
   const match = /\n([ \t]+)\S/.exec(file.text);
   if (match === null) return '    ';
   const indent = match[1] as string;

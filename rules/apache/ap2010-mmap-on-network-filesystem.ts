@@ -1,0 +1,42 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { describeMount, flagOnNetworkPlaces, placeLabel } from '../../src/languages/apache/docroots.js';
+import { planDirectoryFlag } from '../../src/languages/apache/directory-edits.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP2010',
+    name: 'mmap-on-network-filesystem',
+    language: 'apache',
+    category: 'performance',
+    description: 'EnableMMAP is On for files served from a network filesystem',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: {
+      mmap: 'EnableMMAP {{value}} for {{place}} on {{mount}}: when another client of the share deletes or truncates a file while httpd has it mapped, the child reading it dies of a bus error; expected EnableMMAP Off in <Directory "{{path}}">',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        const mounts = ctx.host.mounts;
+        if (apache === undefined || mounts === undefined) return;
+        for (const { place, setting, at } of flagOnNetworkPlaces(apache, mounts.value, 'enablemmap')) {
+          ctx.report({
+            at,
+            messageId: 'mmap',
+            data: {
+              value: setting.use === undefined ? `${setting.args[0] ?? 'On'} (default)` : (setting.args[0] ?? 'On'),
+              place: placeLabel(place),
+              path: place.path,
+              mount: describeMount(place.mount, mounts),
+            },
+            fix: () => planDirectoryFlag(apache, place, 'EnableMMAP', 'Off', setting),
+          });
+        }
+      },
+    };
+  },
+});

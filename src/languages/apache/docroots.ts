@@ -1,0 +1,307 @@
+import * as path from 'node:path';
+import type { Located } from '../../engine/types.js';
+import { filesystemTypeOf, isNetworkFilesystem, type Fact, type MountEntry } from '../../host/facts.js';
+import { compileFnmatch, hasWildcard } from './fnmatch.js';
+import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
+import { effectiveSetting, flagValue } from './settings.js';
+
+/**
+ * Where the config serves files from, and which `<Directory>` sections apply
+ * there, merged the way httpd merges them (core.c `ap_core_reorder_directories`
+ * and request.c `ap_directory_walk`): the server's sections, then the
+ * `<VirtualHost>`'s, sorted so that non-regex sections come first by number of
+ * path components (the order in the files breaking ties, the server's before
+ * the vhost's), then the regex sections in file order; each later section
+ * overrides what an earlier one set. Rules use it to ask "what does httpd use
+ * for files under this DocumentRoot".
+ */
+
+/** A place the config serves files from, in one server (the main server or a `<VirtualHost>`). */
+export interface ServedPlace {
+  /** Absolute server path, without a trailing slash (`/` stays `/`). */
+  readonly path: string;
+  readonly kind: 'DocumentRoot' | 'Alias' | 'Directory';
+  /** The DocumentRoot or Alias line, or the `<Directory>` section. */
+  readonly at: ApacheDirectiveUse | ApacheSectionUse;
+  /** The `<VirtualHost>` whose requests see it; undefined for the main server. */
+  readonly vhost: ApacheSectionUse | undefined;
+}
+
+interface DirectorySection {
+  readonly section: ApacheSectionUse;
+  /** Path components of a non-regex section (`/` has none); undefined for a regex one. */
+  readonly components: readonly string[] | undefined;
+  readonly regex: RegExp | undefined;
+  readonly inVhost: boolean;
+}
+
+/** The `<VirtualHost>` sections in effect, in file order. */
+export function virtualHosts(config: ApacheConfig): ApacheSectionUse[] {
+  return config.sections.filter((section) => section.name === 'virtualhost');
+}
+
+/** The `<VirtualHost>` a directive or section belongs to, if any. */
+export function vhostOf(use: { readonly parent: ApacheSectionUse | undefined }): ApacheSectionUse | undefined {
+  for (let parent = use.parent; parent !== undefined; parent = parent.parent) {
+    if (parent.name === 'virtualhost') return parent;
+  }
+  return undefined;
+}
+
+/** A path as httpd's config resolves it: relative to ServerRoot, without a trailing slash. */
+export function serverPath(config: ApacheConfig, written: string): string {
+  return path.posix.resolve(config.serverRoot, written);
+}
+
+/**
+ * The DocumentRoot of the main server (when the config sets one) and of every
+ * `<VirtualHost>` (its own, else the main server's).
+ */
+export function documentRoots(config: ApacheConfig): ServedPlace[] {
+  const roots: ServedPlace[] = [];
+  const main = effectiveSetting(config, 'documentroot').use;
+  if (main?.args[0] !== undefined) roots.push({ path: serverPath(config, main.args[0]), kind: 'DocumentRoot', at: main, vhost: undefined });
+  for (const vhost of virtualHosts(config)) {
+    const use = effectiveSetting(config, 'documentroot', vhost).use;
+    if (use?.args[0] !== undefined) roots.push({ path: serverPath(config, use.args[0]), kind: 'DocumentRoot', at: use, vhost });
+  }
+  return roots;
+}
+
+/**
+ * Every place files are served from or configured for: DocumentRoots, the
+ * targets of Alias and ScriptAlias, and the paths of non-regex `<Directory>`
+ * sections without wildcards. Server-level Alias and `<Directory>` are seen
+ * by every server, so they are listed once per server.
+ */
+export function servedPlaces(config: ApacheConfig): ServedPlace[] {
+  const places = documentRoots(config);
+  const servers: (ApacheSectionUse | undefined)[] = [undefined, ...virtualHosts(config)];
+  const scoped = (vhost: ApacheSectionUse | undefined): (ApacheSectionUse | undefined)[] => (vhost === undefined ? servers : [vhost]);
+  for (const name of ['alias', 'scriptalias']) {
+    for (const use of config.named(name)) {
+      const target = use.args[1];
+      const container = config.container(use);
+      if (target === undefined || !target.startsWith('/') || (container !== undefined && container.name !== 'virtualhost')) continue;
+      for (const vhost of scoped(container)) places.push({ path: serverPath(config, target), kind: 'Alias', at: use, vhost });
+    }
+  }
+  for (const section of config.sections) {
+    if (section.name !== 'directory' || section.args[0] === '~') continue;
+    const written = section.args[0];
+    if (written === undefined || !written.startsWith('/') || written.split('/').some(hasWildcard)) continue;
+    for (const vhost of scoped(vhostOf(section))) places.push({ path: serverPath(config, written), kind: 'Directory', at: section, vhost });
+  }
+  return places;
+}
+
+/** The `<Directory>`/`<DirectoryMatch>` sections a server sees, in the order httpd applies them. */
+function directorySections(config: ApacheConfig, vhost: ApacheSectionUse | undefined): DirectorySection[] {
+  const found: DirectorySection[] = [];
+  for (const section of config.sections) {
+    if (section.name !== 'directory' && section.name !== 'directorymatch') continue;
+    const owner = vhostOf(section);
+    if (owner !== undefined && owner !== vhost) continue;
+    const isRegex = section.name === 'directorymatch' || section.args[0] === '~';
+    const written = section.name === 'directory' && isRegex ? section.args[1] : section.args[0];
+    if (written === undefined) continue;
+    found.push({
+      section,
+      components: isRegex ? undefined : components(path.posix.resolve('/', written)),
+      regex: isRegex ? compileRegex(written) : undefined,
+      inVhost: owner !== undefined,
+    });
+  }
+  return found.sort((a, b) => {
+    if ((a.components === undefined) !== (b.components === undefined)) return a.components === undefined ? 1 : -1;
+    const depth = (a.components?.length ?? 0) - (b.components?.length ?? 0);
+    if (depth !== 0) return depth;
+    if (a.inVhost !== b.inVhost) return a.inVhost ? 1 : -1;
+    return a.section.order - b.section.order;
+  });
+}
+
+/** JavaScript reads most PCRE patterns the same; one it cannot read matches nothing. */
+function compileRegex(source: string): RegExp | undefined {
+  try {
+    return new RegExp(source);
+  } catch {
+    return undefined;
+  }
+}
+
+function components(absolute: string): string[] {
+  return absolute.split('/').filter((part) => part !== '');
+}
+
+/**
+ * Whether a section applies to a directory: a non-regex section when its
+ * components equal the directory's first ones (wildcards matched per
+ * component, as `apr_fnmatch` with APR_FNM_PATHNAME does), a regex section
+ * when it matches the directory path with its trailing slash.
+ */
+function appliesTo(entry: DirectorySection, directory: string): boolean {
+  if (entry.components === undefined) return entry.regex?.test(directory === '/' ? '/' : `${directory}/`) === true;
+  const target = components(directory);
+  if (entry.components.length > target.length) return false;
+  return entry.components.every((part, index) => {
+    const name = target[index] as string;
+    return hasWildcard(part) ? compileFnmatch(part)(name) : part === name;
+  });
+}
+
+export interface PathSetting {
+  /** The arguments in effect, or the default as one argument. */
+  readonly args: readonly string[];
+  /** The line that decided it; undefined when httpd's default applies. */
+  readonly use: ApacheDirectiveUse | undefined;
+}
+
+/**
+ * The lines of one directive that apply to a directory of a server, in the
+ * order httpd merges them: the server's own lines (with `scopeLines`), the
+ * vhost's, then those set directly in each applicable `<Directory>` section.
+ */
+export function linesAtPath(
+  config: ApacheConfig,
+  lowerName: string,
+  directory: string,
+  vhost: ApacheSectionUse | undefined,
+  options: { readonly scopeLines?: boolean; readonly regexSections?: boolean } = {},
+): ApacheDirectiveUse[] {
+  const byContainer = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>();
+  for (const use of config.named(lowerName)) {
+    const container = config.container(use);
+    const list = byContainer.get(container);
+    if (list === undefined) byContainer.set(container, [use]);
+    else list.push(use);
+  }
+  const lines: ApacheDirectiveUse[] = [];
+  if (options.scopeLines !== false) {
+    lines.push(...(byContainer.get(undefined) ?? []));
+    if (vhost !== undefined) lines.push(...(byContainer.get(vhost) ?? []));
+  }
+  for (const entry of directorySections(config, vhost)) {
+    if (entry.components === undefined && options.regexSections === false) continue;
+    if (!appliesTo(entry, directory)) continue;
+    lines.push(...(byContainer.get(entry.section) ?? []));
+  }
+  return lines;
+}
+
+/** The value of a per-directory directive for files in a directory of a server. */
+export function settingAtPath(config: ApacheConfig, lowerName: string, directory: string, vhost: ApacheSectionUse | undefined): PathSetting {
+  const lines = linesAtPath(config, lowerName, directory, vhost);
+  const last = lines[lines.length - 1];
+  if (last !== undefined) return { args: last.args, use: last };
+  return { args: effectiveSetting(config, lowerName, vhost).args, use: undefined };
+}
+
+/** The `<Directory>` sections (non-regex, same server) whose path is exactly this directory, last applied last. */
+export function exactDirectorySections(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): ApacheSectionUse[] {
+  return directorySections(config, vhost)
+    .filter((entry) => entry.components !== undefined && !entry.components.some(hasWildcard) && `/${entry.components.join('/')}` === directory)
+    .map((entry) => entry.section);
+}
+
+/** Whether the section is a non-regex `<Directory>` without wildcards for exactly this directory. */
+export function isExactDirectory(section: ApacheSectionUse | undefined, directory: string): boolean {
+  if (section === undefined || section.name !== 'directory' || section.args[0] === '~') return false;
+  const written = section.args[0];
+  return written !== undefined && !written.split('/').some(hasWildcard) && path.posix.resolve('/', written) === directory;
+}
+
+/**
+ * Whether a server's responses go out through mod_ssl (`SSLEngine on`), which
+ * reads file contents to encrypt them, so sendfile is never used for them.
+ */
+export function servesTls(config: ApacheConfig, vhost: ApacheSectionUse | undefined): boolean {
+  return config.hasModule('ssl_module') && flagValue(effectiveSetting(config, 'sslengine', vhost)) === true;
+}
+
+/** `file:line` of a located thing, for messages. */
+export function lineOf(at: Located): string {
+  return `${at.file.displayPath}:${at.file.position(at.range[0]).line}`;
+}
+
+/** The directory levels from `/` down to a directory: `/`, `/var`, `/var/www`. */
+export function pathLevels(directory: string): string[] {
+  const parts = components(directory);
+  return ['/', ...parts.map((_, index) => `/${parts.slice(0, index + 1).join('/')}`)];
+}
+
+/** A served place with the mount that holds it. */
+export interface MountedPlace extends ServedPlace {
+  readonly mount: MountEntry;
+}
+
+/** The served places that sit on a network or FUSE filesystem, by the host's mount table. */
+export function placesOnNetworkFilesystems(config: ApacheConfig, mounts: readonly MountEntry[]): MountedPlace[] {
+  return servedPlaces(config).flatMap((place) => {
+    const mount = filesystemTypeOf(mounts, place.path);
+    return mount !== undefined && isNetworkFilesystem(mount.fsType) ? [{ ...place, mount }] : [];
+  });
+}
+
+/** `nfs4 (nas:/export/www at /srv/www; mounts from probe (/proc/self/mountinfo))`, for messages. */
+export function describeMount(mount: MountEntry, mounts: Fact<readonly MountEntry[]>): string {
+  const what = mount.source === '' ? `mounted at ${mount.mountPoint}` : `${mount.source} at ${mount.mountPoint}`;
+  return `${mount.fsType} (${what}; mounts from ${mounts.source})`;
+}
+
+/** A served place on a network filesystem where a per-directory flag is On, with the line (or place) that makes it so. */
+export interface FlagOnNetwork {
+  readonly place: MountedPlace;
+  readonly setting: PathSetting;
+  /** The line that turns it On, or the place itself when httpd's default does. */
+  readonly at: ApacheDirectiveUse | ApacheSectionUse;
+}
+
+/**
+ * Where a per-directory On/Off directive (EnableSendfile, EnableMMAP) is On
+ * for a place on a network filesystem, once per deciding line and path.
+ * `skip` leaves out servers the flag does not matter for.
+ */
+export function flagOnNetworkPlaces(
+  config: ApacheConfig,
+  mounts: readonly MountEntry[],
+  lowerName: string,
+  skip: (vhost: ApacheSectionUse | undefined) => boolean = () => false,
+): FlagOnNetwork[] {
+  const found: FlagOnNetwork[] = [];
+  const seen = new Set<string>();
+  for (const served of placesOnNetworkFilesystems(config, mounts)) {
+    if (skip(served.vhost)) continue;
+    const setting = settingAtPath(config, lowerName, served.path, served.vhost);
+    if (setting.args[0]?.toLowerCase() !== 'on') continue;
+    const place = decidingDirectoryOnNetwork(config, mounts, setting, served) ?? served;
+    const at = setting.use ?? place.at;
+    // A default applies to the path however many lines name it: one finding per path then.
+    const key = `${setting.use === undefined ? 'default' : lineOf(setting.use)}\0${place.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    found.push({ place, setting, at });
+  }
+  return found;
+}
+
+/**
+ * When the line that turns a flag On sits in a `<Directory>` that is itself
+ * on a network filesystem (the mount point above a DocumentRoot, say), that
+ * section is the place to change: one edit covers everything below it.
+ */
+function decidingDirectoryOnNetwork(config: ApacheConfig, mounts: readonly MountEntry[], setting: PathSetting, served: ServedPlace): MountedPlace | undefined {
+  const section = setting.use === undefined ? undefined : config.container(setting.use);
+  if (section === undefined || section.name !== 'directory' || section.args[0] === '~') return undefined;
+  const written = section.args[0];
+  if (written === undefined || written.split('/').some(hasWildcard)) return undefined;
+  const directory = path.posix.resolve('/', written);
+  const mount = filesystemTypeOf(mounts, directory);
+  if (mount === undefined || !isNetworkFilesystem(mount.fsType)) return undefined;
+  return { path: directory, kind: 'Directory', at: section, vhost: served.vhost, mount };
+}
+
+/** `DocumentRoot /srv/www`, `Alias target /mnt/media`, `<Directory /srv/www>`, for messages. */
+export function placeLabel(place: ServedPlace): string {
+  return place.kind === 'Directory' ? `<Directory ${place.path}>` : place.kind === 'Alias' ? `Alias target ${place.path}` : `DocumentRoot ${place.path}`;
+}
