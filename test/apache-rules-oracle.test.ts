@@ -8,7 +8,7 @@ import { builtinRules } from '../rules/index.js';
 import type { Diagnostic } from '../src/engine/types.js';
 import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, type DirectiveSpec } from '../src/languages/apache/directives.js';
 import type { MpmName } from '../src/languages/apache/names.js';
-import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
+import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
 import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
 import { requireTool } from './helpers/tools.js';
 
@@ -499,4 +499,27 @@ describe('AP1004 undefined-variable', () => {
       assert.equal(found.result.exitCode, 0, found.result.stderr);
     });
   }
+});
+
+describe('AP1005 ifmodule-before-loadmodule', () => {
+  it('bad-before.conf: the guarded lines are missing from what httpd keeps, the negated one applies, the modules are loaded', async (t) => {
+    if ((await accepted(t, 'AP1005', 'bad-before.conf')) === undefined) return;
+    const kept = await keptLines('AP1005', 'bad-before.conf', false);
+    assert.ok(!kept.some((line) => line.startsWith('Header') || line.startsWith('SetHandler')), kept.join(' | '));
+    assert.ok(kept.includes('ServerSignature Off'), kept.join(' | '));
+    const testCase = fixtureCase('AP1005', 'bad-before.conf');
+    const modules = await withCaseCopy(testCase, false, (dir) => apacheDumpModules(oracleOptions(dir, testCase)));
+    for (const module of ['headers_module', 'rewrite_module', 'status_module']) assert.ok(modules.some((m) => m.name === module), module);
+  });
+
+  it('bad-debian-order: the security header is never set', async (t) => {
+    if ((await accepted(t, 'AP1005', 'bad-debian-order')) === undefined) return;
+    assert.ok(!(await keptLines('AP1005', 'bad-debian-order', false)).some((line) => line.startsWith('Header')));
+  });
+
+  it('good-order.conf: static and earlier-loaded modules are seen', async (t) => {
+    if ((await accepted(t, 'AP1005', 'good-order.conf')) === undefined) return;
+    const kept = await keptLines('AP1005', 'good-order.conf', false);
+    for (const line of ['ServerSignature Off', 'Header always set X-Frame-Options SAMEORIGIN', 'Listen 8080']) assert.ok(kept.includes(line), kept.join(' | '));
+  });
 });

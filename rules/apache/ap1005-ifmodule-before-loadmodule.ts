@@ -1,0 +1,59 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { ApacheNode } from '../../src/languages/apache/cst.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP1005',
+    name: 'ifmodule-before-loadmodule',
+    language: 'apache',
+    category: 'correctness',
+    description: '<IfModule> is evaluated where httpd reads it, so a block above the module\'s LoadModule sees the module as absent',
+    defaultSeverity: 'error',
+    recommended: true,
+    messages: {
+      skipped:
+        '<IfModule {{subject}}> is read before {{module}} is loaded at {{load}}, so httpd evaluates it as false and skips its {{lines}}; expected the block after the LoadModule',
+      appliedAnyway:
+        '<IfModule !{{subject}}> is read before {{module}} is loaded at {{load}}, so httpd applies its {{lines}} although the module is loaded; expected the block after the LoadModule',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        if (apache === undefined) return;
+        const modules = [...apache.modules.values()];
+        for (const evaluation of apache.conditionals) {
+          if (evaluation.section.name !== 'ifmodule') continue;
+          const module = modules.find((candidate) => candidate.identifier === evaluation.subject || candidate.sourceName === evaluation.subject);
+          const load = module?.use;
+          if (module === undefined || load === undefined || load.order < evaluation.section.order) continue;
+          ctx.report({
+            at: evaluation.section,
+            messageId: evaluation.negated ? 'appliedAnyway' : 'skipped',
+            data: {
+              subject: evaluation.subject,
+              module: module.identifier,
+              load: `${load.file.displayPath}:${load.file.position(load.range[0]).line}`,
+              lines: plural(countDirectives(evaluation.section.node.children), 'directive'),
+            },
+          });
+        }
+      },
+    };
+  },
+});
+
+function countDirectives(nodes: readonly ApacheNode[]): number {
+  let count = 0;
+  for (const node of nodes) {
+    if (node.kind === 'directive') count++;
+    else if (node.kind === 'section') count += 1 + countDirectives(node.children);
+  }
+  return count;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
