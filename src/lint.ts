@@ -51,6 +51,8 @@ export interface LintResult {
   readonly fixes: readonly FileFix[];
   /** Fix passes that ran (0 when nothing was fixable). */
   readonly passes: number;
+  /** The configs as read, for checking the fixes with the real servers (--verify). */
+  readonly configs: { readonly apache: readonly ApacheConfig[]; readonly mycnf: MycnfConfig | undefined };
 }
 
 /** A problem with the input itself (a main file that cannot be read): exit code 2. */
@@ -119,11 +121,13 @@ export async function lint(input: LintInput): Promise<LintResult> {
     sizingAfter: fixes.length === 0 ? undefined : sizingAfter,
     fixes,
     passes,
+    configs: { apache: first.apache, mycnf: first.mycnf },
   };
 }
 
+/** Errors of the readers: a parse error, or an option file the server's reader refuses (MY1001). */
 function parseErrorCount(diagnostics: readonly Diagnostic[]): number {
-  return diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001').length;
+  return diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001' || (diagnostic.ruleId === 'MY1001' && diagnostic.severity === 'error')).length;
 }
 
 function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: string): Loaded {
