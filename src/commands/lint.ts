@@ -42,7 +42,8 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const cliTarget = checkTargetFlag(options.target);
   if (options.printConfig !== undefined) return printConfigOf(options.printConfig, config, cliRules, cliTarget, options, cwd);
   const units = groupByHost(mainPaths(paths, options.sysroot, cwd), config);
-  const outcomes = await lintUnits(units, config, cliRules, cliTarget, options, cwd);
+  const linted = await lintUnits(units, config, cliRules, cliTarget, options, cwd);
+  const outcomes = options.verify ? await verifyUnits(linted, options, cwd) : linted;
   const fixes = outcomes.flatMap((outcome) => outcome.result.fixes);
   const patch = await unifiedDiff(fixes.map((fix) => ({ patchPath: fix.file.patchPath, before: fix.before, after: fix.after })));
   const wrote = options.fix && fixes.length > 0;
@@ -93,6 +94,16 @@ async function lintUnits(
     outcomes.push({ label: unit.group.label, result });
   }
   return outcomes;
+}
+
+/** --verify: the real servers read each host's patched configs before anything is printed or written; fixes they reject are left out (TL0008). */
+async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintCommandOptions, cwd: string): Promise<UnitOutcome[]> {
+  const { FixVerifier } = await import('../engine/verify.js');
+  const includeBase = options.includeBase === undefined ? undefined : path.resolve(cwd, options.includeBase);
+  const verifier = new FixVerifier({ cwd, sysroot: options.sysroot, includeBase, defines: options.define, onNote: (note) => process.stderr.write(`tune-lint: ${note}\n`) });
+  const verified: UnitOutcome[] = [];
+  for (const outcome of outcomes) verified.push({ ...outcome, result: await verifier.verify(outcome.result) });
+  return verified;
 }
 
 /** What every host's lint shares: where files are and how far to read them. */
