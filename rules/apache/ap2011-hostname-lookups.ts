@@ -1,0 +1,81 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { inCaseOf, replaceApacheArg } from '../../src/languages/apache/edits.js';
+import { sectionLabel, type ApacheDirectiveUse, type ApacheSectionUse } from '../../src/languages/apache/model.js';
+import { decidingLines, perServer } from '../../src/languages/apache/vhosts.js';
+
+const ON = /^(on|double)$/i;
+
+export default defineRule({
+  meta: {
+    id: 'AP2011',
+    name: 'hostname-lookups',
+    language: 'apache',
+    category: 'performance',
+    description: 'HostnameLookups or host-based access rules make requests wait for DNS',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: {
+      server:
+        'HostnameLookups {{value}}: every request waits for a reverse DNS lookup of the client address{{double}} before httpd logs and handles it; expected HostnameLookups Off, with logs resolved offline by logresolve',
+      narrow:
+        'HostnameLookups {{value}} in {{section}}: requests there wait for a reverse DNS lookup of the client address{{double}}; keep it if the names are needed there, else HostnameLookups Off',
+      hostAccess:
+        '{{directive}} {{hosts}}: httpd checks a host name with a double DNS lookup (reverse, then forward to confirm) for every request this rule is evaluated for, whatever HostnameLookups says; expected {{instead}} with the client addresses',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const apache = ctx.apache;
+    if (apache === undefined) return {};
+    const doubleText = (value: string): string => (/^double$/i.test(value) ? ' and a forward lookup to confirm it' : '');
+    const hostAccess = (use: ApacheDirectiveUse, keywords: readonly string[], hosts: readonly string[], instead: string): void => {
+      if (hosts.length === 0) return;
+      ctx.report({ at: use, messageId: 'hostAccess', severity: 'info', data: { directive: [use.node.name, ...keywords].join(' '), hosts: hosts.join(' '), instead } });
+    };
+    return {
+      directive: {
+        require(use) {
+          const words = use.args.map((word) => word.toLowerCase());
+          const at = words[0] === 'not' ? 1 : 0;
+          if (words[at] === 'host') hostAccess(use, use.args.slice(0, at + 1), use.args.slice(at + 1), 'Require ip');
+        },
+        allow(use) {
+          hostAccess(use, use.args.slice(0, 1), hostNames(use.args), 'Allow from');
+        },
+        deny(use) {
+          hostAccess(use, use.args.slice(0, 1), hostNames(use.args), 'Deny from');
+        },
+      },
+      end() {
+        for (const use of decidingLines(perServer(apache, 'hostnamelookups'))) {
+          const value = use.args[0] ?? '';
+          if (!ON.test(value)) continue;
+          ctx.report({ at: use, messageId: 'server', data: { value, double: doubleText(value) }, fix: () => replaceApacheArg(use, 0, inCaseOf(value, 'Off')) });
+        }
+        const lastInSection = new Map<ApacheSectionUse, ApacheDirectiveUse>();
+        for (const use of apache.named('hostnamelookups')) {
+          const container = apache.container(use);
+          if (container !== undefined && container.name !== 'virtualhost') lastInSection.set(container, use);
+        }
+        for (const [container, use] of lastInSection) {
+          const value = use.args[0] ?? '';
+          if (!ON.test(value)) continue;
+          const section = sectionLabel(container.node);
+          ctx.report({ at: use, messageId: 'narrow', severity: 'info', data: { value, section, double: doubleText(value) } });
+        }
+      },
+    };
+  },
+});
+
+/** The host names among `Allow from` / `Deny from` arguments: not `all`, `env=`, or an IPv4/IPv6 address or network. */
+function hostNames(args: readonly string[]): string[] {
+  if (args[0]?.toLowerCase() !== 'from') return [];
+  return args.slice(1).filter((word) => {
+    const lower = word.toLowerCase();
+    if (lower === 'all' || lower.startsWith('env=')) return false;
+    if (word.includes(':')) return false;
+    return /[a-z]/i.test(word.replace(/\/.*$/, ''));
+  });
+}
