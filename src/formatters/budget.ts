@@ -84,9 +84,10 @@ function picture(title: string | undefined, consumers: readonly Consumer[], ram:
     `    ${label.padEnd(labelWidth)} ${cells} ${formatBytes(bytes).padStart(9)}  ${detail}`.trimEnd();
   let used = 0;
   for (const consumer of consumers) {
-    const start = column(used);
     used += consumer.bytes;
-    const end = consumer.bytes > 0 ? Math.min(BAR_WIDTH, Math.max(column(used), start + 1)) : start;
+    // Anything above zero gets at least one cell, even when rounding puts it past the last column.
+    const end = consumer.bytes > 0 ? Math.max(column(used), Math.min(column(used - consumer.bytes) + 1, BAR_WIDTH)) : column(used);
+    const start = consumer.bytes > 0 ? Math.min(column(used - consumer.bytes), end - 1) : end;
     lines.push(row(consumer.label, bar(start, end, ramColumn, consumer.kind, paint), consumer.bytes, consumer.detail));
   }
   const free = Math.max(0, ram - total);

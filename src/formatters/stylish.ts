@@ -45,7 +45,7 @@ export const formatStylish: Formatter = (input) => {
   for (const unit of input.units) {
     const diagnostics = visibleDiagnostics(unit.result.diagnostics, input.quiet);
     shown.push(...diagnostics);
-    if (input.units.length > 1) out.push(paint.bold(`Host ${unit.label ?? '(top-level host: in .tune-lint.yaml)'}`), '');
+    if (input.units.length > 1) out.push(paint.bold(`Host: ${unit.label ?? 'top level of .tune-lint.yaml'}`), '');
     out.push(...diagnosticLines(diagnostics, paint));
     if (!input.quiet) out.push(...hostLines(unit, paint));
   }
