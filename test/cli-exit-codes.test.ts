@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { removeScratch, runCli, scratchDir, writeFiles, type CliRun } from './helpers/cli.js';
+
+const dir = scratchDir('exit');
+after(() => removeScratch(dir));
+
+const PREFORK = 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\n<IfModule mpm_prefork_module>\n    MaxClients 20\n</IfModule>\n';
+const EVENT = 'LoadModule mpm_event_module modules/mod_mpm_event.so\n<IfModule mpm_event_module>\n    ServerLimit 4\n    ThreadsPerChild 25\n    MaxRequestWorkers 100\n</IfModule>\n';
+writeFiles(dir, { 'renamed.conf': PREFORK, 'clean.conf': EVENT, 'bad/.tune-lint.yaml': 'rules:\n  AP2001: loud\n', 'bad/x.conf': EVENT });
+
+/** Every rule off except the ones named, so these tests do not move when rules are added. */
+const catalogue = (JSON.parse(runCli(['rules', '--json'], { cwd: dir }).stdout) as { rules: { id: string }[] }).rules.map((rule) => rule.id);
+function only(settings: Record<string, string>): string[] {
+  return catalogue.flatMap((id) => ['--rule', `${id}=${settings[id] ?? 'off'}`]);
+}
+
+function lint(args: readonly string[], cwd = dir): CliRun {
+  return runCli(['--no-probe', '--host-ram', '2G', '--per-child', '30M', ...args], { cwd });
+}
+
+/** Exit 2 with one `tune-lint:` line on stderr, nothing on stdout, and no stack trace. */
+function assertUsageError(run: CliRun, expected: RegExp): void {
+  assert.equal(run.status, 2, run.stderr);
+  assert.equal(run.stdout, '');
+  assert.match(run.stderr, /^tune-lint: [^\n]+\n$/, `not one line: ${JSON.stringify(run.stderr)}`);
+  assert.match(run.stderr, expected);
+  assert.doesNotMatch(run.stderr, /^\s+at /m);
+}
+
+describe('exit codes: 0 nothing at the failure threshold, 1 findings', () => {
+  it('0 and "No problems found." when nothing is reported', () => {
+    const run = lint([...only({ AP4001: 'warn' }), 'clean.conf']);
+    assert.equal(run.status, 0, run.stdout);
+    assert.match(run.stdout, /^No problems found\.$/m);
+  });
+
+  it('warnings alone exit 0, unless there are more than --max-warnings', () => {
+    const warn = [...only({ AP4001: 'warn' }), 'renamed.conf'];
+    assert.equal(lint(warn).status, 0);
+    assert.equal(lint([...warn, '--max-warnings', '0']).status, 1);
+    assert.equal(lint([...warn, '--max-warnings', '1']).status, 0);
+    assert.equal(lint([...warn, '--max-warnings', '-1']).status, 0, 'a negative limit is no limit');
+  });
+
+  it('--quiet shows errors only and does not count warnings', () => {
+    const run = lint([...only({ AP4001: 'warn' }), 'renamed.conf', '--quiet', '--max-warnings', '0']);
+    assert.equal(run.status, 0);
+    assert.doesNotMatch(run.stdout, /AP4001/);
+    assert.doesNotMatch(run.stdout, /Host facts used/);
+    const json = JSON.parse(lint([...only({ AP4001: 'warn' }), 'renamed.conf', '--quiet', '--format', 'json']).stdout) as { results: { diagnostics: unknown[] }[] };
+    assert.deepEqual(json.results.flatMap((result) => result.diagnostics), []);
+  });
+
+  it('an error exits 1, with or without --quiet', () => {
+    for (const extra of [[], ['--quiet']]) {
+      const run = lint([...only({ AP4001: 'error' }), 'renamed.conf', ...extra]);
+      assert.equal(run.status, 1);
+      assert.match(run.stdout, /3:5 {2}error {2}MaxClients is the httpd 2\.2 name/);
+    }
+  });
+
+  it('info never fails, even with --max-warnings 0', () => {
+    assert.equal(lint([...only({ AP4001: 'info' }), 'renamed.conf', '--max-warnings', '0']).status, 0);
+  });
+
+  it('--rule takes a rule name as well as an id', () => {
+    const byName = lint([...only({}), '--rule', 'renamed-mpm-directive=error', 'renamed.conf']);
+    assert.equal(byName.status, 1);
+    assert.match(byName.stdout, /AP4001 renamed-mpm-directive/);
+  });
+
+  it('every output format gives the same exit code', () => {
+    for (const format of ['stylish', 'json', 'sarif', 'diff']) {
+      assert.equal(lint([...only({ AP4001: 'error' }), 'renamed.conf', '--format', format]).status, 1, format);
+      assert.equal(lint([...only({ AP4001: 'error' }), 'clean.conf', '--format', format]).status, 0, format);
+    }
+  });
+});
+
+describe('exit code 2: one clear line on stderr, no stack trace', () => {
+  const cases: [string, string[], RegExp, string?][] = [
+    ['a main file that does not exist', ['nope.conf'], /^tune-lint: nope\.conf: no such file$/m],
+    ['a directory as main file', ['bad'], /^tune-lint: bad is a directory, not a file$/m],
+    ['a mistake in .tune-lint.yaml found upward', ['x.conf'], /^tune-lint: \.tune-lint\.yaml:2:11: severity must be off, info, warn or error, not "loud"$/m, 'bad'],
+    ['--config naming no file', ['--config', 'none.yaml', 'clean.conf'], /^tune-lint: none\.yaml: no such config file$/m],
+    ['--rule without a severity', ['--rule', 'AP2001', 'clean.conf'], /^tune-lint: --rule AP2001: expected ID=off\|info\|warn\|error/m],
+    ['--rule with an unknown rule', ['--rule', 'XX0000=off', 'clean.conf'], /^tune-lint: --rule XX0000=off: unknown rule "XX0000"/m],
+    ['--target with an unknown product', ['--target', 'nginx=1.25', 'clean.conf'], /^tune-lint: --target: invalid target "nginx=1\.25"/m],
+    ['--format with an unknown format', ['--format', 'yaml', 'clean.conf'], /^tune-lint: option '--format <format>' argument 'yaml' is invalid/m],
+    ['an unknown option', ['--colour', 'clean.conf'], /^tune-lint: unknown option '--colour'/m],
+    ['--max-warnings that is not a number', ['--max-warnings', 'many', 'clean.conf'], /^tune-lint: option '--max-warnings <n>' argument 'many' is invalid\. expected a whole number$/m],
+    ['--host-ram that is not a size', ['--host-ram', 'big', 'clean.conf'], /^tune-lint: --host-ram: /m],
+    ['--profile naming no file', ['--profile', 'host.yaml', 'clean.conf'], /^tune-lint: --profile host\.yaml: no such file$/m],
+    ['--sysroot that is not a directory', ['--sysroot', 'clean.conf', 'clean.conf'], /^tune-lint: --sysroot clean\.conf: not a directory$/m],
+    ['no path and no system config under --sysroot', ['--sysroot', 'bad'], /^tune-lint: no config given and none found at \/etc\/apache2\/apache2\.conf, .* under --sysroot bad; give the main config files to lint$/m],
+  ];
+  for (const [what, args, expected, cwd] of cases) {
+    it(what, () => {
+      const run = runCli(['--no-probe', ...args], { cwd: cwd === undefined ? dir : path.join(dir, cwd) });
+      assertUsageError(run, expected);
+    });
+  }
+
+  it('--debug adds the stack trace', () => {
+    const run = runCli(['--no-probe', '--debug', 'nope.conf'], { cwd: dir });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /^tune-lint: \w*Error: nope\.conf: no such file\n\s+at /);
+  });
+});

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BAR_WIDTH, budgetPicture, type BarKind } from '../src/formatters/budget.js';
+import { DEFAULT_BUDGET, type ApacheSizing, type MysqlSizing, type Sizing } from '../src/engine/sizing.js';
+import type { ApacheConfig } from '../src/languages/apache/model.js';
+
+const MIB = 1024 * 1024;
+const plain = (_kind: BarKind, cells: string): string => cells;
+
+function apache(workers: number, perChildMiB: number, mpm: 'prefork' | 'event' = 'prefork', threads = 1): ApacheSizing {
+  const processes = Math.ceil(workers / threads);
+  return {
+    config: { root: { displayPath: 'etc/apache2/apache2.conf' } } as unknown as ApacheConfig,
+    mpm,
+    maxRequestWorkers: workers,
+    threadsPerChild: threads,
+    processes,
+    perChild: { value: { median: perChildMiB * MIB, max: perChildMiB * MIB, count: 0, metric: 'pss' }, source: 'flag --per-child' },
+    peak: processes * perChildMiB * MIB,
+    peakAtMax: processes * perChildMiB * MIB,
+    php: false,
+    processesThatFit: undefined,
+    overcommitted: false,
+    plannedMaxRequestWorkers: workers,
+  };
+}
+
+function mysql(globalsMiB: number, connections: number, perConnectionMiB: number): MysqlSizing {
+  return {
+    globals: [],
+    perConnection: [],
+    maxConnections: { value: connections, from: 'set in my.cnf:3' },
+    globalBytes: globalsMiB * MIB,
+    perConnectionBytes: perConnectionMiB * MIB,
+    peak: (globalsMiB + connections * perConnectionMiB) * MIB,
+  };
+}
+
+function sizing(ramMiB: number | undefined, servers: ApacheSizing[], db?: MysqlSizing): Sizing {
+  const ram = ramMiB === undefined ? undefined : ramMiB * MIB;
+  const osReserve = ram === undefined ? undefined : Math.min(Math.max(ram * 0.1, 64 * MIB), 1024 * MIB);
+  return {
+    ram: ram === undefined ? undefined : { value: ram, source: 'flag --host-ram' },
+    dbLocal: db === undefined ? { value: false, reason: 'no database config linted and none seen running' } : { value: true, reason: 'a MySQL/MariaDB config (my.cnf) is linted with it' },
+    osReserve,
+    apacheBudget: ram === undefined ? undefined : Math.floor(db === undefined ? ram - (osReserve ?? 0) : ram / 2),
+    apacheBudgetReason: '',
+    apache: servers,
+    mysql: db,
+    webDbConnections: undefined,
+    plannedWebDbConnections: undefined,
+    budget: DEFAULT_BUDGET,
+  };
+}
+
+/** The bar of a row: the cells between the label column and the figure, RAM mark included. */
+function barOf(lines: readonly string[], label: string, occurrence = 0): string {
+  const rows = lines.filter((line) => line.startsWith(`    ${label} `));
+  const row = rows[occurrence];
+  assert.ok(row !== undefined, `no row ${label} #${occurrence} in\n${lines.join('\n')}`);
+  const labelWidth = 'OS reserve'.length;
+  return row.slice(4 + labelWidth + 1, 4 + labelWidth + 1 + BAR_WIDTH + 1);
+}
+
+const count = (text: string, char: string): number => [...text].filter((c) => c === char).length;
+
+describe('memory budget picture', () => {
+  it('is empty without RAM, or with nothing to size', () => {
+    assert.deepEqual(budgetPicture(sizing(undefined, [apache(150, 20)]), undefined, plain), []);
+    assert.deepEqual(budgetPicture(sizing(1024, []), undefined, plain), []);
+  });
+
+  it('a host that fits: bars end to end within RAM, the rest free, the RAM mark at the last column', () => {
+    const lines = budgetPicture(sizing(1000, [apache(20, 20)]), undefined, plain);
+    assert.match(lines[0] as string, /^Memory at peak against 1000 MiB RAM \(flag --host-ram\):$/);
+    assert.match(lines[1] as string, /^ {2}500 MiB at peak, 500 MiB free \(one column = 25 MiB\)$/);
+    const apacheBar = barOf(lines, 'Apache    ');
+    const reserveBar = barOf(lines, 'OS reserve');
+    const freeBar = barOf(lines, 'free      ');
+    for (const bar of [apacheBar, reserveBar, freeBar]) {
+      assert.equal(bar.length, BAR_WIDTH + 1);
+      assert.equal(bar.indexOf('|'), BAR_WIDTH, 'the RAM mark ends each bar');
+      assert.equal(count(bar, '!'), 0);
+    }
+    assert.equal(count(apacheBar, '#'), 16, '400 MiB of 1000 MiB in 40 columns');
+    assert.equal(apacheBar.indexOf('#'), 0);
+    assert.equal(count(reserveBar, '='), 4, 'the 100 MiB reserve');
+    assert.equal(reserveBar.indexOf('='), 16, 'starts where Apache ends');
+    assert.equal(count(freeBar, '.'), 20);
+    assert.equal(freeBar.indexOf('.'), 20);
+    assert.match(lines.find((line) => line.startsWith('    Apache')) as string, /  400 MiB  MaxRequestWorkers 20 x 20 MiB per child; budget 900 MiB$/);
+    assert.match(lines.find((line) => line.startsWith('    free')) as string, /  500 MiB  RAM less the above$/);
+  });
+
+  it('over-commit: bars run past the RAM mark as ! and nothing is free', () => {
+    const lines = budgetPicture(sizing(500, [apache(150, 20)]), undefined, plain);
+    assert.match(lines[1] as string, /3 GiB at peak, 2\.5 GiB more than RAM/);
+    const apacheBar = barOf(lines, 'Apache    ');
+    const ramMark = apacheBar.indexOf('|');
+    assert.equal(ramMark, Math.round((500 / (3000 + 64)) * BAR_WIDTH));
+    assert.equal(count(apacheBar.slice(0, ramMark), '#'), ramMark, 'within RAM: #');
+    assert.ok(count(apacheBar.slice(ramMark + 1), '!') >= 30, 'beyond RAM: !');
+    assert.equal(count(apacheBar, '#') + count(apacheBar, '!'), BAR_WIDTH - 1, 'the reserve takes the last column');
+    assert.equal(count(barOf(lines, 'OS reserve'), '!'), 1, 'the reserve, all beyond RAM, still shows');
+    assert.equal(barOf(lines, 'free      ').trim(), '|');
+    assert.match(lines.find((line) => line.startsWith('    free')) as string, /0 B  none: the peak is over RAM by 2\.5 GiB$/);
+    assert.ok(lines.every((line) => line.length <= 160));
+  });
+
+  it('MySQL worst case and the event MPM arithmetic', () => {
+    const lines = budgetPicture(sizing(4096, [apache(400, 64, 'event', 25)], mysql(512, 100, 3)), undefined, plain);
+    assert.match(lines.find((line) => line.startsWith('    Apache')) as string, /1 GiB  MaxRequestWorkers 400 \/ ThreadsPerChild 25 = 16 processes x 64 MiB; budget 2 GiB$/);
+    assert.match(lines.find((line) => line.startsWith('    MySQL')) as string, /812 MiB  512 MiB global buffers \+ max_connections 100 x 3 MiB$/);
+    const mysqlBar = barOf(lines, 'MySQL     ');
+    assert.equal(mysqlBar.indexOf('#'), 10, 'MySQL starts where Apache ends (1 GiB of 4 GiB)');
+    assert.equal(count(mysqlBar, '#'), 8);
+  });
+
+  it('before and after the patch when the patch changes a figure, one picture when it does not', () => {
+    const before = sizing(500, [apache(150, 20)]);
+    const after = sizing(500, [apache(21, 20)]);
+    const both = budgetPicture(before, after, plain);
+    assert.ok(both.some((line) => line.startsWith('  before the patch: 3 GiB at peak')));
+    assert.ok(both.some((line) => line.startsWith('  after the patch: 484 MiB at peak, 16 MiB free')));
+    assert.equal(count(barOf(both, 'Apache    ', 1), '!'), 0, 'after the patch nothing is beyond RAM');
+    const same = budgetPicture(before, sizing(500, [apache(150, 20)]), plain);
+    assert.ok(!same.some((line) => line.includes('the patch')));
+  });
+
+  it('colour wraps runs of cells by kind and never changes the characters', () => {
+    const seen: string[] = [];
+    const painted = budgetPicture(sizing(500, [apache(150, 20)]), undefined, (kind, cells) => {
+      seen.push(kind);
+      return `<${kind}>${cells}</${kind}>`;
+    });
+    assert.deepEqual([...new Set(seen)].sort(), ['apache', 'over']);
+    const stripped = painted.map((line) => line.replace(/<\/?[a-z]+>/g, ''));
+    assert.deepEqual(stripped, budgetPicture(sizing(500, [apache(150, 20)]), undefined, plain));
+  });
+
+  it('says when the database is not counted', () => {
+    const lines = budgetPicture(sizing(1000, [apache(20, 20)]), undefined, plain);
+    assert.equal(lines.at(-1), '  no database counted: no database config linted and none seen running');
+  });
+});
