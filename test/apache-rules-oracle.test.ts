@@ -70,11 +70,11 @@ async function filesRead(id: string, name: string, fixed: boolean): Promise<stri
   );
 }
 
-/** The directives apache2 keeps (`-D DUMP_CONFIG`) from a fixture case, as `Name args` lines with blanks collapsed. */
+/** The directives apache2 keeps (`-D DUMP_CONFIG`) from a fixture case's files, as `Name args` lines with blanks collapsed. */
 async function keptLines(id: string, name: string, fixed: boolean): Promise<string[]> {
   const testCase = fixtureCase(id, name);
   const dump = await withCaseCopy(testCase, fixed, (dir) => apacheDumpConfig(oracleOptions(dir, testCase)));
-  return dump.map((entry) => `${entry.name} ${entry.args}`.replace(/\s+/g, ' ').trim());
+  return dump.filter((entry) => entry.file !== '-c/-C directives').map((entry) => `${entry.name} ${entry.args}`.replace(/\s+/g, ' ').trim());
 }
 
 /** The fatal error, as one line (AH00526 puts it on its own line; read-time errors carry a `file:line:` chain). */
@@ -521,5 +521,43 @@ describe('AP1005 ifmodule-before-loadmodule', () => {
     if ((await accepted(t, 'AP1005', 'good-order.conf')) === undefined) return;
     const kept = await keptLines('AP1005', 'good-order.conf', false);
     for (const line of ['ServerSignature Off', 'Header always set X-Frame-Options SAMEORIGIN', 'Listen 8080']) assert.ok(kept.includes(line), kept.join(' | '));
+  });
+});
+
+describe('AP1006 ifmodule-unknown-name', () => {
+  /** Whether apache2 enters `<IfModule name>` with the module loaded: a bogus directive inside is fatal only then. */
+  async function enters(module: string, name: string): Promise<boolean> {
+    const mpm = /^mpm_(prefork|worker|event)_module$/.exec(module)?.[1] as MpmName | undefined;
+    const load = mpm !== undefined ? loadMpm(mpm) : `${loadMpm('event')}LoadModule ${module} ${MODULES}/mod_${module.replace(/_module$/, '')}.so\n`;
+    const result = await testText(`${load}<IfModule ${name}>\nNoSuchDirective\n</IfModule>\n`);
+    return result.exitCode !== 0;
+  }
+
+  for (const name of ['bad-names.conf', 'bad-quoted-crlf.conf']) {
+    it(`${name}: every reported name is never matched, even with its module loaded, and every suggested name is`, async (t) => {
+      if (requireTool(t, 'apache2') === undefined) return;
+      const { diagnostics } = await configTest(fixtureCase('AP1006', name));
+      let checked = 0;
+      for (const d of diagnostics) {
+        const written = /^<IfModule (\S+)> never matches/.exec(d.message)?.[1];
+        const suggested = /expected <IfModule (\S+)>/.exec(d.message)?.[1];
+        const module = /module identifiers \(([a-z0-9_]+_module)\)/.exec(d.message)?.[1];
+        if (written === undefined || suggested === undefined || module === undefined || module === 'x_module') continue;
+        const negated = written.startsWith('!');
+        assert.equal(await enters(module, written), negated, `${written} with ${module} loaded`);
+        assert.equal(await enters(module, suggested), !negated, `${suggested} with ${module} loaded`);
+        checked++;
+      }
+      assert.ok(checked > 0);
+    });
+  }
+
+  it('bad-names.conf and its fixed form are both accepted (the renames keep every block as it was)', async (t) => {
+    if ((await accepted(t, 'AP1006', 'bad-names.conf')) === undefined) return;
+    assert.deepEqual(await keptLines('AP1006', 'bad-names.conf', true), await keptLines('AP1006', 'bad-names.conf', false));
+  });
+
+  it('good-names.conf: accepted', async (t) => {
+    await accepted(t, 'AP1006', 'good-names.conf');
   });
 });

@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import type { ApacheNode } from '../../src/languages/apache/cst.js';
+import { directiveCount } from '../../src/languages/apache/blocks.js';
 
 export default defineRule({
   meta: {
@@ -36,7 +36,7 @@ export default defineRule({
               subject: evaluation.subject,
               module: module.identifier,
               load: `${load.file.displayPath}:${load.file.position(load.range[0]).line}`,
-              lines: plural(countDirectives(evaluation.section.node.children), 'directive'),
+              lines: directiveCount(evaluation.section.node.children),
             },
           });
         }
@@ -44,16 +44,3 @@ export default defineRule({
     };
   },
 });
-
-function countDirectives(nodes: readonly ApacheNode[]): number {
-  let count = 0;
-  for (const node of nodes) {
-    if (node.kind === 'directive') count++;
-    else if (node.kind === 'section') count += 1 + countDirectives(node.children);
-  }
-  return count;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
