@@ -73,8 +73,10 @@ const MODULES = '/usr/lib/apache2/modules';
 
 interface ServerSpec {
   readonly mpm: RuntimeCase['mpm'];
-  /** Lines after the modules; `{port}` is replaced by the port the server listens on. */
+  /** Lines after the modules; `{port}` and `{root}` are replaced by the port and the server's directory. */
   readonly lines: readonly string[];
+  /** Fills the server's directory before it starts. */
+  readonly prepare?: (root: string) => void;
 }
 
 function configText(root: string, port: number, spec: ServerSpec, asRoot: boolean): string {
@@ -91,7 +93,7 @@ function configText(root: string, port: number, spec: ServerSpec, asRoot: boolea
     `LoadModule mpm_${spec.mpm}_module ${MODULES}/mod_mpm_${spec.mpm}.so`,
     `LoadModule authz_core_module ${MODULES}/mod_authz_core.so`,
     `DocumentRoot "${root}"`,
-    ...spec.lines.map((line) => line.replaceAll('{port}', String(port))),
+    ...spec.lines.map((line) => line.replaceAll('{port}', String(port)).replaceAll('{root}', root)),
     '',
   ].join('\n');
 }
@@ -150,7 +152,7 @@ async function settledChildren(parent: number, stableMs: number, deadlineMs: num
 }
 
 /** Starts apache2 on a config, hands back its parent PID and port, and always stops it by PID and removes the directory. */
-async function withRunningApache(t: TestContext, binary: string, spec: ServerSpec, use: (parent: number, port: number) => Promise<void>): Promise<void> {
+async function withRunningApache(t: TestContext, binary: string, spec: ServerSpec, use: (parent: number, port: number, root: string) => Promise<void>): Promise<void> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-runtime-'));
   fs.chmodSync(root, 0o755);
   const pidFile = path.join(root, 'apache2.pid');
@@ -164,6 +166,7 @@ async function withRunningApache(t: TestContext, binary: string, spec: ServerSpe
   };
   try {
     fs.writeFileSync(path.join(root, 'index.html'), '<p>tune-lint</p>\n');
+    spec.prepare?.(root);
     const conf = path.join(root, 'apache2.conf');
     const port = await freeLoopbackPort();
     fs.writeFileSync(conf, configText(root, port, spec, process.geteuid?.() === 0));
@@ -173,7 +176,7 @@ async function withRunningApache(t: TestContext, binary: string, spec: ServerSpe
     while (parentPid() === 0 && Date.now() < deadline) await sleep(50);
     const parent = parentPid();
     assert.ok(parent > 0, 'apache2 wrote no pidfile');
-    await use(parent, port);
+    await use(parent, port, root);
     for (const child of childrenOf(parent)) seen.add(child);
   } finally {
     const parent = parentPid();
@@ -298,6 +301,144 @@ describe('AP2007 name-based vhosts against a running apache2', () => {
       const seconds = await idleSecondsBeforeClose(port, 'second.test');
       t.diagnostic(`second.test: idle connection closed after ${seconds.toFixed(2)} s`);
       assert.ok(seconds >= 0.5 && seconds < 2, `closed after ${seconds} s; the first vhost's 3 s would close it after about 3 s`);
+    });
+  });
+});
+
+/** The status code of `GET path` for `host` on a loopback port. */
+async function statusOf(port: number, host: string, requestPath: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer in 10 s')));
+    socket.on('connect', () => socket.write(`GET ${requestPath} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const status = /^HTTP\/1\.\d (\d{3})/.exec(received)?.[1];
+      if (status === undefined) reject(new Error(`no status line in: ${received.slice(0, 200)}`));
+      else resolve(Number(status));
+    });
+  });
+}
+
+/*
+ * The <Directory> merge model behind AP1014, AP2009, AP2010, AP2012 and
+ * AP2016 (src/languages/apache/docroots.ts), checked against the real
+ * server with AllowOverride, whose effect can be seen from outside: each
+ * vhost's DocumentRoot holds a .htaccess with an invalid directive, so a
+ * request answers 500 when httpd reads it and 200 when it does not. AP2012
+ * must report exactly the DocumentRoots that answer 500.
+ */
+describe('the <Directory> merge model against a running apache2', () => {
+  it('AP2012 reports exactly the DocumentRoots whose .htaccess httpd reads', async (t) => {
+    const binary = requireTool(t, 'apache2');
+    if (binary === undefined) return;
+    const sites = [
+      'deeper-none',
+      'regex-section',
+      'regex-parent-only',
+      'regex-no-slash',
+      'regex-all-then-none',
+      'regex-none-after-all',
+      'regex-none-same-level',
+      'parent-all',
+      'vhost-beats-later-server',
+      'wildcard',
+      'vhost-all',
+    ];
+    const vhost = (site: string, ...inside: string[]) => [
+      '<VirtualHost *:{port}>',
+      `    ServerName ${site}.test`,
+      `    DocumentRoot "{root}/${site}/html"`,
+      ...inside.map((line) => `    ${line}`),
+      '</VirtualHost>',
+    ];
+    const lines = [
+      '<Directory "{root}/deeper-none">',
+      '    AllowOverride All',
+      '</Directory>',
+      '<Directory "{root}/deeper-none/html">',
+      '    AllowOverride None',
+      '</Directory>',
+      // The manual says AllowOverride is only for non-regex <Directory>; httpd 2.4.71 honours it in <DirectoryMatch> too.
+      '<DirectoryMatch "^{root}/regex-section/">',
+      '    AllowOverride All',
+      '</DirectoryMatch>',
+      // A regex that matches only a parent level still counts for the directories below it.
+      '<DirectoryMatch "^{root}/regex-parent-only/$">',
+      '    AllowOverride All',
+      '</DirectoryMatch>',
+      '<DirectoryMatch "^{root}/regex-no-slash/html$">',
+      '    AllowOverride All',
+      '</DirectoryMatch>',
+      // For reading .htaccess, regex sections come first: a non-regex None, deeper or not, wins over them...
+      '<Directory ~ "^{root}/regex-all-then-none">',
+      '    AllowOverride All',
+      '</Directory>',
+      '<Directory "{root}/regex-all-then-none/html">',
+      '    AllowOverride None',
+      '</Directory>',
+      // ...and a regex None does not undo a non-regex All, deeper or not.
+      '<Directory "{root}/regex-none-after-all">',
+      '    AllowOverride All',
+      '</Directory>',
+      '<DirectoryMatch "^{root}/regex-none-after-all/html/$">',
+      '    AllowOverride None',
+      '</DirectoryMatch>',
+      '<Directory "{root}/regex-none-same-level/html">',
+      '    AllowOverride All',
+      '</Directory>',
+      '<DirectoryMatch "^{root}/regex-none-same-level/html/$">',
+      '    AllowOverride None',
+      '</DirectoryMatch>',
+      '<Directory "{root}/parent-all">',
+      '    AllowOverride All',
+      '</Directory>',
+      '<Directory "{root}/wildcard/*">',
+      '    AllowOverride All',
+      '</Directory>',
+      '<Directory "{root}/vhost-all/html">',
+      '    AllowOverride None',
+      '</Directory>',
+      ...vhost('deeper-none'),
+      ...vhost('regex-section'),
+      ...vhost('regex-parent-only'),
+      ...vhost('regex-no-slash'),
+      ...vhost('regex-all-then-none'),
+      ...vhost('regex-none-after-all'),
+      ...vhost('regex-none-same-level'),
+      ...vhost('parent-all'),
+      ...vhost('vhost-beats-later-server', '<Directory "{root}/vhost-beats-later-server/html">', '    AllowOverride None', '</Directory>'),
+      ...vhost('wildcard'),
+      ...vhost('vhost-all', '<Directory "{root}/vhost-all/html">', '    AllowOverride All', '</Directory>'),
+      // Written after the vhosts, but httpd applies the server's sections before a vhost's of the same depth.
+      '<Directory "{root}/vhost-beats-later-server/html">',
+      '    AllowOverride All',
+      '</Directory>',
+    ];
+    await withRunningApache(t, binary, { mpm: 'prefork', lines: ['StartServers 2', ...lines], prepare: (root) => {
+      for (const site of sites) {
+        fs.mkdirSync(path.join(root, site, 'html'), { recursive: true });
+        fs.writeFileSync(path.join(root, site, 'html', 'index.html'), `<p>${site}</p>\n`);
+        fs.writeFileSync(path.join(root, site, 'html', '.htaccess'), 'ThisIsNotADirective\n');
+      }
+    } }, async (_parent, port, root) => {
+      const read = new Set<string>();
+      for (const site of sites) {
+        const status = await statusOf(port, `${site}.test`, '/index.html');
+        assert.ok(status === 200 || status === 500, `${site}: ${status}`);
+        if (status === 500) read.add(site);
+      }
+      assert.deepEqual(
+        [...read].sort(),
+        ['parent-all', 'regex-no-slash', 'regex-none-after-all', 'regex-none-same-level', 'regex-parent-only', 'regex-section', 'vhost-all', 'wildcard'],
+        'what httpd itself does',
+      );
+
+      const messages = await ruleMessages('AP2012', [...lines.map((line) => line.replaceAll('{root}', root).replaceAll('{port}', '80')), ''].join('\n'));
+      const reported = messages.map((message) => new RegExp(`for DocumentRoot ${root}/([a-z-]+)/html:`).exec(message)?.[1]);
+      assert.deepEqual(reported.sort(), [...read].sort(), messages.join('\n'));
     });
   });
 });

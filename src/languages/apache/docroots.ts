@@ -167,7 +167,7 @@ export function linesAtPath(
   lowerName: string,
   directory: string,
   vhost: ApacheSectionUse | undefined,
-  options: { readonly scopeLines?: boolean; readonly regexSections?: boolean } = {},
+  options: { readonly scopeLines?: boolean } = {},
 ): ApacheDirectiveUse[] {
   const byContainer = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>();
   for (const use of config.named(lowerName)) {
@@ -182,11 +182,38 @@ export function linesAtPath(
     if (vhost !== undefined) lines.push(...(byContainer.get(vhost) ?? []));
   }
   for (const entry of directorySections(config, vhost)) {
-    if (entry.components === undefined && options.regexSections === false) continue;
     if (!appliesTo(entry, directory)) continue;
     lines.push(...(byContainer.get(entry.section) ?? []));
   }
   return lines;
+}
+
+/**
+ * The lines deciding whether httpd reads access files in a directory
+ * (AllowOverride, AllowOverrideList), in the order they take effect. The
+ * manual says regex sections do not count for these; httpd 2.4.71 reads
+ * `.htaccess` when a `<DirectoryMatch>` or `<Directory ~>` that matches the
+ * directory or one of its parents allows it, unless a non-regex `<Directory>`
+ * of any depth says otherwise: regex sections first, then the others by
+ * depth (measured by test/apache-tuning-runtime.test.ts).
+ */
+export function overrideLinesAtPath(config: ApacheConfig, lowerName: string, directory: string, vhost: ApacheSectionUse | undefined): ApacheDirectiveUse[] {
+  const levels = pathLevels(directory).flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
+  const sections = directorySections(config, vhost);
+  const applying = [
+    ...sections.filter((entry) => entry.components === undefined && levels.some((level) => entry.regex?.test(level) === true)),
+    ...sections.filter((entry) => entry.components !== undefined && appliesTo(entry, directory)),
+  ];
+  const wanted = new Set(applying.map((entry) => entry.section));
+  const byContainer = new Map<ApacheSectionUse, ApacheDirectiveUse[]>();
+  for (const use of config.named(lowerName)) {
+    const container = config.container(use);
+    if (container === undefined || !wanted.has(container)) continue;
+    const list = byContainer.get(container);
+    if (list === undefined) byContainer.set(container, [use]);
+    else list.push(use);
+  }
+  return applying.flatMap((entry) => byContainer.get(entry.section) ?? []);
 }
 
 /** The value of a per-directory directive for files in a directory of a server. */
