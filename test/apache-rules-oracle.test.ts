@@ -561,3 +561,22 @@ describe('AP1006 ifmodule-unknown-name', () => {
     await accepted(t, 'AP1006', 'good-names.conf');
   });
 });
+
+describe('AP1007 mpm-count', () => {
+  for (const name of ['bad-two-enabled', 'bad-none', 'bad-crlf.conf']) {
+    it(`${name}: refused with AH00534, as the message quotes`, async (t) => {
+      if (requireTool(t, 'apache2') === undefined) return;
+      const { result, diagnostics } = await configTest(fixtureCase('AP1007', name));
+      assert.notEqual(result.exitCode, 0);
+      const refusal = result.messages.find((m) => m.code === 'AH00534');
+      assert.ok(refusal !== undefined, result.stderr);
+      const quoted = refusal.text.replace(/^[^:]+: /, '');
+      assert.ok(diagnostics.length > 0 && diagnostics.every((d) => d.message.includes(`AH00534 "${quoted}"`)), `${quoted}\n${diagnostics.map((d) => d.message).join('\n')}`);
+    });
+  }
+
+  it('good-one.conf: one MPM, loaded twice, is accepted (the second LoadModule is skipped)', async (t) => {
+    const result = await accepted(t, 'AP1007', 'good-one.conf');
+    assert.ok(result === undefined || result.messages.some((m) => m.code === 'AH01574'));
+  });
+});

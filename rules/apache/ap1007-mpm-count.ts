@@ -1,0 +1,46 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP1007',
+    name: 'mpm-count',
+    language: 'apache',
+    category: 'correctness',
+    description: 'httpd 2.4 starts only with exactly one MPM loaded',
+    defaultSeverity: 'error',
+    recommended: true,
+    messages: {
+      none: 'none of the {{count}} this configuration loads is an MPM, so httpd refuses to start (AH00534 "Configuration error: No MPM loaded."); expected exactly one, e.g. LoadModule mpm_event_module modules/mod_mpm_event.so',
+      several:
+        '{{module}} is a second MPM: {{first}} is already loaded at {{where}}, so httpd refuses to start (AH00534 "Configuration error: More than one MPM loaded."); expected exactly one LoadModule mpm_*_module',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        // httpd 2.2 has its MPM compiled in.
+        if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return;
+        const loaded = apache
+          .loadedMpms()
+          .map((entry) => entry.module)
+          .sort((a, b) => (a.use?.order ?? -1) - (b.use?.order ?? -1));
+        const first = loaded[0];
+        if (first === undefined) {
+          // A file that loads no module at all is a fragment (a vhost, a conf.d snippet), not a server's configuration.
+          const loads = apache.named('loadmodule').length;
+          if (loads === 0) return;
+          ctx.report({ at: { file: apache.root, range: [0, 0] }, messageId: 'none', data: { count: `${loads} module${loads === 1 ? '' : 's'}` } });
+          return;
+        }
+        const where = first.use === undefined ? 'build time (compiled in)' : `${first.use.file.displayPath}:${first.use.file.position(first.use.range[0]).line}`;
+        for (const module of loaded.slice(1)) {
+          if (module.use === undefined) continue;
+          ctx.report({ at: module.use, messageId: 'several', data: { module: module.identifier, first: first.identifier, where } });
+        }
+      },
+    };
+  },
+});
