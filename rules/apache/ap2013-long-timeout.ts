@@ -1,0 +1,53 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { replaceApacheArg } from '../../src/languages/apache/edits.js';
+import { atoi } from '../../src/languages/apache/mpm.js';
+import { decidingLines, perServer } from '../../src/languages/apache/vhosts.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP2013',
+    name: 'long-timeout',
+    language: 'apache',
+    category: 'performance',
+    description: 'Timeout lets a slow or stalled client hold a worker for minutes',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: {
+      long: 'Timeout {{value}} lets a slow or stalled client hold a {{holder}} for up to {{value}} s on each read or write, {{times}} httpd 2.4\'s default of 60 s{{reqtimeout}}; expected Timeout {{suggested}}',
+    },
+  },
+  defaultOptions: {
+    /** At or above this many seconds: a warning (Debian ships 300, httpd 2.2's default). */
+    warnAt: 300,
+    /** Above this many seconds: a note. */
+    infoAbove: 60,
+    /** The value the fix writes: httpd 2.4's default. */
+    fixTo: 60,
+  },
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        if (apache === undefined) return;
+        const { warnAt, infoAbove, fixTo } = ctx.options;
+        const mpm = apache.mpm?.name;
+        const holder = mpm === undefined ? 'worker' : mpm === 'prefork' ? 'whole process' : 'worker thread';
+        const reqtimeout = apache.hasModule('reqtimeout_module')
+          ? ' (mod_reqtimeout is loaded and limits how long request headers and bodies may take; Timeout still bounds every other read and write)'
+          : ' (load mod_reqtimeout as well, to limit how long request headers and bodies may take to arrive)';
+        for (const use of decidingLines(perServer(apache, 'timeout'))) {
+          const value = atoi(use.args[0]);
+          if (value <= infoAbove) continue;
+          ctx.report({
+            at: use,
+            messageId: 'long',
+            severity: value >= warnAt ? 'warn' : 'info',
+            data: { value, holder, times: value % 60 === 0 ? `${value / 60}x` : `${Math.round((value / 60) * 10) / 10}x`, reqtimeout, suggested: fixTo },
+            fix: () => replaceApacheArg(use, 0, String(fixTo)),
+          });
+        }
+      },
+    };
+  },
+});
