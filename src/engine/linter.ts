@@ -2,6 +2,7 @@ import type { HostFacts } from '../host/facts.js';
 import type { ApacheConfig } from '../languages/apache/model.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { applyDisableDirectives } from './disable-comments.js';
+import { printable } from '../util/printable.js';
 import type { ConfigProblem } from './problems.js';
 import { computeSizing, type Budget, type Sizing } from './sizing.js';
 import type { SourceFile } from './source-file.js';
@@ -70,12 +71,12 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection): UnitResult {
       ruleId: rule.meta.id,
       ruleName: rule.meta.name,
       severity,
-      message,
+      message: printable(message),
       file,
       range: located.range,
       start: file.position(located.range[0]),
       end: file.position(located.range[1]),
-      context,
+      context: context.map(printable),
       ...(fix === undefined ? {} : { fix }),
     });
   };
@@ -262,7 +263,7 @@ function finish(
         ruleId: unusedRule.meta.id,
         ruleName: unusedRule.meta.name,
         severity,
-        message: render(unusedRule.meta.messages['unused'] ?? '', { rules: names }),
+        message: printable(render(unusedRule.meta.messages['unused'] ?? '', { rules: names })),
         file,
         range: directive.range,
         start: file.position(directive.range[0]),
