@@ -580,3 +580,29 @@ describe('AP1007 mpm-count', () => {
     assert.ok(result === undefined || result.messages.some((m) => m.code === 'AH01574'));
   });
 });
+
+describe('AP1008 foreign-mpm-directive', () => {
+  for (const name of ['bad-prefork-lines-under-event.conf', 'bad-debian-copied-conf']) {
+    it(`${name}: refused with the quoted Invalid command, starts once the lines are guarded`, (t) => provesFatalAndFix(t, 'AP1008', name));
+  }
+
+  it('bad-thread-lines-under-prefork-crlf.conf: refused; after the fix only the line inside the prefork block is left to remove', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const testCase = fixtureCase('AP1008', 'bad-thread-lines-under-prefork-crlf.conf');
+    const { result, diagnostics } = await configTest(testCase);
+    const error = fatalOf(result);
+    assert.ok(diagnostics.some((d) => d.message.includes(error)), error);
+    const { result: fixed } = await configTest(testCase, { fixed: true });
+    assert.match(fatalOf(fixed), /^Invalid command 'ThreadsPerChild'/);
+  });
+
+  it('bad-dead-blocks.conf: accepted, and nothing of the other MPMs\' blocks is read', async (t) => {
+    if ((await accepted(t, 'AP1008', 'bad-dead-blocks.conf')) === undefined) return;
+    const kept = await keptLines('AP1008', 'bad-dead-blocks.conf', false);
+    assert.deepEqual(kept, ['ThreadsPerChild 25']);
+  });
+
+  it('good-guarded.conf: accepted', async (t) => {
+    await accepted(t, 'AP1008', 'good-guarded.conf');
+  });
+});
