@@ -29,8 +29,12 @@ export interface RunRecord {
   cgroup: CgroupCounters;
   /** Most Apache children seen at once (sampled from cgroup.procs every 200 ms). */
   peakChildren: number;
-  /** New error-log lines during the run: how many said AH00161 (reached MaxRequestWorkers), how many were neither that nor start/stop notices. */
-  errorLog: { lines: number; maxRequestWorkersReached: number; other: number; sample: string[] };
+  /**
+   * New error-log lines during the run: how many said AH00161 (reached
+   * MaxRequestWorkers), how many were neither that nor start/stop notices, and
+   * those distinct messages (PIDs elided).
+   */
+  errorLog: { lines: number; maxRequestWorkersReached: number; other: number; otherSample: string[] };
   /** LAMP scenario: whether mariadbd lived through the run, its peak RSS, or what ended it. */
   database?: { survived: boolean; peakRssBytes?: number; endedBy?: string };
   wallSeconds: number;
@@ -108,7 +112,11 @@ function errorLogNote(results: ProofResults): string {
     `Apache's error log: \`AH00161 server reached MaxRequestWorkers\` in ${warned.length === 0 ? 'no run' : warned.join(', ')}.`,
     killed.length === 0
       ? 'No run had OOM kills.'
-      : `Runs with OOM kills: ${killed.map((run) => `${name(run)} (${run.cgroup.oomKills})`).join(', ')}; of these, ${logged.length === 0 ? 'none' : logged.map(name).join(', ')} logged anything beyond start-up and shutdown.`,
+      : `Runs with OOM kills: ${killed.map((run) => `${name(run)} (${run.cgroup.oomKills})`).join(', ')}; ${
+          logged.length === 0
+            ? 'none of these logged anything beyond start-up and shutdown'
+            : `beyond start-up and shutdown, the log of ${logged.map((run) => `${name(run)} said ${run.errorLog.otherSample.map((line) => `"${line}"`).join(', ')} (${run.errorLog.other} line${run.errorLog.other === 1 ? '' : 's'})`).join('; ')}`
+        }.`,
   ].join(' ');
 }
 

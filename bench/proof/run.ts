@@ -190,7 +190,7 @@ function errorLogSince(tree: ServerTree, offset: number): RunRecord['errorLog'] 
       fs.closeSync(fd);
     }
   } catch {
-    return { lines: 0, maxRequestWorkersReached: 0, other: 0, sample: [] };
+    return { lines: 0, maxRequestWorkersReached: 0, other: 0, otherSample: [] };
   }
   const lines = text.split('\n').filter((line) => line !== '');
   const stripTimestamp = (line: string): string => line.replace(/^\[[^\]]*\]\s*/, '').replace(/\[pid \d+\]\s*/, '');
@@ -198,7 +198,13 @@ function errorLogSince(tree: ServerTree, offset: number): RunRecord['errorLog'] 
     lines: lines.length,
     maxRequestWorkersReached: lines.filter((line) => line.includes('AH00161')).length,
     other: lines.filter((line) => !START_STOP_AND_LIMIT.test(line)).length,
-    sample: [...new Set(lines.map((line) => stripTimestamp(line).split(tree.root).join('$ROOT')))].slice(0, 5),
+    otherSample: [
+      ...new Set(
+        lines
+          .filter((line) => !START_STOP_AND_LIMIT.test(line))
+          .map((line) => stripTimestamp(line).replace(/\[pid \d+:tid \d+\]\s*/, '').replace(/\bpid \d+/g, 'pid N').split(tree.root).join('$ROOT')),
+      ),
+    ].slice(0, 5),
   };
 }
 
