@@ -86,6 +86,54 @@ function fatalOf(result: ApacheConfigTestResult): string {
   return message;
 }
 
+interface Refusal {
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+}
+
+/**
+ * Every line apache2 refuses in a case, found one at a time: each refused
+ * line is commented out in a scratch copy and apache2 runs again, until it
+ * accepts the rest.
+ */
+async function peelRefusals(testCase: RuleCase): Promise<Refusal[]> {
+  return withCaseCopy(testCase, false, async (dir) => {
+    const refusals: Refusal[] = [];
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const result = await apacheConfigTest(oracleOptions(dir, testCase));
+      if (result.exitCode === 0) return refusals;
+      const error = result.error;
+      assert.ok(error !== undefined, result.stderr);
+      const file = path.relative(dir, path.resolve(dir, error.file));
+      refusals.push({ file, line: error.line, message: error.message });
+      const lines = fs.readFileSync(path.join(dir, file), 'latin1').split('\n');
+      lines[error.line - 1] = `#${lines[error.line - 1] ?? ''}`;
+      fs.writeFileSync(path.join(dir, file), lines.join('\n'), 'latin1');
+    }
+    throw new Error(`${testCase.name}: apache2 kept refusing`);
+  });
+}
+
+/** The rule reports exactly the lines apache2 refuses, each quoting apache2's own error. */
+async function provesEveryRefusal(t: TestContext, id: string, name: string): Promise<void> {
+  if (requireTool(t, 'apache2') === undefined) return;
+  const testCase = fixtureCase(id, name);
+  const refusals = await peelRefusals(testCase);
+  const lint = await runCase(testCase);
+  const errors = lint.diagnostics.filter((d) => d.ruleId === id && d.severity === 'error');
+  const located = (d: Diagnostic) => `${d.file.displayPath}:${d.start.line}`;
+  assert.deepEqual(
+    refusals.map((refusal) => `${refusal.file}:${refusal.line}`).sort(),
+    errors.map(located).sort(),
+    `apache2 refused ${JSON.stringify(refusals)}`,
+  );
+  for (const refusal of refusals) {
+    const diagnostic = errors.find((d) => located(d) === `${refusal.file}:${refusal.line}`);
+    assert.ok(diagnostic?.message.includes(`"${refusal.message}"`), `${diagnostic?.message} should quote "${refusal.message}"`);
+  }
+}
+
 /** Fatal before the fix, with the text a diagnostic quotes; starts after the fix. */
 async function provesFatalAndFix(t: TestContext, id: string, name: string, quoted: readonly string[] = []): Promise<void> {
   if (requireTool(t, 'apache2') === undefined) return;
@@ -604,5 +652,32 @@ describe('AP1008 foreign-mpm-directive', () => {
 
   it('good-guarded.conf: accepted', async (t) => {
     await accepted(t, 'AP1008', 'good-guarded.conf');
+  });
+});
+
+describe('AP1009 misplaced-directive', () => {
+  for (const name of ['bad-server-only-in-vhost.conf', 'bad-directory-sections-crlf.conf', 'bad-allowoverride-fatal.conf', 'bad-included']) {
+    it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP1009', name));
+  }
+
+  it('bad-allowoverride-useless.conf: accepted, with AH00114 and AH00115 as quoted', async (t) => {
+    const result = await accepted(t, 'AP1009', 'bad-allowoverride-useless.conf');
+    if (result === undefined) return;
+    const { diagnostics } = await configTest(fixtureCase('AP1009', 'bad-allowoverride-useless.conf'));
+    for (const code of ['AH00114', 'AH00115']) {
+      const warning = result.messages.find((m) => m.code === code);
+      assert.ok(warning !== undefined, result.stderr);
+      const quoted = warning.text.replace(/\/\S*\/tune-lint-case-[^/]+\//g, '');
+      assert.ok(diagnostics.some((d) => d.message.includes(`${code}: "${quoted}"`)), quoted);
+    }
+  });
+
+  it('good-placed.conf: refused only for the lines other rules report (Order without mod_access_compat, MinSpareServers under event)', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const refusals = await peelRefusals(fixtureCase('AP1009', 'good-placed.conf'));
+    assert.deepEqual(
+      refusals.map((refusal) => refusal.message.replace(/,.*$/, '')),
+      ["Invalid command 'Order'", "Invalid command 'MinSpareServers'"],
+    );
   });
 });
