@@ -681,3 +681,29 @@ describe('AP1009 misplaced-directive', () => {
     );
   });
 });
+
+describe('AP1010 mpm-limit-clamped', () => {
+  const startupWarnings = (result: ApacheConfigTestResult): string[] =>
+    result.messages.filter((m) => m.text.startsWith('WARNING:')).map((m) => `${m.code}: ${m.text}`);
+
+  for (const name of ['bad-prefork-serverlimit.conf', 'bad-event-geometry.conf', 'bad-worker-crlf.conf', 'bad-absent-directive.conf', 'bad-zero.conf']) {
+    it(`${name}: apache2 prints exactly the warnings quoted, and none once the values it uses are written`, async (t) => {
+      if (requireTool(t, 'apache2') === undefined) return;
+      const testCase = fixtureCase('AP1010', name);
+      const { result, diagnostics } = await configTest(testCase);
+      assert.equal(result.exitCode, 0, result.stderr);
+      const quoted = diagnostics.map((d) => /"(AH\d{5}: WARNING:[^"]*)"/.exec(d.message)?.[1] ?? d.message);
+      assert.deepEqual([...new Set(quoted)].sort(), startupWarnings(result).sort());
+      const { result: fixed } = await configTest(testCase, { fixed: true });
+      assert.equal(fixed.exitCode, 0, fixed.stderr);
+      assert.deepEqual(startupWarnings(fixed), []);
+    });
+  }
+
+  for (const name of ['good-debian-event.conf', 'good-no-startup-clamp.conf']) {
+    it(`${name}: no startup warning`, async (t) => {
+      const result = await accepted(t, 'AP1010', name);
+      if (result !== undefined) assert.deepEqual(startupWarnings(result), []);
+    });
+  }
+});
