@@ -10,7 +10,7 @@ import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_S
 import type { MpmName } from '../src/languages/apache/names.js';
 import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
 import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
-import { requireTool } from './helpers/tools.js';
+import { inCI, requireTool } from './helpers/tools.js';
 
 /*
  * Every claim the correctness and compatibility rules make about what httpd
@@ -704,6 +704,35 @@ describe('AP1010 mpm-limit-clamped', () => {
     it(`${name}: no startup warning`, async (t) => {
       const result = await accepted(t, 'AP1010', name);
       if (result !== undefined) assert.deepEqual(startupWarnings(result), []);
+    });
+  }
+});
+
+describe('AP1011 modphp-threaded-mpm', () => {
+  /** Debian's libapache2-mod-php8.2, the non-thread-safe build distributions ship. */
+  function requirePhpModule(t: TestContext): boolean {
+    if (fs.existsSync(`${MODULES}/libphp8.2.so`)) return true;
+    const reason = `${MODULES}/libphp8.2.so is missing (apt-get install libapache2-mod-php8.2)`;
+    if (inCI) throw new Error(`CI=true but a module the fixtures need is missing: ${reason}`);
+    t.skip(reason);
+    return false;
+  }
+
+  for (const name of ['bad-event.conf', 'bad-debian-worker']) {
+    it(`${name}: PHP stops apache2 with the quoted message`, async (t) => {
+      if (requireTool(t, 'apache2') === undefined || !requirePhpModule(t)) return;
+      const { result, diagnostics } = await configTest(fixtureCase('AP1011', name));
+      assert.notEqual(result.exitCode, 0);
+      const refusal = result.messages.find((m) => m.module === 'php' && m.level === 'crit');
+      assert.ok(refusal !== undefined, result.stderr);
+      assert.ok(diagnostics.length > 0 && diagnostics.every((d) => d.message.includes(`"${refusal.text}"`)), refusal.text);
+    });
+  }
+
+  for (const name of ['good-prefork.conf', 'good-event-fpm.conf']) {
+    it(`${name}: accepted`, async (t) => {
+      if (!requirePhpModule(t)) return;
+      await accepted(t, 'AP1011', name);
     });
   }
 });
