@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { CLI, removeScratch, scratchDir, writeFiles } from './helpers/cli.js';
+import { repoPath } from './helpers/paths.js';
+import { requireTool } from './helpers/tools.js';
+
+/*
+ * The real pre-commit in a throw-away git repository. The hooks are the ones
+ * of .pre-commit-hooks.yaml, run as a `repo: local` hook of this checkout:
+ * same id, files, pass_filenames and arguments, with `tune-lint` in the entry
+ * replaced by this build (`language: system`), so nothing is fetched.
+ */
+interface HookDefinition {
+  readonly id: string;
+  readonly name: string;
+  readonly entry: string;
+  readonly language: string;
+  readonly files: string;
+  readonly pass_filenames: boolean;
+  readonly stages?: readonly string[];
+}
+
+const hooks = parse(fs.readFileSync(repoPath('.pre-commit-hooks.yaml'), 'utf8')) as HookDefinition[];
+const scratch = scratchDir('pre-commit');
+after(() => removeScratch(scratch));
+
+/** The MPM is loaded in apache2.conf; the included file alone holds no MPM and would say nothing. */
+const APACHE2_CONF =
+  '# the web server of this repository\nLoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadModule php_module /usr/lib/apache2/modules/libphp8.2.so\nInclude /etc/apache2/mods/*.conf\nListen 80\n';
+const MPM = (workers: number): string => `<IfModule mpm_prefork_module>\n    MaxRequestWorkers ${workers}\n</IfModule>\n`;
+
+function localConfig(): string {
+  const local = hooks.map((hook) => ({
+    id: hook.id,
+    name: hook.name,
+    entry: hook.entry.replace(/^tune-lint\b/, `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)}`),
+    language: 'system',
+    files: hook.files,
+    pass_filenames: hook.pass_filenames,
+    ...(hook.stages === undefined ? {} : { stages: hook.stages }),
+  }));
+  return `${JSON.stringify({ repos: [{ repo: 'local', hooks: local }] }, null, 2)}\n`;
+}
+
+describe('pre-commit', () => {
+  it('the hooks file: node hooks that take no file names and watch Apache and my.cnf names', () => {
+    assert.deepEqual(hooks.map((hook) => hook.id), ['tune-lint', 'tune-lint-fix']);
+    for (const hook of hooks) {
+      assert.equal(hook.language, 'node');
+      assert.equal(hook.pass_filenames, false, 'an included file means nothing alone: the main configs are linted whole');
+      assert.match(hook.entry, /^tune-lint --no-probe --sysroot \. ?/);
+      const files = new RegExp(hook.files);
+      for (const name of ['etc/apache2/apache2.conf', 'etc/httpd/conf/httpd.conf', 'etc/apache2/mods-available/mpm_prefork.load', 'etc/apache2/envvars', 'www/.htaccess', 'etc/mysql/my.cnf', 'etc/mysql/conf.d/50-server.cnf', 'my.ini', '.tune-lint.yaml']) {
+        assert.match(name, files);
+      }
+      for (const name of ['README.md', 'etc/apache2/magic', 'site.yaml', 'php.ini']) assert.doesNotMatch(name, files);
+    }
+    assert.deepEqual(hooks[1]?.stages, ['manual'], 'the fixing hook runs only when asked for');
+  });
+
+  it('npm pack prints only the tarball name, as pre-commit needs to install a node hook whose package has a prepare script', (t) => {
+    const npm = requireTool(t, 'npm');
+    if (npm === undefined) return;
+    const manifest = JSON.parse(fs.readFileSync(repoPath('package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.ok(manifest.scripts['prepare'] !== undefined, 'tune-lint builds on install from git, with prepare');
+    const pkg = path.join(scratch, 'pack');
+    writeFiles(pkg, { 'package.json': JSON.stringify({ name: 'pack-probe', version: '1.0.0', scripts: { prepare: 'echo built' } }), 'index.js': '' });
+    fs.copyFileSync(repoPath('.npmrc'), path.join(pkg, '.npmrc'));
+    const result = spawnSync(npm, ['pack'], { cwd: pkg, encoding: 'utf8', env: { ...process.env, NPM_CONFIG_USERCONFIG: path.join(scratch, 'no-npmrc') } });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout.trim(), 'pack-probe-1.0.0.tgz', 'with the prepare banner on stdout pre-commit takes it for the file name');
+  });
+
+  it('a commit with an over-committed Apache is refused, then accepted once fixed; an included file alone is linted in its tree', (t) => {
+    const preCommit = requireTool(t, 'pre-commit');
+    const git = requireTool(t, 'git');
+    if (preCommit === undefined || git === undefined) return;
+    const repo = path.join(scratch, 'repo');
+    fs.mkdirSync(repo);
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env['PATH'],
+      HOME: scratch,
+      PRE_COMMIT_HOME: path.join(scratch, 'cache'),
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 'test@example.org',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 'test@example.org',
+      GIT_CONFIG_NOSYSTEM: '1',
+    };
+    const run = (command: string, args: readonly string[]) => {
+      const result = spawnSync(command, args, { cwd: repo, env, encoding: 'utf8', timeout: 120_000 });
+      return { status: result.status, output: `${result.stdout}${result.stderr}` };
+    };
+    const commit = (message: string) => {
+      assert.equal(run(git, ['add', '-A']).status, 0);
+      return run(git, ['commit', '-q', '-m', message]);
+    };
+    const commits = () => run(git, ['rev-list', '--count', 'HEAD']).output.trim();
+
+    assert.equal(run(git, ['init', '-q']).status, 0);
+    writeFiles(repo, { '.pre-commit-config.yaml': localConfig(), 'README.md': '# configs\n' });
+    const installed = run(preCommit, ['install']);
+    assert.equal(installed.status, 0, installed.output);
+
+    const docs = commit('docs');
+    assert.equal(docs.status, 0, docs.output);
+    assert.match(docs.output, /tune-lint\.+\(no files to check\)Skipped/, 'no config changed: the hook does not run');
+
+    writeFiles(repo, {
+      '.tune-lint.yaml': 'host: { ram: 500M, perChild: 20M }\n',
+      'etc/apache2/apache2.conf': APACHE2_CONF,
+      'etc/apache2/mods/mpm.conf': MPM(150),
+    });
+    const refused = commit('apache');
+    assert.notEqual(refused.status, 0, refused.output);
+    assert.match(refused.output, /tune-lint\.+Failed/);
+    assert.match(refused.output, /etc\/apache2\/mods\/mpm\.conf\n {2}2:5 {2}error {2}MaxRequestWorkers 150 x 20 MiB per process/);
+    assert.match(refused.output, /RAM 500 MiB \(from \.tune-lint\.yaml\)/);
+    assert.equal(commits(), '1');
+
+    const fixed = run(preCommit, ['run', 'tune-lint-fix', '--hook-stage', 'manual']);
+    assert.match(fixed.output, /files were modified by this hook/, fixed.output);
+    assert.match(fs.readFileSync(path.join(repo, 'etc/apache2/mods/mpm.conf'), 'utf8'), /^ {4}MaxRequestWorkers 21$/m);
+    const accepted = commit('apache, sized');
+    assert.equal(accepted.status, 0, accepted.output);
+    assert.match(accepted.output, /tune-lint\.+Passed/);
+    assert.equal(commits(), '2');
+
+    writeFiles(repo, { 'etc/apache2/mods/mpm.conf': MPM(100) });
+    const included = commit('more workers');
+    assert.notEqual(included.status, 0, included.output);
+    assert.match(included.output, /MaxRequestWorkers 100 x 20 MiB per process = 2 GiB exceeds the Apache budget/, 'read through apache2.conf, with its MPM');
+    assert.equal(commits(), '2');
+  });
+});
