@@ -736,3 +736,17 @@ describe('AP1011 modphp-threaded-mpm', () => {
     });
   }
 });
+
+describe('AP1012 keepalive-invalid-value', () => {
+  for (const name of ['bad-values.conf', 'bad-no-fix.conf']) {
+    it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP1012', name));
+  }
+
+  for (const name of ['bad-values.conf', 'bad-number-crlf.conf']) {
+    it(`${name}: starts once the values are On or Off`, (t) => provesFatalAndFix(t, 'AP1012', name));
+  }
+
+  it('good-values.conf: accepted', async (t) => {
+    await accepted(t, 'AP1012', 'good-values.conf');
+  });
+});
