@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { repoPath } from './helpers/paths.js';
+import { findTool, requireTool } from './helpers/tools.js';
+
+/*
+ * `tune-lint --fix` refusing to write, end to end: a read-only file, a
+ * directory the user cannot write (as nobody), and a file an admin saves
+ * while tune-lint runs. Each time: one line on stderr, exit code 2, and not
+ * one file of the tree written, not even the ones that could have been.
+ */
+
+const CLI = repoPath('dist', 'src', 'cli.js');
+const NOBODY = 65534;
+const ARGS = ['--no-probe', '--host-ram', '500M', '--per-child', '20M', '--host-cpus', '1', '--sysroot', '.', 'etc/apache2/apache2.conf'];
+const MPM = 'etc/apache2/mods-available/mpm_prefork.conf';
+
+let scratch: string;
+before(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-write-cli-'));
+  fs.chmodSync(scratch, 0o755);
+});
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+let counter = 0;
+function story(): string {
+  const root = path.join(scratch, `story-${++counter}`);
+  fs.cpSync(repoPath('fixtures', 'apache', 'story-stock-prefork'), root, { recursive: true, verbatimSymlinks: true });
+  return root;
+}
+
+function snapshot(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isSymbolicLink()) out.set(full, `-> ${fs.readlinkSync(full)}`);
+      else out.set(full, `${(fs.statSync(full).mode & 0o7777).toString(8)} ${fs.readFileSync(full, 'latin1')}`);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+function run(cwd: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; uid?: number } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const ids = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
+    execFile(process.execPath, [CLI, ...args], { cwd, env: options.env ?? process.env, encoding: 'utf8', ...ids }, (error, stdout, stderr) => {
+      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+    });
+  });
+}
+
+/** The tree has more than one file to fix, so "nothing written" covers the files that could have been. */
+async function fixedFiles(root: string): Promise<string[]> {
+  const diff = await run(root, [...ARGS, '--format', 'diff']);
+  return [...diff.stdout.matchAll(/^\+\+\+ b\/(.*)$/gm)].map((match) => match[1] as string);
+}
+
+describe('tune-lint --fix refusals', () => {
+  it('a read-only file: one line, exit 2, nothing written', async () => {
+    const root = story();
+    assert.deepEqual(await fixedFiles(root), ['etc/apache2/apache2.conf', MPM]);
+    fs.chmodSync(path.join(root, MPM), 0o444);
+    const before = snapshot(root);
+    const result = await run(root, [...ARGS, '--fix']);
+    assert.equal(result.status, 2);
+    assert.equal(result.stderr, 'tune-lint: etc/apache2/mods-enabled/mpm_prefork.conf: read-only (mode 0444); nothing written\n');
+    assert.equal(result.stdout, '');
+    assert.deepEqual(snapshot(root), before);
+  });
+
+  it('a directory the user cannot write, run as nobody: one line, exit 2, nothing written', async (t) => {
+    if (process.geteuid?.() !== 0) {
+      t.skip('needs root to run tune-lint as nobody');
+      return;
+    }
+    const reachable = spawnSync('/bin/sh', ['-c', 'test -r "$0" && test -x "$1"', CLI, scratch], { uid: NOBODY, gid: NOBODY });
+    if (reachable.status !== 0) {
+      t.skip(`${CLI} or ${scratch} is not reachable by uid ${NOBODY}`);
+      return;
+    }
+    const root = story();
+    // Everything belongs to nobody except mods-available, root's and not writable by others.
+    spawnSync('chown', ['-R', '-h', `${NOBODY}:${NOBODY}`, root]);
+    fs.chownSync(path.join(root, 'etc/apache2/mods-available'), 0, 0);
+    fs.chmodSync(path.join(root, 'etc/apache2/mods-available'), 0o755);
+    const before = snapshot(root);
+    const result = await run(root, [...ARGS, '--fix'], { uid: NOBODY });
+    assert.equal(result.status, 2, result.stderr);
+    assert.equal(
+      result.stderr,
+      `tune-lint: etc/apache2/mods-enabled/mpm_prefork.conf: its directory ${fs.realpathSync(path.join(root, 'etc/apache2/mods-available'))} is not writable (EACCES), and the file is replaced by renaming a new file over it; nothing written\n`,
+    );
+    assert.deepEqual(snapshot(root), before, 'apache2.conf, which nobody could write, is not written either');
+  });
+
+  it('a file saved by someone else while tune-lint runs: one line, exit 2, the other save kept', async (t) => {
+    const apache2 = requireTool(t, 'apache2');
+    if (apache2 === undefined || findTool('sh') === undefined) return;
+    const root = story();
+    const target = path.join(root, MPM);
+    // An "apache2" first on PATH that, like an admin at the worst moment, saves the file --verify is about to let tune-lint write.
+    const bin = path.join(scratch, `bin-${counter}`);
+    fs.mkdirSync(bin);
+    fs.writeFileSync(path.join(bin, 'apache2'), `#!/bin/sh\necho '# saved by the admin' >> '${target}'\nexec '${apache2}' "$@"\n`, { mode: 0o755 });
+    const result = await run(root, [...ARGS, '--fix', '--verify'], { env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` } });
+    assert.equal(result.status, 2, result.stderr);
+    assert.equal(result.stderr, 'tune-lint: etc/apache2/mods-enabled/mpm_prefork.conf: changed on disk since tune-lint read it; nothing written, run again\n');
+    assert.ok(fs.readFileSync(target, 'utf8').endsWith('# saved by the admin\n'));
+    assert.match(fs.readFileSync(path.join(root, 'etc/apache2/apache2.conf'), 'utf8'), /^Timeout 300$/m, 'apache2.conf is not written either');
+  });
+});
