@@ -67,6 +67,14 @@ describe('chooseFixes and applyFixes', () => {
     assert.deepEqual(chooseFixes(diagnostics, 'tune'), [tune]);
   });
 
+  it('never applies an edit whose range is backwards or past the end of the file', () => {
+    const backwards = fix('safe', [5, 3, 'x']);
+    const pastEnd = fix('safe', [9, 11, 'x']);
+    const fractional = fix('safe', [1.5, 2, 'x']);
+    const fine = fix('safe', [10, 10, '!']);
+    assert.deepEqual(chooseFixes([backwards, pastEnd, fractional, fine].map(diagnosticWith), 'all'), [fine]);
+  });
+
   it('applies several edits of one fix and of several files, each file from its own original text', () => {
     const other = file('abc\n', 'y.conf');
     const multi: Fix = {

@@ -20,7 +20,7 @@ export function chooseFixes(diagnostics: readonly Diagnostic[], fixType: FixType
     const fix = diagnostic.fix;
     if (fix === undefined || !fixAllowed(fix.kind, fixType)) continue;
     const clashes = fix.edits.some((edit) => (byFile.get(edit.file.realPath) ?? []).some((other) => overlaps(edit, other)));
-    if (clashes || selfOverlapping(fix.edits)) continue;
+    if (clashes || selfOverlapping(fix.edits) || !fix.edits.every(inBounds)) continue;
     taken.push(fix);
     for (const edit of fix.edits) {
       const list = byFile.get(edit.file.realPath);
@@ -34,6 +34,12 @@ export function chooseFixes(diagnostics: readonly Diagnostic[], fixType: FixType
 function overlaps(a: TextEdit, b: TextEdit): boolean {
   if (a.range[0] === a.range[1] && b.range[0] === b.range[1]) return a.range[0] === b.range[0];
   return a.range[0] < b.range[1] && b.range[0] < a.range[1] || a.range[0] === b.range[0];
+}
+
+/** A rule's mistake (a range past the end, or backwards) must never reach a file. */
+function inBounds(edit: TextEdit): boolean {
+  const [start, end] = edit.range;
+  return Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= edit.file.text.length;
 }
 
 function selfOverlapping(edits: readonly TextEdit[]): boolean {
