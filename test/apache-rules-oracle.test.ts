@@ -750,3 +750,20 @@ describe('AP1012 keepalive-invalid-value', () => {
     await accepted(t, 'AP1012', 'good-values.conf');
   });
 });
+
+describe('AP1013 utf8-bom', () => {
+  for (const name of ['bad-directive.conf', 'bad-comment-crlf.conf', 'bad-blank-first-line.conf', 'bad-section.conf', 'bad-included']) {
+    it(`${name}: refused with the quoted error, starts without the byte order mark`, (t) => provesFatalAndFix(t, 'AP1013', name));
+  }
+
+  it('bad-loadmodule.conf: refused (the MPM is never loaded), starts without the byte order mark', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const testCase = fixtureCase('AP1013', 'bad-loadmodule.conf');
+    assert.notEqual((await configTest(testCase)).result.exitCode, 0);
+    assert.equal((await configTest(testCase, { fixed: true })).result.exitCode, 0);
+  });
+
+  it('good-utf8-text.conf: accepted', async (t) => {
+    await accepted(t, 'AP1013', 'good-utf8-text.conf');
+  });
+});
