@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,7 +13,7 @@ import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_S
 import type { MpmName } from '../src/languages/apache/names.js';
 import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
 import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
-import { inCI, requireTool } from './helpers/tools.js';
+import { findTool, inCI, requireTool } from './helpers/tools.js';
 
 /*
  * Every claim the correctness and compatibility rules make about what httpd
@@ -767,3 +770,81 @@ describe('AP1013 utf8-bom', () => {
     await accepted(t, 'AP1013', 'good-utf8-text.conf');
   });
 });
+
+describe('AP3001 allowoverride-root', () => {
+  /** Serves `site/` with apache2 -X on a loopback port and returns the status of GET /index.html. */
+  async function statusWithRootOverride(allowOverride: string): Promise<number> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-serve-'));
+    const site = path.join(dir, 'site');
+    fs.mkdirSync(site);
+    fs.writeFileSync(path.join(site, 'index.html'), 'hello\n');
+    fs.writeFileSync(path.join(site, '.htaccess'), 'Require all denied\n');
+    const port = await freePort();
+    fs.writeFileSync(
+      path.join(dir, 'httpd.conf'),
+      [
+        loadMpm('prefork').trimEnd(),
+        `LoadModule authz_core_module ${MODULES}/mod_authz_core.so`,
+        `Listen 127.0.0.1:${port}`,
+        'ServerName localhost',
+        `ErrorLog ${path.join(dir, 'error.log')}`,
+        `PidFile ${path.join(dir, 'httpd.pid')}`,
+        `DefaultRuntimeDir ${dir}`,
+        `DocumentRoot ${site}`,
+        '<Directory />',
+        `    AllowOverride ${allowOverride}`,
+        '</Directory>',
+        '',
+      ].join('\n'),
+    );
+    const server = spawn(findTool('apache2') as string, ['-d', dir, '-f', 'httpd.conf', '-X'], { stdio: 'ignore', env: { PATH: process.env['PATH'] ?? '', LANG: 'C' } });
+    try {
+      return await getStatus(port, '/index.html');
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.once('exit', resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('a .htaccess below <Directory /> takes effect with AllowOverride All there, and not with None', { timeout: 30_000 }, async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    assert.equal(await statusWithRootOverride('All'), 403);
+    assert.equal(await statusWithRootOverride('None'), 200);
+  });
+
+  for (const name of ['bad-all.conf', 'bad-merged.conf', 'bad-options-crlf.conf', 'good-root-none.conf', 'good-default-24.conf']) {
+    it(`${name}: accepted by apache2 (the finding is about behaviour, not syntax)`, async (t) => {
+      await accepted(t, 'AP3001', name);
+    });
+  }
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** GET on loopback, retried until the server listens (at most 10 s). */
+async function getStatus(port: number, urlPath: string): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        const request = http.get({ host: '127.0.0.1', port, path: urlPath }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.once('error', reject);
+      });
+    } catch (error) {
+      if (attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
+
+export default defineRule({
+  meta: {
+    id: 'AP3001',
+    name: 'allowoverride-root',
+    language: 'apache',
+    category: 'security',
+    description: '<Directory /> allows .htaccess overrides, so any .htaccess on the filesystem can change the configuration and every request looks for them',
+    defaultSeverity: 'error',
+    recommended: true,
+    messages: {
+      allowed:
+        '<Directory /> has {{written}}{{scope}}: httpd then tries .htaccess in / and in every directory down to the file on each request, and a .htaccess in any of them changes the configuration; expected AllowOverride None here, with overrides enabled only in the <Directory> that needs them',
+      defaultAll:
+        '<Directory /> sets no AllowOverride{{scope}}, so httpd 2.2\'s default AllowOverride All applies: httpd then tries .htaccess in / and in every directory down to the file on each request, and a .htaccess in any of them changes the configuration; expected AllowOverride None here, with overrides enabled only in the <Directory> that needs them',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    return {
+      end() {
+        const apache = ctx.apache;
+        if (apache === undefined) return;
+        // Same-path sections merge in order, per virtual host: the last AllowOverride among them is the one in effect.
+        const groups = new Map<ApacheSectionUse | undefined, ApacheSectionUse[]>();
+        for (const section of apache.sections) {
+          if (section.name !== 'directory' || section.args[0] !== '/' || section.args.length !== 1) continue;
+          const host = enclosingVirtualHost(section);
+          groups.set(host, [...(groups.get(host) ?? []), section]);
+        }
+        for (const [host, sections] of groups) {
+          const scope = host === undefined ? '' : ` in <VirtualHost ${host.args.join(' ')}>`;
+          const last = lastOverride(apache, sections);
+          if (last !== undefined) {
+            if (overrides(last.args)) ctx.report({ at: last, messageId: 'allowed', data: { written: `${last.node.name} ${last.argsText}`, scope } });
+          } else if (!versionAtLeast(apache.httpd, '2.4')) {
+            ctx.report({ at: sections[0] as ApacheSectionUse, messageId: 'defaultAll', data: { scope } });
+          }
+        }
+      },
+    };
+  },
+});
+
+function enclosingVirtualHost(section: ApacheSectionUse): ApacheSectionUse | undefined {
+  for (let parent = section.parent; parent !== undefined; parent = parent.parent) if (parent.name === 'virtualhost') return parent;
+  return undefined;
+}
+
+function lastOverride(apache: ApacheConfig, sections: readonly ApacheSectionUse[]): ApacheDirectiveUse | undefined {
+  const inRoot = apache.named('allowoverride').filter((use) => {
+    const container = apache.container(use);
+    return container !== undefined && sections.includes(container);
+  });
+  return inRoot[inRoot.length - 1];
+}
+
+/**
+ * Whether the words leave any override on: each type adds to the set and
+ * `None` empties it (core.c `set_override`), so the last word decides;
+ * `Nonfatal=...` only changes how .htaccess errors are handled.
+ */
+function overrides(words: readonly string[]): boolean {
+  const kinds = words.filter((word) => !/^nonfatal=/i.test(word));
+  const last = kinds[kinds.length - 1];
+  return last !== undefined && last.toLowerCase() !== 'none';
+}
