@@ -215,7 +215,7 @@ describe('insertMycnfOption', () => {
     }
   });
 
-  it('installed Debian /etc/mysql (copied): max_connections goes after "#max_connections = 100"', (t) => {
+  it('installed Debian /etc/mysql (copied): an option Debian ships commented out goes after its "#name = value" line', (t) => {
     const server = '/etc/mysql/mariadb.conf.d/50-server.cnf';
     if (!fs.existsSync(server) || !fs.existsSync('/etc/mysql/my.cnf')) {
       t.skip('no installed Debian MariaDB configuration in /etc/mysql');
@@ -231,7 +231,19 @@ describe('insertMycnfOption', () => {
     fs.symlinkSync('/etc/alternatives/my.cnf', path.join(root, 'etc/mysql/my.cnf'));
     const tree = materialise({ name: 'installed', dir: root, main: 'etc/mysql/my.cnf', sysroot: true, target: MARIADB_10_11 });
     try {
-      uncommentsTemplate(t, tree.main, path.join(tree.dir, 'etc/mysql/mariadb.conf.d/50-server.cnf'), 'max_connections', '15');
+      const serverFile = path.join(tree.dir, 'etc/mysql/mariadb.conf.d/50-server.cnf');
+      // The stock file comments out max_connections, key_buffer_size...; whichever this host has not set since.
+      const config = load(tree.main);
+      const template = fs
+        .readFileSync(serverFile, 'utf8')
+        .split('\n')
+        .map((line) => /^#([a-z_]+)\s*=\s*(\S+)$/.exec(line))
+        .find((match) => match !== null && config.effective(match[1] as string) === undefined);
+      if (template === undefined || template === null) {
+        t.skip('every option 50-server.cnf comments out is set on this host');
+        return;
+      }
+      uncommentsTemplate(t, tree.main, serverFile, template[1] as string, template[2] as string);
     } finally {
       tree.cleanup();
     }
