@@ -38,22 +38,24 @@ class JoinedLine implements LogicalLine {
     readonly content: Range,
     readonly physicalLines: number,
     readonly eol: '\n' | '\r\n' | '',
-    /** For continued lines: [textOffset, sourceOffset] at the start of each piece. */
-    private readonly pieces: readonly (readonly [number, number])[] | undefined,
+    /** For continued lines: each piece as [offset in the joined text, source start, source end]. */
+    private readonly pieces: Int32Array | undefined,
+    /** Characters trimmed off the front of the joined text. */
+    private readonly trimmedFront = 0,
   ) {}
 
   sourceOffset(textOffset: number): number {
     const pieces = this.pieces;
     if (pieces === undefined) return this.content[0] + textOffset;
+    const joinedOffset = textOffset + this.trimmedFront;
     let low = 0;
-    let high = pieces.length - 1;
+    let high = pieces.length / 3 - 1;
     while (low < high) {
       const mid = (low + high + 1) >> 1;
-      if ((pieces[mid] as readonly [number, number])[0] <= textOffset) low = mid;
+      if ((pieces[mid * 3] as number) <= joinedOffset) low = mid;
       else high = mid - 1;
     }
-    const [pieceText, pieceSource] = pieces[low] as readonly [number, number];
-    return pieceSource + (textOffset - pieceText);
+    return (pieces[low * 3 + 1] as number) + (joinedOffset - (pieces[low * 3] as number));
   }
 }
 
@@ -66,8 +68,11 @@ export function splitLogicalLines(text: string): LogicalLine[] {
   while (position < length) {
     const start = position;
     let physical = 0;
-    let joined = '';
-    let pieces: [number, number][] | undefined;
+    let joinedLength = 0;
+    // Pieces of a continued line as triples [offset in the joined text, source start, source end],
+    // in one typed array: a line of a million continuations costs twelve bytes per piece.
+    let pieces = NO_PIECES;
+    let filled = 0;
     let eol: '\n' | '\r\n' | '' = '';
     for (;;) {
       physical++;
@@ -86,17 +91,44 @@ export function splitLogicalLines(text: string): LogicalLine[] {
         lines.push(trimmed(text, start, position, start, pieceEnd, undefined, '', physical, eol));
         break;
       }
-      pieces ??= [];
-      pieces.push([joined.length, position]);
-      joined += text.slice(position, pieceEnd);
+      if (filled + 3 > pieces.length) pieces = grown(pieces);
+      pieces[filled++] = joinedLength;
+      pieces[filled++] = position;
+      pieces[filled++] = pieceEnd;
+      joinedLength += pieceEnd - position;
       position = newline === -1 ? length : newline + 1;
       if (!continues || position >= length) {
-        lines.push(trimmed(text, start, position, start, pieceEnd, pieces, joined, physical, eol));
+        const table = pieces.slice(0, filled);
+        lines.push(trimmed(text, start, position, start, pieceEnd, table, joinPieces(text, table, joinedLength), physical, eol));
         break;
       }
     }
   }
   return lines;
+}
+
+const NO_PIECES = new Int32Array(0);
+
+function grown(pieces: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(Math.max(48, pieces.length * 2));
+  bigger.set(pieces);
+  return bigger;
+}
+
+/**
+ * The text of the pieces of a continued line, copied unit by unit: slicing a
+ * string per piece, or a regex replacement, takes seconds and hundreds of MB
+ * for a line of a million continuations.
+ */
+function joinPieces(text: string, pieces: Int32Array, length: number): string {
+  const codes = new Uint16Array(length);
+  let at = 0;
+  for (let index = 0; index < pieces.length; index += 3) {
+    const end = pieces[index + 2] as number;
+    for (let source = pieces[index + 1] as number; source < end; source++) codes[at++] = text.charCodeAt(source);
+  }
+  // UTF-16 code units back to a string as they are, lone surrogates included.
+  return Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength).toString('utf16le');
 }
 
 function trimmed(
@@ -105,7 +137,7 @@ function trimmed(
   end: number,
   pieceStart: number,
   pieceEnd: number,
-  pieces: [number, number][] | undefined,
+  pieces: Int32Array | undefined,
   joined: string,
   physical: number,
   eol: '\n' | '\r\n' | '',
@@ -120,12 +152,11 @@ function trimmed(
     const contentStart = pieceStart + from;
     return new JoinedLine(start, end, logical, [contentStart, contentStart + logical.length], physical, eol, undefined);
   }
-  const shifted = pieces.map(([textOffset, sourceOffset]) => [textOffset - from, sourceOffset] as const);
-  const line = new JoinedLine(start, end, logical, [start, start], physical, eol, shifted);
+  const line = new JoinedLine(start, end, logical, [start, start], physical, eol, pieces, from);
   if (logical.length === 0) return line;
   const contentStart = line.sourceOffset(0);
   const contentEnd = line.sourceOffset(logical.length - 1) + 1;
-  return new JoinedLine(start, end, logical, [contentStart, contentEnd], physical, eol, shifted);
+  return new JoinedLine(start, end, logical, [contentStart, contentEnd], physical, eol, pieces, from);
 }
 
 /** One word of a directive line, split as `ap_getword_conf` splits it. */
