@@ -24,6 +24,8 @@ export class ApacheDocument {
 interface OpenSection {
   readonly line: LogicalLine;
   readonly name: string;
+  /** Lower-cased once: every close tag compares against the whole stack. */
+  readonly nameLower: string;
   readonly nameRange: Range;
   readonly args: readonly ApacheArg[];
   readonly argsText: string;
@@ -40,9 +42,9 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
   const maxNesting = options.maxNesting ?? DEFAULT_MAX_NESTING;
   const problems: ParseProblem[] = [];
   const root: ApacheNode[] = [];
-  const stack: OpenSection[] = [];
+  const stack = new OpenSections();
   const lines = splitLogicalLines(text);
-  const current = (): ApacheNode[] => (stack.length === 0 ? root : (stack[stack.length - 1] as OpenSection).children);
+  const current = (): ApacheNode[] => parentOf(stack, root);
 
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as LogicalLine;
@@ -118,14 +120,14 @@ function openSection(line: LogicalLine, firstText: string, first: Word, problems
     toArg(line, { ...word, start: word.start + argsOffset, end: word.end + argsOffset }),
   );
   const nameEnd = first.start + 1 + bareName.length;
-  return { line, name: bareName, nameRange: sourceRange(line, first.start + 1, nameEnd), args, argsText, afterClose, children: [] };
+  return { line, name: bareName, nameLower: bareName.toLowerCase(), nameRange: sourceRange(line, first.start + 1, nameEnd), args, argsText, afterClose, children: [] };
 }
 
-function closeSection(line: LogicalLine, firstText: string, stack: OpenSection[], root: ApacheNode[], problems: ParseProblem[]): void {
+function closeSection(line: LogicalLine, firstText: string, stack: OpenSections, root: ApacheNode[], problems: ParseProblem[]): void {
   const name = firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2);
   const closeTag: CloseTag = { line, name, range: [line.start, line.end] };
-  const top = stack[stack.length - 1];
-  const matchAt = findOpen(stack, name);
+  const top = stack.top();
+  const matchAt = stack.find(name.toLowerCase());
   if (top !== undefined && matchAt === stack.length - 1) {
     stack.pop();
     parentOf(stack, root).push(finishSection(top, closeTag));
@@ -150,16 +152,49 @@ function closeSection(line: LogicalLine, firstText: string, stack: OpenSection[]
   parentOf(stack, root).push(finishSection(matched, closeTag));
 }
 
-function findOpen(stack: readonly OpenSection[], name: string): number {
-  const lower = name.toLowerCase();
-  for (let i = stack.length - 1; i >= 0; i--) {
-    if ((stack[i] as OpenSection).name.toLowerCase() === lower) return i;
+/**
+ * The sections open at a point of the file, with a count per name, so that a
+ * close tag that matches none of them (a stray `</X>`, possibly a hundred
+ * thousand times under a thousand open sections) costs no scan of the stack.
+ */
+class OpenSections {
+  private readonly items: OpenSection[] = [];
+  private readonly counts = new Map<string, number>();
+
+  get length(): number {
+    return this.items.length;
   }
-  return -1;
+
+  top(): OpenSection | undefined {
+    return this.items[this.items.length - 1];
+  }
+
+  push(section: OpenSection): void {
+    this.items.push(section);
+    this.counts.set(section.nameLower, (this.counts.get(section.nameLower) ?? 0) + 1);
+  }
+
+  pop(): OpenSection | undefined {
+    const section = this.items.pop();
+    if (section === undefined) return undefined;
+    const left = (this.counts.get(section.nameLower) ?? 1) - 1;
+    if (left === 0) this.counts.delete(section.nameLower);
+    else this.counts.set(section.nameLower, left);
+    return section;
+  }
+
+  /** Depth of the innermost open section with this lower-case name, -1 when none is open. */
+  find(nameLower: string): number {
+    if (!this.counts.has(nameLower)) return -1;
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      if ((this.items[i] as OpenSection).nameLower === nameLower) return i;
+    }
+    return -1;
+  }
 }
 
-function parentOf(stack: readonly OpenSection[], root: ApacheNode[]): ApacheNode[] {
-  return stack.length === 0 ? root : (stack[stack.length - 1] as OpenSection).children;
+function parentOf(stack: OpenSections, root: ApacheNode[]): ApacheNode[] {
+  return stack.top()?.children ?? root;
 }
 
 function finishSection(open: OpenSection, close: CloseTag | undefined): SectionNode {
@@ -168,7 +203,7 @@ function finishSection(open: OpenSection, close: CloseTag | undefined): SectionN
   return {
     kind: 'section',
     name: open.name,
-    nameLower: open.name.toLowerCase(),
+    nameLower: open.nameLower,
     nameRange: open.nameRange,
     args: open.args,
     argsText: open.argsText,
