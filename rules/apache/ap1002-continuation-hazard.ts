@@ -152,17 +152,27 @@ function nextPhysicalLine(file: SourceFile, line: LogicalLine): Piece | undefine
   return piece(file, line.end, newline === -1 ? file.text.length : newline);
 }
 
-/** Every logical line of a document with whether httpd treats it as a comment, sections opened and closed included. */
-function* logicalLines(nodes: readonly ApacheNode[]): Generator<{ line: LogicalLine; comment: boolean }> {
-  for (const node of nodes) {
-    if (node.kind === 'section') {
-      yield { line: node.open, comment: false };
-      yield* logicalLines(node.children);
-      if (node.close !== undefined) yield { line: node.close.line, comment: false };
-    } else if (node.kind !== 'blank') {
-      yield { line: node.line, comment: node.kind === 'comment' };
+/**
+ * Every logical line of a document with whether httpd treats it as a comment,
+ * sections opened and closed included. Collected into a list: nested
+ * generators would resume once per level for every line, which is quadratic
+ * under a thousand nested sections.
+ */
+function logicalLines(nodes: readonly ApacheNode[]): { line: LogicalLine; comment: boolean }[] {
+  const out: { line: LogicalLine; comment: boolean }[] = [];
+  const visit = (list: readonly ApacheNode[]): void => {
+    for (const node of list) {
+      if (node.kind === 'section') {
+        out.push({ line: node.open, comment: false });
+        visit(node.children);
+        if (node.close !== undefined) out.push({ line: node.close.line, comment: false });
+      } else if (node.kind !== 'blank') {
+        out.push({ line: node.line, comment: node.kind === 'comment' });
+      }
     }
-  }
+  };
+  visit(nodes);
+  return out;
 }
 
 function describeBlanks(blanks: string): string {
