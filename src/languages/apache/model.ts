@@ -118,6 +118,7 @@ export class ApacheConfig {
   private readonly parsed = new Map<string, ApacheDocument>();
   private readonly includeStack: string[] = [];
   private order = 0;
+  private sectionDepth = 0;
   private mpmCache: MpmSettings | undefined;
   root!: SourceFile;
 
@@ -228,11 +229,30 @@ export class ApacheConfig {
     if (conditional) {
       const evaluation = this.evaluate(use);
       this.conditionals.push(evaluation);
-      if (evaluation.result) this.walk(node.children, file, use, depth);
+      if (evaluation.result) this.walkInside(use, depth);
       return;
     }
     this.sections.push(use);
-    if (!INERT_SECTIONS.has(name)) this.walk(node.children, file, use, depth);
+    if (!INERT_SECTIONS.has(name)) this.walkInside(use, depth);
+  }
+
+  /**
+   * Each file's parser bounds its own nesting, but included files nest inside
+   * the sections around their Include; the total is bounded too, so that a
+   * chain of deeply nested files cannot overflow the stack.
+   */
+  private walkInside(section: ApacheSectionUse, depth: number): void {
+    if (this.sectionDepth >= this.fs.limits.maxNesting) {
+      const message = `sections nested deeper than ${this.fs.limits.maxNesting} levels counting the files included inside them; what is inside is not read`;
+      this.problem('TL0006', 'error', message, section.file, section.range);
+      return;
+    }
+    this.sectionDepth++;
+    try {
+      this.walk(section.node.children, section.file, section, depth);
+    } finally {
+      this.sectionDepth--;
+    }
   }
 
   private directive(node: DirectiveNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
@@ -335,6 +355,14 @@ export class ApacheConfig {
     }
   }
 
+  private realPathOf(hostPath: string): string {
+    try {
+      return this.fs.resolve(hostPath);
+    } catch {
+      return hostPath;
+    }
+  }
+
   private displayOf(serverPath: string, hostPath: string): string {
     return this.fs.sysroot === undefined ? this.fs.display(hostPath) : this.fs.display(this.fs.locate(serverPath));
   }
@@ -388,14 +416,19 @@ export class ApacheConfig {
     return this.fs.entryKind(hostPath) === 'directory';
   }
 
-  private readPlain(serverPath: string, optional: boolean, files: string[], dirDepth: number): string | undefined {
+  private readPlain(serverPath: string, optional: boolean, files: string[], dirDepth: number, walking: readonly { real: string; serverPath: string }[] = []): string | undefined {
     const hostPath = this.fs.locate(serverPath);
     const kind = this.fs.kind(hostPath);
     if (kind === 'directory') {
       if (dirDepth + 1 > 128) return `Directory ${serverPath} exceeds the maximum include directory nesting level of 128`;
+      const real = this.realPathOf(hostPath);
+      // httpd follows a symlink back to a directory it is reading until the path is too long; with two such links that takes forever.
+      const again = walking.find((entry) => entry.real === real);
+      if (again !== undefined) return `Directory ${serverPath} is ${again.serverPath} again through a symlink; httpd would follow the loop until the path is too long to open, and with two such links practically forever`;
+      const inside = [...walking, { real, serverPath }];
       const names = this.fs.list(hostPath).sort(byteOrder);
       for (const name of names) {
-        const error = this.readPlain(path.posix.join(serverPath, name), optional, files, dirDepth + 1);
+        const error = this.readPlain(path.posix.join(serverPath, name), optional, files, dirDepth + 1, inside);
         if (error !== undefined) return error;
       }
       return undefined;
