@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { ApacheConfig } from '../languages/apache/model.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import type { FileFix, LintResult } from '../lint.js';
+import { compareDiagnostics } from './linter.js';
 import { apacheEnvironment, findServerTool, mapApacheServerPaths, mapMycnfServerPaths, parseApacheStderr, runTool, SERVER_TOOL_PATH, type ToolRun } from './server-tools.js';
 import type { SourceFile } from './source-file.js';
 import type { Diagnostic } from './types.js';
@@ -91,6 +92,7 @@ export class FixVerifier {
       diagnostic.fix !== undefined && diagnostic.fix.edits.some((edit) => rejected.has(edit.file.realPath)) ? withoutFix(diagnostic) : diagnostic,
     );
     for (const { fix, reason } of rejected.values()) diagnostics.push(rejection(fix, reason));
+    diagnostics.sort(compareDiagnostics);
     return { ...result, diagnostics, fixes: result.fixes.filter((fix) => !rejected.has(fix.file.realPath)), sizingAfter: undefined };
   }
 
