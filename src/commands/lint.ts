@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { builtinRules } from '../../rules/index.js';
-import { printConfig } from '../config/print.js';
 import { EMPTY_CONFIG, findConfig, loadConfig } from '../config/load.js';
 import { hostGroupOf, overrideRulesOf, type HostGroup } from '../config/resolve.js';
 import { ConfigError, type ResolvedConfig } from '../config/types.js';
@@ -10,7 +9,6 @@ import { unifiedDiff } from '../engine/patch.js';
 import { selectRules, type UserRuleSetting } from '../engine/selection.js';
 import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type Targets } from '../engine/targets.js';
 import type { Rule, SeveritySetting } from '../engine/types.js';
-import { writeFixes } from '../engine/write.js';
 import { loadFormatter } from '../formatters/index.js';
 import type { UnitOutcome } from '../formatters/types.js';
 import type { HostFacts } from '../host/facts.js';
@@ -47,7 +45,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const fixes = outcomes.flatMap((outcome) => outcome.result.fixes);
   const patch = await unifiedDiff(fixes.map((fix) => ({ patchPath: fix.file.patchPath, before: fix.before, after: fix.after })));
   const wrote = options.fix && fixes.length > 0;
-  if (wrote) writeFixes(fixes);
+  if (wrote) (await import('../engine/write.js')).writeFixes(fixes);
   const formatter = await loadFormatter(options.format);
   process.stdout.write(
     formatter({
@@ -229,6 +227,7 @@ async function printConfigOf(
   const group = hostGroupOf(config, absolutePath);
   const host: HostFacts = await resolveHostFacts({ ...hostSources(options, group), probe: false });
   const targets = targetsOf(group, cliTarget);
+  const { printConfig } = await import('../config/print.js');
   process.stdout.write(printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, cliRules), rules: builtinRules }));
   return 0;
 }
