@@ -772,40 +772,9 @@ describe('AP1013 utf8-bom', () => {
 });
 
 describe('AP3001 allowoverride-root', () => {
-  /** Serves `site/` with apache2 -X on a loopback port and returns the status of GET /index.html. */
-  async function statusWithRootOverride(allowOverride: string): Promise<number> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-serve-'));
-    const site = path.join(dir, 'site');
-    fs.mkdirSync(site);
-    fs.writeFileSync(path.join(site, 'index.html'), 'hello\n');
-    fs.writeFileSync(path.join(site, '.htaccess'), 'Require all denied\n');
-    const port = await freePort();
-    fs.writeFileSync(
-      path.join(dir, 'httpd.conf'),
-      [
-        loadMpm('prefork').trimEnd(),
-        `LoadModule authz_core_module ${MODULES}/mod_authz_core.so`,
-        `Listen 127.0.0.1:${port}`,
-        'ServerName localhost',
-        `ErrorLog ${path.join(dir, 'error.log')}`,
-        `PidFile ${path.join(dir, 'httpd.pid')}`,
-        `DefaultRuntimeDir ${dir}`,
-        `DocumentRoot ${site}`,
-        '<Directory />',
-        `    AllowOverride ${allowOverride}`,
-        '</Directory>',
-        '',
-      ].join('\n'),
-    );
-    const server = spawn(findTool('apache2') as string, ['-d', dir, '-f', 'httpd.conf', '-X'], { stdio: 'ignore', env: { PATH: process.env['PATH'] ?? '', LANG: 'C' } });
-    try {
-      return await getStatus(port, '/index.html');
-    } finally {
-      server.kill('SIGTERM');
-      await new Promise((resolve) => server.once('exit', resolve));
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  }
+  /** GET /index.html from `site/`, whose .htaccess denies everyone, with the given AllowOverride on `<Directory />`. */
+  const statusWithRootOverride = (allowOverride: string): Promise<number> =>
+    serveStatus(['<Directory />', `    AllowOverride ${allowOverride}`, '</Directory>'], { '.htaccess': 'Require all denied\n' });
 
   it('a .htaccess below <Directory /> takes effect with AllowOverride All there, and not with None', { timeout: 30_000 }, async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
@@ -819,6 +788,75 @@ describe('AP3001 allowoverride-root', () => {
     });
   }
 });
+
+describe('AP4002 access-control-22', () => {
+  for (const name of ['bad-no-compat.conf', 'bad-no-compat-no-fix.conf', 'bad-reversed-crlf.conf']) {
+    it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP4002', name));
+  }
+
+  it('bad-no-compat.conf: the fixed file starts', (t) => provesFatalAndFix(t, 'AP4002', 'bad-no-compat.conf'));
+
+  it('the classic pairs and their Require forms serve the same (200 for allow,deny + Allow from all, 403 for deny,allow + Deny from all)', { timeout: 60_000 }, async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const inSite = (...lines: string[]) => ['<Directory {site}>', ...lines.map((line) => `    ${line}`), '</Directory>'];
+    const compat = ['access_compat_module'];
+    assert.equal(await serveStatus(inSite('Order allow,deny', 'Allow from all'), {}, compat), 200);
+    assert.equal(await serveStatus(inSite('Require all granted')), 200);
+    assert.equal(await serveStatus(inSite('Order deny,allow', 'Deny from all'), {}, compat), 403);
+    assert.equal(await serveStatus(inSite('Require all denied')), 403);
+  });
+
+  it('mixed: an old-style Deny in <Location /> overrides Require all granted on the directory', { timeout: 60_000 }, async (t) => {
+    if ((await accepted(t, 'AP4002', 'bad-mixed.conf')) === undefined) return;
+    const granted = ['<Directory {site}>', '    Require all granted', '</Directory>'];
+    assert.equal(await serveStatus(granted), 200);
+    assert.equal(await serveStatus([...granted, '<Location />', '    Order deny,allow', '    Deny from all', '</Location>'], {}, ['access_compat_module']), 403);
+  });
+
+  for (const name of ['good-compat-old-only.conf', 'good-require-only.conf']) {
+    it(`${name}: accepted`, async (t) => {
+      await accepted(t, 'AP4002', name);
+    });
+  }
+});
+
+/**
+ * Serves a scratch `site/` (index.html plus `files`) with apache2 -X on a
+ * loopback port, prefork and mod_authz_core loaded and `lines` appended to
+ * the configuration, and returns the status of GET /index.html. The server
+ * is stopped by its PID.
+ */
+async function serveStatus(lines: readonly string[], files: Readonly<Record<string, string>> = {}, modules: readonly string[] = []): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-serve-'));
+  const site = path.join(dir, 'site');
+  fs.mkdirSync(site);
+  fs.writeFileSync(path.join(site, 'index.html'), 'hello\n');
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(site, name), text);
+  const port = await freePort();
+  fs.writeFileSync(
+    path.join(dir, 'httpd.conf'),
+    [
+      loadMpm('prefork').trimEnd(),
+      ...['authz_core_module', ...modules].map((module) => `LoadModule ${module} ${MODULES}/mod_${module.replace(/_module$/, '')}.so`),
+      `Listen 127.0.0.1:${port}`,
+      'ServerName localhost',
+      `ErrorLog ${path.join(dir, 'error.log')}`,
+      `PidFile ${path.join(dir, 'httpd.pid')}`,
+      `DefaultRuntimeDir ${dir}`,
+      `DocumentRoot ${site}`,
+      ...lines.map((line) => line.replace('{site}', site)),
+      '',
+    ].join('\n'),
+  );
+  const server = spawn(findTool('apache2') as string, ['-d', dir, '-f', 'httpd.conf', '-X'], { stdio: 'ignore', env: { PATH: process.env['PATH'] ?? '', LANG: 'C' } });
+  try {
+    return await getStatus(port, '/index.html');
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
