@@ -35,6 +35,8 @@ const MAX_SYMLINK_HOPS = 40;
  */
 export class ConfigFileSystem {
   readonly sysroot: string | undefined;
+  /** The sysroot as given, symlinks not followed: a path under it is a path under the sysroot. */
+  private readonly sysrootAsGiven: string | undefined;
   readonly cwd: string;
   readonly limits: Limits;
 
@@ -44,7 +46,8 @@ export class ConfigFileSystem {
   constructor(options: { sysroot?: string | undefined; cwd?: string; limits?: Partial<Limits>; overlay?: ReadonlyMap<string, string> } = {}) {
     this.cwd = options.cwd ?? process.cwd();
     this.overlay = options.overlay ?? new Map();
-    this.sysroot = options.sysroot === undefined ? undefined : fs.realpathSync(path.resolve(this.cwd, options.sysroot));
+    this.sysrootAsGiven = options.sysroot === undefined ? undefined : path.resolve(this.cwd, options.sysroot);
+    this.sysroot = this.sysrootAsGiven === undefined ? undefined : fs.realpathSync(this.sysrootAsGiven);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
   }
 
@@ -61,13 +64,13 @@ export class ConfigFileSystem {
 
   /** The same view of the disk with some files replaced by new text. */
   withOverlay(overlay: ReadonlyMap<string, string>): ConfigFileSystem {
-    return new ConfigFileSystem({ sysroot: this.sysroot, cwd: this.cwd, limits: this.limits, overlay });
+    return new ConfigFileSystem({ sysroot: this.sysrootAsGiven, cwd: this.cwd, limits: this.limits, overlay });
   }
 
   /** The inverse of locate for display: the path as the server would see it. */
   serverPath(hostPath: string): string {
     if (this.sysroot === undefined) return hostPath;
-    const inside = path.relative(this.sysroot, hostPath);
+    const inside = path.relative(this.sysroot, this.underRealRoot(hostPath));
     return inside.startsWith('..') ? hostPath : `/${inside.split(path.sep).join('/')}`;
   }
 
@@ -88,7 +91,15 @@ export class ConfigFileSystem {
         return hostPath;
       }
     }
-    return this.resolveInRoot(this.sysroot, hostPath);
+    return this.resolveInRoot(this.sysroot, this.underRealRoot(hostPath));
+  }
+
+  /** A path given under the sysroot as written (`repo-link/etc/...`), as the same path under the real sysroot. */
+  private underRealRoot(hostPath: string): string {
+    const given = this.sysrootAsGiven;
+    if (given === undefined || this.sysroot === undefined || given === this.sysroot) return hostPath;
+    const inside = path.relative(given, hostPath);
+    return inside === '..' || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside) ? hostPath : path.join(this.sysroot, inside);
   }
 
   private resolveInRoot(root: string, hostPath: string): string {
