@@ -51,6 +51,8 @@ function readPid(pidFile: string): number | undefined {
  * it forks are charged to the group. Waits until the page answers in full.
  */
 export async function startApache(tree: ServerTree, cgroup: MemoryCgroup): Promise<RunningApache> {
+  // A pidfile left by a server that was killed would name a PID outside this group.
+  fs.rmSync(tree.pidFile, { force: true });
   const script = 'echo $$ > "$1" && exec "$2" -d "$3" -f "$4" -k start';
   const started = await runCommand('/bin/sh', ['-c', script, 'proof', cgroup.procsFile, APACHE, tree.root, tree.configFile], {
     timeoutMs: 30_000,

@@ -91,6 +91,12 @@ async function cleanUp(): Promise<void> {
 }
 
 let interrupted = false;
+
+/** After Ctrl-C the main flow may still be unwinding: it must not start anything new. */
+function refuseIfInterrupted(): void {
+  if (interrupted) throw new Error('interrupted');
+}
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (interrupted) return;
@@ -126,6 +132,7 @@ async function withServer<T>(
   name: string,
   body: (workers: () => number[], cgroup: MemoryCgroup, db: BackgroundProcess | undefined) => Promise<T>,
 ): Promise<T> {
+  refuseIfInterrupted();
   const cgroup = MemoryCgroup.create(`${CGROUP_PREFIX}-${name}`, capBytes);
   const current: NonNullable<typeof active> = { tree: side.tree, cgroup };
   active = current;
@@ -133,14 +140,16 @@ async function withServer<T>(
     if (side.databaseConfig !== undefined && database !== undefined) {
       current.database = await startDatabase(side.databaseConfig, database, cgroup);
     }
+    refuseIfInterrupted();
     const server = await startApache(side.tree, cgroup);
     const dbPid = current.database?.pid;
     return await body(() => workerPids(server).filter((pid) => pid !== dbPid), cgroup, current.database);
   } finally {
-    active = undefined;
+    // `active` stays set until the group is gone, so an interrupt meanwhile still cleans it up.
     if (current.database) await stopDatabase(current.database);
     await stopApache(side.tree, cgroup);
     await cgroup.destroy();
+    if (active === current) active = undefined;
   }
 }
 
@@ -349,9 +358,7 @@ async function main(): Promise<number> {
   };
   const stockSide = makeSide('stock');
   const tunedSide = makeSide('tuned');
-  const stockTree = stockSide.tree;
-  const tunedTree = tunedSide.tree;
-  await checkConfig(stockTree);
+  await checkConfig(stockSide.tree);
   log(`server trees in ${workDir}, Apache on 127.0.0.1:${port}, memory cap ${mib(capBytes)}`);
   if (database !== undefined && stockSide.databaseConfig !== undefined) {
     await initialiseDatabase(stockSide.databaseConfig, database);
@@ -367,7 +374,7 @@ async function main(): Promise<number> {
   if (handSized === undefined) {
     tuneLint = await applyTuneLint(
       REPO_ROOT,
-      tunedTree,
+      tunedSide.tree,
       { hostRam: values.cap, perChild },
       database && tunedSide.databaseConfig !== undefined
         ? { configFile: tunedSide.databaseConfig, target: MARIADB_TARGET, dir: database.root }
@@ -378,10 +385,10 @@ async function main(): Promise<number> {
     }
     log(`${tuneLint.command} changed ${tuneLint.changedFiles.join(', ')}`);
   } else {
-    rewritePrefork(tunedTree, { ...DEBIAN_PREFORK, maxRequestWorkers: handSized });
+    rewritePrefork(tunedSide.tree, { ...DEBIAN_PREFORK, maxRequestWorkers: handSized });
     log(`DEV ONLY: hand-written MaxRequestWorkers ${handSized}, not tune-lint's patch`);
   }
-  await checkConfig(tunedTree);
+  await checkConfig(tunedSide.tree);
   const stock = describe(stockSide, 'stock Debian');
   const tuned = describe(tunedSide, handSized === undefined ? 'after tune-lint' : 'hand-sized (dev only)');
 
