@@ -97,11 +97,11 @@ interface Refusal {
 
 /**
  * Every line apache2 refuses in a case, found one at a time: each refused
- * line is commented out in a scratch copy and apache2 runs again, until it
- * accepts the rest.
+ * line is commented out in a scratch copy (of the fixed output when
+ * `fixed`) and apache2 runs again, until it accepts the rest.
  */
-async function peelRefusals(testCase: RuleCase): Promise<Refusal[]> {
-  return withCaseCopy(testCase, false, async (dir) => {
+async function peelRefusals(testCase: RuleCase, fixed = false): Promise<Refusal[]> {
+  return withCaseCopy(testCase, fixed, async (dir) => {
     const refusals: Refusal[] = [];
     for (let attempt = 0; attempt < 30; attempt++) {
       const result = await apacheConfigTest(oracleOptions(dir, testCase));
@@ -818,6 +818,25 @@ describe('AP4002 access-control-22', () => {
       await accepted(t, 'AP4002', name);
     });
   }
+});
+
+describe('AP4003 removed-directive', () => {
+  const cases = ['bad-mutexes-prefork.conf', 'bad-no-exact-equivalent.conf', 'bad-event-accept-mutex.conf', 'bad-rewrite-off.conf', 'bad-rewrite-traced.conf', 'bad-authoritative-crlf.conf'];
+  for (const name of cases) {
+    it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP4003', name));
+  }
+
+  it('the fixes are accepted by apache2: after them only the lines without an exact equivalent are refused', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const remaining = async (name: string) => (await peelRefusals(fixtureCase('AP4003', name), true)).map((refusal) => refusal.message.replace(/,.*$/, ''));
+    assert.deepEqual(await remaining('bad-mutexes-prefork.conf'), ["Invalid command 'LockFile'"]);
+    assert.deepEqual(await remaining('bad-event-accept-mutex.conf'), []);
+    assert.deepEqual(await remaining('bad-rewrite-off.conf'), []);
+  });
+
+  it('good-24-names.conf: accepted', async (t) => {
+    await accepted(t, 'AP4003', 'good-24-names.conf');
+  });
 });
 
 /**
