@@ -40,12 +40,15 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const cliTarget = checkTargetFlag(options.target);
   if (options.printConfig !== undefined) return printConfigOf(options.printConfig, config, cliRules, cliTarget, options, cwd);
   const units = groupByHost(mainPaths(paths, options.sysroot, cwd), config);
-  const linted = await lintUnits(units, config, cliRules, cliTarget, options, cwd);
+  const probeCache = new ProbeCache();
+  const linted = await lintUnits(units, config, cliRules, cliTarget, options, cwd, probeCache, options.fixType);
   const outcomes = options.verify ? await verifyUnits(linted, options, cwd) : linted;
   const fixes = outcomes.flatMap((outcome) => outcome.result.fixes);
   const patch = await unifiedDiff(fixes.map((fix) => ({ patchPath: fix.file.patchPath, before: fix.before, after: fix.after })));
   const wrote = options.fix && fixes.length > 0;
   if (wrote) (await import('../engine/write.js')).writeFixes(fixes);
+  // After --fix the exit code is about the configs as written, as with ESLint: what the fixes left.
+  const judged = wrote ? await lintUnits(units, config, cliRules, cliTarget, options, cwd, probeCache, 'none') : outcomes;
   const formatter = await loadFormatter(options.format);
   process.stdout.write(
     formatter({
@@ -57,9 +60,10 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
       wrote,
       fixType: options.fixType,
       quiet: options.quiet,
+      remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
     }),
   );
-  return exitCode(outcomes.map((outcome) => outcome.result), options);
+  return exitCode(judged.map((outcome) => outcome.result), options);
 }
 
 async function loadRunConfig(options: LintCommandOptions, cwd: string): Promise<ResolvedConfig> {
@@ -74,10 +78,11 @@ async function lintUnits(
   cliTarget: string | undefined,
   options: LintCommandOptions,
   cwd: string,
+  probeCache: ProbeCache,
+  fixType: LintInput['fixType'],
 ): Promise<UnitOutcome[]> {
-  const probeCache = new ProbeCache();
   const selection = ruleSelection(config, cliRules);
-  const common = commonLintInput(options, cwd);
+  const common = { ...commonLintInput(options, cwd), fixType };
   const outcomes: UnitOutcome[] = [];
   for (const unit of units) {
     const host = await resolveHostFacts({ ...hostSources(options, unit.group), probe: options.probe, probeCache, ...(spinnerWanted(options) ? { onSlowProbe: startSpinner } : {}) });
@@ -110,7 +115,6 @@ function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInp
     cwd,
     ...(options.sysroot === undefined ? {} : { sysroot: options.sysroot }),
     ...(options.lang === undefined ? {} : { language: options.lang }),
-    fixType: options.fixType,
     ...(options.maxFileSize === undefined ? {} : { limits: { maxFileBytes: sizeFlag('--max-file-size', options.maxFileSize) } }),
     ...(options.serverRoot === undefined && options.define.length === 0
       ? {}

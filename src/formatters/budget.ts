@@ -1,4 +1,5 @@
 import type { Sizing } from '../engine/sizing.js';
+import { printable } from '../util/printable.js';
 import { formatBytes, formatPercent } from '../util/units.js';
 
 /** Columns of one bar: wide enough to read a share of a few percent, narrow enough for an 80-column log with its labels. */
@@ -33,11 +34,11 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined, paint: 
   const second = after === undefined ? undefined : consumersOf(after);
   const changed = second !== undefined && second.some((consumer, i) => consumer.bytes !== first[i]?.bytes || consumer.detail !== first[i]?.detail);
   const labelWidth = Math.max(...first.map((consumer) => consumer.label.length), 'free'.length);
-  const lines = [`Memory at peak against ${formatBytes(ram)} RAM (${before.ram?.source}):`];
+  const lines = [`Memory at peak against ${formatBytes(ram)} RAM (${printable(before.ram?.source ?? '')}):`];
   lines.push(...picture(changed ? 'before the patch' : undefined, first, ram, labelWidth, paint));
   if (changed && second !== undefined) lines.push(...picture('after the patch', second, ram, labelWidth, paint));
-  if (!before.dbLocal.value) lines.push(`  no database counted: ${before.dbLocal.reason}`);
-  else if (before.mysql === undefined) lines.push(`  MySQL not counted: ${before.dbLocal.reason}, but no my.cnf was linted with it`);
+  if (!before.dbLocal.value) lines.push(`  no database counted: ${printable(before.dbLocal.reason)}`);
+  else if (before.mysql === undefined) lines.push(`  MySQL not counted: ${printable(before.dbLocal.reason)}, but no my.cnf was linted with it`);
   return lines;
 }
 
@@ -53,7 +54,7 @@ function consumersOf(sizing: Sizing): Consumer[] {
       label: sizing.apache.length === 1 ? 'Apache' : `Apache ${index + 1}`,
       kind: 'apache',
       bytes: apache.peak,
-      detail: `${processes}${budget}${sizing.apache.length === 1 ? '' : ` (${apache.config.root.displayPath})`}`,
+      detail: `${processes}${budget}${sizing.apache.length === 1 ? '' : ` (${printable(apache.config.root.displayPath)})`}`,
     };
   });
   const mysql = sizing.mysql;

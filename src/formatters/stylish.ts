@@ -1,5 +1,6 @@
 import type { Diagnostic, Severity } from '../engine/types.js';
 import { describeHostFacts } from '../host/format.js';
+import { printable } from '../util/printable.js';
 import { budgetPicture, type BarKind } from './budget.js';
 import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
 import type { FormatInput, Formatter, UnitOutcome } from './types.js';
@@ -52,7 +53,7 @@ export const formatStylish: Formatter = (input) => {
   out.push(...summaryLines(countDiagnostics(shown), input, paint));
   if (input.patch !== '') {
     const title = input.wrote ? 'Patch written:' : 'Suggested patch (tune-lint --fix writes it; --format diff prints it alone, for git apply):';
-    out.push('', paint.bold(title), input.patch.trimEnd());
+    out.push('', paint.bold(title), ...patchLines(input.patch));
   }
   return `${out.join('\n')}\n`;
 };
@@ -66,7 +67,7 @@ function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): stri
   }
   const out: string[] = [];
   for (const [file, list] of byFile) {
-    out.push(paint.underline(file));
+    out.push(paint.underline(printable(file)));
     const width = Math.max(...list.map((d) => `${d.start.line}:${d.start.column}`.length));
     for (const diagnostic of list) {
       const where = `${diagnostic.start.line}:${diagnostic.start.column}`.padEnd(width);
@@ -82,7 +83,7 @@ function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): stri
 function hostLines(unit: UnitOutcome, paint: Paint): string[] {
   const out: string[] = [];
   const facts = describeHostFacts(unit.result.host);
-  if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${line}`), '');
+  if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${printable(line)}`), '');
   const picture = budgetPicture(unit.result.sizing, unit.result.sizingAfter, paint.bar);
   if (picture.length > 0) out.push(paint.bold(picture[0] as string), ...picture.slice(1), '');
   return out;
@@ -97,7 +98,28 @@ function summaryLines(counts: Counts, input: FormatInput, paint: Paint): string[
   const { safe, tune } = counts.fixable;
   if (safe + tune === 0) return lines;
   lines.push(`  ${safe + tune} fixable: ${safe} safe, ${tune} tune${fixAction(input)}`);
+  if (input.remaining !== undefined) {
+    const left = countDiagnostics(visibleDiagnostics(input.remaining, input.quiet));
+    const count = left.error + left.warn + left.info;
+    lines.push(
+      count === 0
+        ? '  after the fixes: no problems left'
+        : `  after the fixes: ${count} ${plural(count, 'problem')} left (${left.error} ${plural(left.error, 'error')}, ${left.warn} ${plural(left.warn, 'warning')}, ${left.info} info)`,
+    );
+  }
   return lines;
+}
+
+/**
+ * The patch as read on a terminal: a config's control characters escaped, so
+ * an untrusted file cannot drive the terminal; CRLF shown as line ends.
+ * `--format diff` keeps every byte for git apply.
+ */
+function patchLines(patch: string): string[] {
+  return patch
+    .trimEnd()
+    .split('\n')
+    .map((line) => printable(line.replace(/\r$/, '')));
 }
 
 /** What happens to the fixes: the patch below, written or to write, and which kind it holds. */

@@ -1,5 +1,5 @@
 import type { FixType } from '../engine/fix.js';
-import type { RuleMeta } from '../engine/types.js';
+import type { Diagnostic, RuleMeta } from '../engine/types.js';
 import type { LintResult } from '../lint.js';
 
 /** The configs of one host and what linting them found. */
@@ -22,6 +22,8 @@ export interface FormatInput {
   readonly fixType: FixType;
   /** Only errors are shown (--quiet). */
   readonly quiet: boolean;
+  /** After --fix wrote: what a lint of the written configs still reports. */
+  readonly remaining: readonly Diagnostic[] | undefined;
 }
 
 /** A formatter turns results into the text printed on stdout; it never lints. */

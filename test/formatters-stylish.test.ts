@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
+
+const dir = scratchDir('stylish');
+after(() => removeScratch(dir));
+const PREFORK = (eol: string) => ['LoadModule mpm_prefork_module m.so', 'LoadModule php_module libphp.so', '<IfModule mpm_prefork_module>', '    MaxClients 150', '</IfModule>', ''].join(eol);
+const HOST = ['--no-probe', '--host-ram', '500M', '--per-child', '20M'];
+
+describe('stylish output', () => {
+  it('a file name with control characters is shown escaped, never sent to the terminal raw', () => {
+    const name = 'evil\u001b]0;owned\u0007.conf';
+    fs.writeFileSync(path.join(dir, name), PREFORK('\n'));
+    const run = runCli([...HOST, name], { cwd: dir });
+    assert.equal(run.status, 1);
+    assert.ok(!/[\u0000-\u0008\u000b-\u001f]/.test(run.stdout), 'no control character but tab and newline');
+    assert.ok(run.stdout.includes('evil\\x1b]0;owned\\x07.conf'));
+  });
+
+  it('a CRLF file: the report shows its patch without carriage returns; --format diff keeps them for git apply', () => {
+    writeFiles(dir, { 'crlf.conf': PREFORK('\r\n') });
+    const stylish = runCli([...HOST, 'crlf.conf'], { cwd: dir }).stdout;
+    assert.ok(!stylish.includes('\r'));
+    assert.match(stylish, /^-    MaxClients 150$/m);
+    const diff = runCli([...HOST, '--format', 'diff', 'crlf.conf'], { cwd: dir }).stdout;
+    assert.match(diff, /^-    MaxClients 150\r$/m);
+  });
+
+  it('the summary counts fixable problems by kind and says what the patch holds', () => {
+    writeFiles(dir, { 'lf.conf': PREFORK('\n') });
+    const all = runCli([...HOST, '--rule', 'AP2005=off', 'lf.conf'], { cwd: dir }).stdout;
+    assert.match(all, /^ {2}2 fixable: 1 safe, 1 tune; tune-lint --fix writes the patch below$/m);
+    assert.match(all, /^\+ {4}MaxRequestWorkers 21$/m);
+    const safe = runCli([...HOST, '--rule', 'AP2005=off', '--fix-type', 'safe', 'lf.conf'], { cwd: dir }).stdout;
+    assert.match(safe, /^ {2}2 fixable: 1 safe, 1 tune; tune-lint --fix --fix-type safe writes the patch below \(safe fixes only\)$/m);
+    assert.match(safe, /^\+ {4}MaxRequestWorkers 150$/m, 'renamed, not resized');
+  });
+
+  it('--fix says the patch was written, and the file holds it', () => {
+    writeFiles(dir, { 'write.conf': PREFORK('\n') });
+    const run = runCli([...HOST, '--rule', 'AP2005=off', '--fix', 'write.conf'], { cwd: dir });
+    assert.equal(run.status, 0, 'the exit code is about the configs as written');
+    assert.match(run.stdout, /; --fix wrote the patch below$/m);
+    assert.match(run.stdout, /^ {2}after the fixes: no problems left$/m);
+    assert.match(run.stdout, /^Patch written:$/m);
+    assert.match(fs.readFileSync(path.join(dir, 'write.conf'), 'utf8'), /^ {4}MaxRequestWorkers 21$/m);
+  });
+});
