@@ -867,6 +867,14 @@ describe('AP4004 noop-directive', () => {
   });
 });
 
+describe('AP4005 limit-order-22', () => {
+  // The rule is about httpd 2.2, which is not installed; what 2.4 does with the same order is the contrast it draws.
+  it('good-target-24.conf: httpd 2.4 applies a ServerLimit that follows MaxRequestWorkers, without any warning', async (t) => {
+    const result = await accepted(t, 'AP4005', 'good-target-24.conf');
+    if (result !== undefined) assert.deepEqual(result.messages.filter((m) => m.text.startsWith('WARNING:')), []);
+  });
+});
+
 /**
  * Serves a scratch `site/` (index.html plus `files`) with apache2 -X on a
  * loopback port, prefork and mod_authz_core loaded and `lines` appended to
