@@ -46,6 +46,12 @@ describe('paths: discovery under --sysroot', () => {
     assert.deepEqual(report.results.map((result) => result.file), ['root/etc/mysql/my.cnf']);
   });
 
+  it('dump takes the same server path inside the sysroot', () => {
+    const run = runCli(['dump', '--json', '--sysroot', 'root', '/etc/mysql/my.cnf'], { cwd: parent });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as { root: string }).root, '/etc/mysql/my.cnf');
+  });
+
   it('a path given twice is linted once', () => {
     const report = json(['--sysroot', 'root', 'root/etc/mysql/my.cnf', '/etc/mysql/my.cnf'], parent);
     assert.equal(report.results.length, 1);

@@ -6,6 +6,7 @@ import { loadApache } from '../languages/apache/model.js';
 import { loadMycnf } from '../languages/mycnf/model.js';
 import { ConfigError } from '../config/types.js';
 import { formatDumpText } from './dump-text.js';
+import { mainPath } from './paths.js';
 
 export interface DumpOptions {
   readonly json: boolean;
@@ -28,7 +29,7 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
       throw new ConfigError(`--target: ${(error as Error).message}`);
     }
   }
-  const hostPath = path.resolve(cwd, file);
+  const hostPath = mainPath(file, options.sysroot, cwd);
   const language = options.lang ?? languageFromName(hostPath) ?? detectLanguage(hostPath, fs.read(hostPath).text.slice(0, 4096));
   const dump =
     language === 'apache'

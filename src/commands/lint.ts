@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { builtinRules } from '../../rules/index.js';
 import { EMPTY_CONFIG, findConfig, loadConfig } from '../config/load.js';
@@ -16,10 +15,8 @@ import { ProbeCache, resolveHostFacts, type HostSources } from '../host/resolve.
 import { lint, type LintInput, type LintResult } from '../lint.js';
 import { parseFriendlySize } from '../util/units.js';
 import type { LintCommandOptions } from './options.js';
+import { mainPaths } from './paths.js';
 import { readVersion } from './version.js';
-
-/** Where the servers keep their main configs, in the order tune-lint looks with no path given. */
-export const SYSTEM_CONFIGS = ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf', '/etc/mysql/my.cnf', '/etc/my.cnf'];
 
 /** The main configs of one host, linted together so cross-service rules see both. */
 interface HostUnit {
@@ -179,44 +176,6 @@ function groupByHost(paths: readonly string[], config: ResolvedConfig): HostUnit
     unit.paths.push(given);
   }
   return [...units.values()];
-}
-
-/**
- * The main configs as absolute paths, each once. With --sysroot an absolute
- * path outside it is the path as the server sees it (`/etc/apache2/apache2.conf`)
- * and is looked up inside it; with no path the system's configs are looked for.
- */
-function mainPaths(paths: readonly string[], sysroot: string | undefined, cwd: string): string[] {
-  const root = sysroot === undefined ? undefined : path.resolve(cwd, sysroot);
-  if (root !== undefined && !isDirectory(root)) throw new ConfigError(`--sysroot ${sysroot}: not a directory`);
-  const given = paths.length > 0 ? paths : discoverSystemConfigs(root, sysroot);
-  const absolute = given.map((file) => {
-    const resolved = path.resolve(cwd, file);
-    return root !== undefined && path.isAbsolute(file) && !isInside(root, resolved) ? path.join(root, file) : resolved;
-  });
-  return [...new Set(absolute)];
-}
-
-function discoverSystemConfigs(root: string | undefined, sysroot: string | undefined): string[] {
-  const found = SYSTEM_CONFIGS.map((file) => (root === undefined ? file : path.join(root, file))).filter((file) => fs.existsSync(file));
-  if (found.length === 0) {
-    const where = sysroot === undefined ? '' : ` under --sysroot ${sysroot}`;
-    throw new ConfigError(`no config given and none found at ${SYSTEM_CONFIGS.join(', ')}${where}; give the main config files to lint`);
-  }
-  return found;
-}
-
-function isInside(root: string, file: string): boolean {
-  const relative = path.relative(root, file);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
-function isDirectory(dir: string): boolean {
-  try {
-    return fs.statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 async function printConfigOf(
