@@ -1,6 +1,8 @@
 import { UserError } from '../util/user-error.js';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { getSystemErrorMap } from 'node:util';
 import { decodeBytes, SourceFile } from './source-file.js';
 
 export const DEFAULT_LIMITS = {
@@ -21,9 +23,19 @@ export class FileAccessError extends UserError {
   constructor(
     message: string,
     readonly code: 'missing' | 'not-a-file' | 'is-directory' | 'too-large' | 'unreadable' | 'escapes-sysroot' | 'loop',
+    /** The system error behind it (`EACCES`), when there is one: the servers print it in their own words. */
+    readonly systemCode?: string,
   ) {
     super(message);
   }
+}
+
+/** A system error as C's strerror words it, with its number: `EACCES` -> 13, "Permission denied". */
+export function systemError(code: string | undefined): { readonly errno: number | undefined; readonly text: string } {
+  const errno = code === undefined ? undefined : (os.constants.errno as Record<string, number | undefined>)[code];
+  const text = errno === undefined ? undefined : getSystemErrorMap().get(-errno)?.[1];
+  if (text === undefined) return { errno, text: code ?? 'unknown error' };
+  return { errno, text: text.charAt(0).toUpperCase() + text.slice(1) };
 }
 
 const MAX_SYMLINK_HOPS = 40;
@@ -157,9 +169,20 @@ export class ConfigFileSystem {
   /** Entry names of a directory, unsorted; [] when it cannot be read. */
   list(hostPath: string): string[] {
     try {
-      return fs.readdirSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath));
+      return this.readDirectory(hostPath);
     } catch {
       return [];
+    }
+  }
+
+  /** Entry names of a directory, unsorted; a FileAccessError when it cannot be read (the servers refuse to start then). */
+  readDirectory(hostPath: string): string[] {
+    try {
+      return fs.readdirSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath));
+    } catch (error) {
+      if (error instanceof FileAccessError) throw error;
+      const code = isCode(error, 'ENOENT') ? 'missing' : isCode(error, 'ELOOP') ? 'loop' : 'unreadable';
+      throw new FileAccessError(`${this.display(hostPath)}: cannot read the directory (${codeOf(error)})`, code, codeOf(error));
     }
   }
 
@@ -185,7 +208,7 @@ export class ConfigFileSystem {
       if (isCode(error, 'ENOENT')) throw new FileAccessError(`${displayPath}: no such file`, 'missing');
       if (isCode(error, 'ELOOP')) throw new FileAccessError(`${displayPath}: too many levels of symbolic links`, 'loop');
       if (isCode(error, 'EISDIR')) throw new FileAccessError(`${displayPath} is a directory, not a file`, 'is-directory');
-      throw new FileAccessError(`${displayPath}: cannot read (${codeOf(error)})`, 'unreadable');
+      throw new FileAccessError(`${displayPath}: cannot read (${codeOf(error)})`, 'unreadable', codeOf(error));
     }
     try {
       const stat = fs.fstatSync(fd);
@@ -209,7 +232,7 @@ export class ConfigFileSystem {
       return new SourceFile(hostPath, displayPath, text, encoding, patchPath, real);
     } catch (error) {
       if (error instanceof FileAccessError) throw error;
-      throw new FileAccessError(`${displayPath}: cannot read (${codeOf(error)})`, 'unreadable');
+      throw new FileAccessError(`${displayPath}: cannot read (${codeOf(error)})`, 'unreadable', codeOf(error));
     } finally {
       fs.closeSync(fd);
     }

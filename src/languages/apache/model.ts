@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { ConfigFileSystem, FileAccessError } from '../../engine/files.js';
+import { ConfigFileSystem, FileAccessError, systemError } from '../../engine/files.js';
 import type { ConfigProblem } from '../../engine/problems.js';
 import { SourceFile } from '../../engine/source-file.js';
 import { compareVersions, versionAtLeast } from '../../engine/targets.js';
@@ -355,6 +355,16 @@ export class ApacheConfig {
     }
   }
 
+  /** The entries of a directory, or httpd's error when it cannot open it (fatal even for IncludeOptional). */
+  private listDirectory(hostPath: string, serverPath: string): string[] | string {
+    try {
+      return this.fs.readDirectory(hostPath);
+    } catch (error) {
+      const reason = error instanceof FileAccessError ? systemError(error.systemCode).text : String(error);
+      return `Could not open directory ${serverPath}: ${reason}`;
+    }
+  }
+
   private realPathOf(hostPath: string): string {
     try {
       return this.fs.resolve(hostPath);
@@ -398,8 +408,9 @@ export class ApacheConfig {
       return optional ? undefined : `Could not open config directory ${dir}: No such file or directory`;
     }
     const matches = compileFnmatch(component);
-    const candidates = this.fs
-      .list(hostDir)
+    const listed = this.listDirectory(hostDir, dir);
+    if (typeof listed === 'string') return listed;
+    const candidates = listed
       .filter((name) => matches(name) && (remaining.length === 0 || this.isDirectoryEntry(path.join(hostDir, name))))
       .sort(byteOrder);
     if (candidates.length === 0) return optional ? undefined : `No matches for the wildcard '${component}' in '${dir}', failing`;
@@ -426,8 +437,9 @@ export class ApacheConfig {
       const again = walking.find((entry) => entry.real === real);
       if (again !== undefined) return `Directory ${serverPath} is ${again.serverPath} again through a symlink; httpd would follow the loop until the path is too long to open, and with two such links practically forever`;
       const inside = [...walking, { real, serverPath }];
-      const names = this.fs.list(hostPath).sort(byteOrder);
-      for (const name of names) {
+      const listed = this.listDirectory(hostPath, serverPath);
+      if (typeof listed === 'string') return listed;
+      for (const name of listed.sort(byteOrder)) {
         const error = this.readPlain(path.posix.join(serverPath, name), optional, files, dirDepth + 1, inside);
         if (error !== undefined) return error;
       }
@@ -454,7 +466,9 @@ export class ApacheConfig {
     const hostDir = this.fs.locate(dir);
     if (this.fs.kind(hostDir) !== 'directory') return { files, error: `Include directory '${dir}' not found` };
     const matches = compileFnmatch(last);
-    for (const name of this.fs.list(hostDir).filter(matches).sort(byteOrder)) {
+    const listed = this.listDirectory(hostDir, dir);
+    if (typeof listed === 'string') return { files, error: listed };
+    for (const name of listed.filter(matches).sort(byteOrder)) {
       const error = this.readPlain(path.posix.join(dir, name), false, files, 0);
       if (error !== undefined) return { files, error };
     }

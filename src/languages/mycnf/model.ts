@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FileAccessError, type ConfigFileSystem } from '../../engine/files.js';
+import { FileAccessError, systemError, type ConfigFileSystem } from '../../engine/files.js';
 import type { ConfigProblem } from '../../engine/problems.js';
 import { SourceFile } from '../../engine/source-file.js';
 import type { DatabaseTarget } from '../../engine/targets.js';
@@ -305,9 +305,22 @@ class MycnfModel implements MycnfConfig {
   private includeDirectory(source: SourceFile, line: MycnfIncludeLine, depth: number): boolean {
     const directory = this.fs.locate(line.path, this.includeBase);
     const kind = this.fs.kind(directory);
+    let listed: string[] = [];
+    let reason: string | undefined;
+    let found = '';
     if (kind !== 'directory') {
-      const reason = kind === 'missing' ? 'Errcode: 2 "No such file or directory"' : 'Errcode: 20 "Not a directory"';
-      const found = kind === 'missing' ? 'no such directory' : 'not a directory';
+      reason = kind === 'missing' ? 'Errcode: 2 "No such file or directory"' : 'Errcode: 20 "Not a directory"';
+      found = kind === 'missing' ? 'no such directory' : 'not a directory';
+    } else {
+      try {
+        listed = this.fs.readDirectory(directory);
+      } catch (error) {
+        const cause = systemError(error instanceof FileAccessError ? error.systemCode : undefined);
+        reason = `Errcode: ${cause.errno ?? 'unknown'} "${cause.text}"`;
+        found = 'cannot be read';
+      }
+    }
+    if (reason !== undefined) {
       const wording = `Can't read dir of '${line.path}' (${reason})`;
       if (depth === 0) {
         const problem = this.problem('TL0002', 'error', `!includedir ${line.path}: ${found}; the server refuses to start: ${wording}`, source, line.range);
@@ -318,8 +331,7 @@ class MycnfModel implements MycnfConfig {
       }
       return false;
     }
-    const entries = this.fs
-      .list(directory)
+    const entries = listed
       // fn_ext2: the extension starts at the last dot, so `.cnf` and `.hidden.cnf` count, `x.cnf.bak` does not.
       .filter((name) => name.lastIndexOf('.') !== -1 && name.slice(name.lastIndexOf('.')) === '.cnf')
       .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
