@@ -48,7 +48,7 @@ import {
 } from '../../src/engine/server-tools.js';
 import { findTool } from './tools.js';
 
-export { readEnvvars } from '../../src/engine/server-tools.js';
+export { readEnvvars } from '../../src/languages/apache/envvars.js';
 export type { ApacheMessage, ApacheSyntaxError } from '../../src/engine/server-tools.js';
 
 export interface ApacheOracleOptions {

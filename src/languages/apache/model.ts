@@ -5,7 +5,7 @@ import { SourceFile } from '../../engine/source-file.js';
 import { compareVersions, versionAtLeast } from '../../engine/targets.js';
 import type { Located, Range, Severity } from '../../engine/types.js';
 import type { ApacheNode, DirectiveNode, SectionNode } from './cst.js';
-import { parseEnvvars } from './envvars.js';
+import { readEnvvars } from './envvars.js';
 import { byteOrder, compileFnmatch, hasWildcard } from './fnmatch.js';
 import { splitWords } from './lexer.js';
 import { CONDITIONAL_SECTIONS, DEBIAN_STATIC_MODULES, INERT_SECTIONS, MPM_MODULES, moduleSourceName, type MpmName } from './names.js';
@@ -131,7 +131,7 @@ export class ApacheConfig {
     const envvars = this.fs.locate('envvars', this.serverRoot);
     if (options.env === undefined && path.basename(rootServerPath) === 'apache2.conf' && this.fs.kind(envvars) === 'file') {
       try {
-        for (const [name, value] of parseEnvvars(this.fs.read(envvars).text)) env.set(name, value);
+        for (const [name, value] of Object.entries(readEnvvars(this.fs.read(envvars).text))) env.set(name, value);
       } catch {
         // An unreadable envvars only leaves ${APACHE_*} unresolved, which the undefined-variable rule reports.
       }
@@ -208,7 +208,7 @@ export class ApacheConfig {
       for (const problem of document.problems) this.problem('TL0001', 'error', problem.message, source, problem.range);
     }
     this.files.push({ source, document, depth, includedFrom });
-    this.includeStack.push(this.fs.resolve(source.path));
+    this.includeStack.push(source.realPath);
     this.walk(document.nodes, source, parent, depth);
     this.includeStack.pop();
   }
