@@ -71,6 +71,14 @@ describe('exit codes: 0 nothing at the failure threshold, 1 findings', () => {
     assert.match(byName.stdout, /AP4001 renamed-mpm-directive/);
   });
 
+  it('--format diff with problems but nothing to patch: empty stdout, the reason on stderr', () => {
+    const run = lint([...only({ AP4001: 'warn' }), '--fix-type', 'tune', '--format', 'diff', 'renamed.conf']);
+    assert.equal(run.status, 0);
+    assert.equal(run.stdout, '');
+    assert.equal(run.stderr, 'tune-lint: 1 problem found, none fixable with --fix-type tune: nothing to patch\n');
+    assert.equal(lint([...only({ AP4001: 'warn' }), '--format', 'diff', 'clean.conf']).stderr, '', 'nothing found, nothing to say');
+  });
+
   it('every output format gives the same exit code', () => {
     for (const format of ['stylish', 'json', 'sarif', 'diff']) {
       assert.equal(lint([...only({ AP4001: 'error' }), 'renamed.conf', '--format', format]).status, 1, format);

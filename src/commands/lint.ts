@@ -60,7 +60,16 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
       remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
     }),
   );
+  if (options.format === 'diff' && patch === '') noteEmptyPatch(outcomes, options);
   return exitCode(judged.map((outcome) => outcome.result), options);
+}
+
+/** An empty diff is ambiguous; as ShellCheck does, say on stderr why there is nothing to patch. */
+function noteEmptyPatch(outcomes: readonly UnitOutcome[], options: LintCommandOptions): void {
+  const shown = outcomes.flatMap((outcome) => outcome.result.diagnostics).filter((diagnostic) => !options.quiet || diagnostic.severity === 'error');
+  if (shown.length === 0) return;
+  const kind = options.fixType === 'all' ? '' : ` with --fix-type ${options.fixType}`;
+  process.stderr.write(`tune-lint: ${shown.length} ${shown.length === 1 ? 'problem' : 'problems'} found, none fixable${kind}: nothing to patch\n`);
 }
 
 async function loadRunConfig(options: LintCommandOptions, cwd: string): Promise<ResolvedConfig> {
