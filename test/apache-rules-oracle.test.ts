@@ -412,7 +412,7 @@ describe('the directive table (src/languages/apache/directives.ts) against apach
 });
 
 describe('AP1001 trailing-comment', () => {
-  for (const name of ['bad-fixed-count.conf', 'bad-crlf-vhost.conf', 'bad-access-list.conf', 'bad-included']) {
+  for (const name of ['bad-fixed-count.conf', 'bad-crlf-vhost.conf', 'bad-access-list.conf', 'bad-numeric-user.conf', 'bad-included']) {
     it(`${name}: refused with the quoted error, starts once the comments move`, (t) => provesFatalAndFix(t, 'AP1001', name));
   }
 

@@ -33,7 +33,7 @@ export default defineRule({
     return {
       directive: {
         '*': (use) => {
-          const at = use.node.args.findIndex((arg) => arg.quote === undefined && use.file.text.startsWith('#', arg.range[0]));
+          const at = use.node.args.findIndex((arg) => arg.quote === undefined && use.file.text.startsWith('#', arg.range[0]) && !isNumericId(use.name, arg.value));
           const first = use.node.args[at];
           if (first === undefined) return;
           const comment = use.file.text.slice(first.range[0], use.node.line.content[1]);
@@ -70,6 +70,11 @@ export default defineRule({
     };
   },
 });
+
+/** `User #48`, `Group #-1`, `SuexecUserGroup #1000 #1000`: a `#` before digits is a numeric id there, not a comment. */
+function isNumericId(name: string, word: string): boolean {
+  return (name === 'user' || name === 'group' || name === 'suexecusergroup') && /^#-?\d+$/.test(word);
+}
 
 /** Moves `# ...` from the end of the line to a line of its own above, with the directive's indentation. */
 function moveCommentAbove(use: ApacheDirectiveUse, at: number): TextEdit[] | null {

@@ -29,9 +29,9 @@ export default defineRule({
           .sort((a, b) => (a.use?.order ?? -1) - (b.use?.order ?? -1));
         const first = loaded[0];
         if (first === undefined) {
-          // A file that loads no module at all is a fragment (a vhost, a conf.d snippet), not a server's configuration.
+          // Without Listen this is a fragment (a vhost, a list of LoadModule lines), not a whole server's configuration.
           const loads = apache.named('loadmodule').length;
-          if (loads === 0) return;
+          if (loads === 0 || apache.named('listen').length === 0) return;
           ctx.report({ at: { file: apache.root, range: [0, 0] }, messageId: 'none', data: { count: `${loads} module${loads === 1 ? '' : 's'}` } });
           return;
         }
