@@ -647,6 +647,18 @@ describe('AP1008 foreign-mpm-directive', () => {
     assert.match(fatalOf(fixed), /^Invalid command 'ThreadsPerChild'/);
   });
 
+  it('bad-before-loadmodule.conf: a negated guard read before the MPM is loaded lets the line through, so only the other line is wrapped', async (t) => {
+    if (requireTool(t, 'apache2') === undefined) return;
+    const testCase = fixtureCase('AP1008', 'bad-before-loadmodule.conf');
+    assert.deepEqual(
+      (await peelRefusals(testCase)).map((refusal) => refusal.message.replace(/,.*$/, '')),
+      ["Invalid command 'ThreadsPerChild'", "Invalid command 'AsyncRequestWorkerFactor'"],
+    );
+    assert.deepEqual((await peelRefusals(testCase, true)).map((refusal) => refusal.message.replace(/,.*$/, '')), ["Invalid command 'ThreadsPerChild'"]);
+    const guarded = await testText(`<IfModule !mpm_prefork_module>\nThreadsPerChild 25\n</IfModule>\n${loadMpm('prefork')}`);
+    assert.match(guarded.error?.message ?? '', /^Invalid command 'ThreadsPerChild'/);
+  });
+
   it('bad-dead-blocks.conf: accepted, and nothing of the other MPMs\' blocks is read', async (t) => {
     if ((await accepted(t, 'AP1008', 'bad-dead-blocks.conf')) === undefined) return;
     const kept = await keptLines('AP1008', 'bad-dead-blocks.conf', false);

@@ -50,7 +50,10 @@ export default defineRule({
             messageId: 'unknownCommand',
             data: { name: directiveSpec(use.name)?.name ?? use.node.name, written: use.node.name, owners, mpm, load, guard },
             // Inside a block guarded for the loaded MPM the line can never apply: a guard of its own would be dead code.
-            ...(insideGuardFor(use, mpm) ? {} : { fix: () => wrapRun(apache, use, guard, (node) => foreign.get(node)?.guard) }),
+            // A negated guard read before the MPM's LoadModule is true there (nothing loaded yet) and would let the line through.
+            ...(insideGuardFor(use, mpm) || (guard.startsWith('!') && loadedAfter(active.module?.use, use))
+              ? {}
+              : { fix: () => wrapRun(apache, use, guard, (node) => foreign.get(node)?.guard) }),
           });
         }
         for (const evaluation of apache.conditionals) {
@@ -92,6 +95,10 @@ function insideGuardFor(use: ApacheDirectiveUse, mpm: MpmName): boolean {
     if (mpmOf(subject) === mpm) return true;
   }
   return false;
+}
+
+function loadedAfter(load: ApacheDirectiveUse | undefined, use: ApacheDirectiveUse): boolean {
+  return load !== undefined && load.order > use.order;
 }
 
 function holdsMpmDirective(nodes: readonly ApacheNode[]): boolean {
