@@ -121,7 +121,10 @@ function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInp
     cwd,
     ...(options.sysroot === undefined ? {} : { sysroot: options.sysroot }),
     ...(options.lang === undefined ? {} : { language: options.lang }),
-    ...(options.maxFileSize === undefined ? {} : { limits: { maxFileBytes: sizeFlag('--max-file-size', options.maxFileSize) } }),
+    limits: {
+      ...(options.maxFileSize === undefined ? {} : { maxFileBytes: sizeFlag('--max-file-size', options.maxFileSize) }),
+      ...(options.maxFiles === undefined ? {} : { maxFiles: countFlag('--max-files', options.maxFiles) }),
+    },
     ...(options.serverRoot === undefined && options.define.length === 0
       ? {}
       : { apache: { ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }), defines: options.define } }),
@@ -216,6 +219,11 @@ function parseRuleFlags(flags: readonly string[], rules: readonly Rule[]): Map<s
     out.set(rule.meta.id, { severity: match[2] as SeveritySetting });
   }
   return out;
+}
+
+function countFlag(flag: string, value: number): number {
+  if (value < 1) throw new ConfigError(`${flag} ${value}: expected a count of at least 1`);
+  return value;
 }
 
 function sizeFlag(flag: string, value: string): number {

@@ -26,5 +26,6 @@ export interface LintCommandOptions {
   readonly serverRoot?: string;
   readonly define: readonly string[];
   readonly maxFileSize?: string;
+  readonly maxFiles?: number;
   readonly debug: boolean;
 }
