@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { removeScratch, runCli, scratchDir, writeFiles, type CliRun } from './helpers/cli.js';
+import { onlyRules, removeScratch, runCli, scratchDir, writeFiles, type CliRun } from './helpers/cli.js';
 
 const dir = scratchDir('exit');
 after(() => removeScratch(dir));
@@ -10,11 +10,7 @@ const PREFORK = 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\n<IfMo
 const EVENT = 'LoadModule mpm_event_module modules/mod_mpm_event.so\n<IfModule mpm_event_module>\n    ServerLimit 4\n    ThreadsPerChild 25\n    MaxRequestWorkers 100\n</IfModule>\n';
 writeFiles(dir, { 'renamed.conf': PREFORK, 'clean.conf': EVENT, 'bad/.tune-lint.yaml': 'rules:\n  AP2001: loud\n', 'bad/x.conf': EVENT });
 
-/** Every rule off except the ones named, so these tests do not move when rules are added. */
-const catalogue = (JSON.parse(runCli(['rules', '--json'], { cwd: dir }).stdout) as { rules: { id: string }[] }).rules.map((rule) => rule.id);
-function only(settings: Record<string, string>): string[] {
-  return catalogue.flatMap((id) => ['--rule', `${id}=${settings[id] ?? 'off'}`]);
-}
+const only = onlyRules;
 
 function lint(args: readonly string[], cwd = dir): CliRun {
   return runCli(['--no-probe', '--host-ram', '2G', '--per-child', '30M', ...args], { cwd });

@@ -115,12 +115,12 @@ describe('paths: a repository of several hosts (.tune-lint.yaml overrides with h
     assert.deepEqual(lamp['target'], { httpd: '2.4', mariadb: '10.11' });
     assert.equal((lamp['budget'] as Record<string, number>)['apacheShare'], 0.4);
     assert.deepEqual((lamp['host'] as Record<string, { value: unknown }>)['cpus'], { value: 1, source: '.tune-lint.yaml overrides[0]' });
-    assert.deepEqual((lamp['rules'] as Record<string, unknown>)['AP2002'], ['warn', { factor: 4 }]);
+    assert.deepEqual((lamp['rules'] as Record<string, unknown>)['HO2001'], ['error', { warnShare: 0.9 }]);
     assert.equal((lamp['rules'] as Record<string, unknown>)['AP4001'], 'warn');
-    const legacy = JSON.parse(runCli(['--print-config', 'hosts/legacy/httpd.conf', '--rule', 'AP2002=off', '--target', 'mysql=8.0', '--host-ram', '3G'], { cwd: root }).stdout) as Record<string, unknown>;
+    const legacy = JSON.parse(runCli(['--print-config', 'hosts/legacy/httpd.conf', '--rule', 'HO2001=off', '--target', 'mysql=8.0', '--host-ram', '3G'], { cwd: root }).stdout) as Record<string, unknown>;
     assert.equal(legacy['hostGroup'], null);
     assert.equal((legacy['rules'] as Record<string, unknown>)['AP4001'], 'info', 'the glob override');
-    assert.equal((legacy['rules'] as Record<string, unknown>)['AP2002'], 'off', '--rule wins');
+    assert.equal((legacy['rules'] as Record<string, unknown>)['HO2001'], 'off', '--rule wins');
     assert.deepEqual(legacy['target'], { httpd: '2.4', mysql: '8.0' });
     assert.deepEqual((legacy['host'] as Record<string, unknown>)['ram'], { value: 3 * 1024 ** 3, source: 'flag --host-ram' });
     assert.equal((legacy['budget'] as Record<string, number>)['apacheShare'], 0.5);

@@ -32,6 +32,16 @@ function definedOnly(env: Record<string, string | undefined>): NodeJS.ProcessEnv
   return out;
 }
 
+/**
+ * `--rule ID=off` for every rule of the catalogue except those given, which
+ * get the severity given: tests that pin a few rules do not move when rules
+ * are added.
+ */
+export function onlyRules(settings: Record<string, string>): string[] {
+  const catalogue = JSON.parse(runCli(['rules', '--json'], { cwd: os.tmpdir() }).stdout) as { rules: { id: string }[] };
+  return catalogue.rules.flatMap(({ id }) => ['--rule', `${id}=${settings[id] ?? 'off'}`]);
+}
+
 /** A new empty directory under the system's temp dir; the caller removes it (`removeScratch`). */
 export function scratchDir(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `tune-lint-${prefix}-`)));
