@@ -584,7 +584,7 @@ describe('AP1006 ifmodule-unknown-name', () => {
     return result.exitCode !== 0;
   }
 
-  for (const name of ['bad-names.conf', 'bad-quoted-crlf.conf']) {
+  for (const name of ['bad-names.conf', 'bad-quoted-crlf.conf', 'bad-included']) {
     it(`${name}: every reported name is never matched, even with its module loaded, and every suggested name is`, async (t) => {
       if (requireTool(t, 'apache2') === undefined) return;
       const { diagnostics } = await configTest(fixtureCase('AP1006', name));
@@ -701,7 +701,7 @@ describe('AP1010 mpm-limit-clamped', () => {
   const startupWarnings = (result: ApacheConfigTestResult): string[] =>
     result.messages.filter((m) => m.text.startsWith('WARNING:')).map((m) => `${m.code}: ${m.text}`);
 
-  for (const name of ['bad-prefork-serverlimit.conf', 'bad-event-geometry.conf', 'bad-worker-crlf.conf', 'bad-absent-directive.conf', 'bad-zero.conf']) {
+  for (const name of ['bad-prefork-serverlimit.conf', 'bad-event-geometry.conf', 'bad-worker-crlf.conf', 'bad-absent-directive.conf', 'bad-zero.conf', 'bad-debian-included']) {
     it(`${name}: apache2 prints exactly the warnings quoted, and none once the values it uses are written`, async (t) => {
       if (requireTool(t, 'apache2') === undefined) return;
       const testCase = fixtureCase('AP1010', name);
@@ -757,7 +757,7 @@ describe('AP1012 keepalive-invalid-value', () => {
     it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP1012', name));
   }
 
-  for (const name of ['bad-values.conf', 'bad-number-crlf.conf']) {
+  for (const name of ['bad-values.conf', 'bad-number-crlf.conf', 'bad-included']) {
     it(`${name}: starts once the values are On or Off`, (t) => provesFatalAndFix(t, 'AP1012', name));
   }
 
@@ -806,7 +806,9 @@ describe('AP4002 access-control-22', () => {
     it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP4002', name));
   }
 
-  it('bad-no-compat.conf: the fixed file starts', (t) => provesFatalAndFix(t, 'AP4002', 'bad-no-compat.conf'));
+  for (const name of ['bad-no-compat.conf', 'bad-site-included']) {
+    it(`${name}: the fixed configuration starts`, (t) => provesFatalAndFix(t, 'AP4002', name));
+  }
 
   it('the classic pairs and their Require forms serve the same (200 for allow,deny + Allow from all, 403 for deny,allow + Deny from all)', { timeout: 60_000 }, async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
@@ -833,7 +835,7 @@ describe('AP4002 access-control-22', () => {
 });
 
 describe('AP4003 removed-directive', () => {
-  const cases = ['bad-mutexes-prefork.conf', 'bad-no-exact-equivalent.conf', 'bad-event-accept-mutex.conf', 'bad-rewrite-off.conf', 'bad-rewrite-traced.conf', 'bad-authoritative-crlf.conf'];
+  const cases = ['bad-mutexes-prefork.conf', 'bad-no-exact-equivalent.conf', 'bad-event-accept-mutex.conf', 'bad-rewrite-off.conf', 'bad-rewrite-traced.conf', 'bad-authoritative-crlf.conf', 'bad-included'];
   for (const name of cases) {
     it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP4003', name));
   }
@@ -844,6 +846,7 @@ describe('AP4003 removed-directive', () => {
     assert.deepEqual(await remaining('bad-mutexes-prefork.conf'), ["Invalid command 'LockFile'"]);
     assert.deepEqual(await remaining('bad-event-accept-mutex.conf'), []);
     assert.deepEqual(await remaining('bad-rewrite-off.conf'), []);
+    assert.deepEqual(await remaining('bad-included'), []);
   });
 
   it('good-24-names.conf: accepted', async (t) => {
@@ -857,7 +860,7 @@ describe('AP4004 noop-directive', () => {
       .filter((m) => m.code === 'AH00548' || m.code === 'AH00117')
       .map((m) => `${m.code}: ${m.text.replace(/\/\S*\/tune-lint-case-[^/]+\//g, '')}`);
 
-  for (const name of ['bad-noop.conf', 'bad-crlf.conf']) {
+  for (const name of ['bad-noop.conf', 'bad-crlf.conf', 'bad-ports-included']) {
     it(`${name}: apache2 warns as quoted, and not once the lines are removed`, async (t) => {
       if (requireTool(t, 'apache2') === undefined) return;
       const testCase = fixtureCase('AP4004', name);
