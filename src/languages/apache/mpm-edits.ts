@@ -40,6 +40,7 @@ export function planMpmSetting(config: ApacheConfig, mpm: MpmSettings, directive
     (evaluation) =>
       evaluation.result &&
       evaluation.section.name === 'ifmodule' &&
+      config.container(evaluation.section) === undefined &&
       !evaluation.negated &&
       (MPM_MODULES[evaluation.subject] === mpm.name || evaluation.subject === `${mpm.name}.c`),
   );
@@ -48,7 +49,8 @@ export function planMpmSetting(config: ApacheConfig, mpm: MpmSettings, directive
     if (edit !== null) return { edit, where: `${block.section.file.displayPath}:${block.section.file.position(block.section.node.close?.range[0] ?? 0).line}` };
   }
   const load = mpm.module?.use;
-  if (load === undefined) return null;
+  // A LoadModule inside a container (an unclosed <VirtualHost> above it) is no place for a server-wide line: it would not take effect.
+  if (load === undefined || config.container(load) !== undefined) return null;
   return { edit: insertApacheLineAfter(load, `${name} ${value}`), where: whereOf(load, 1) };
 }
 
