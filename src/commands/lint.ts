@@ -15,13 +15,24 @@ import { ProbeCache, resolveHostFacts, type HostSources } from '../host/resolve.
 import { lint, type LintInput, type LintResult } from '../lint.js';
 import { parseFriendlySize } from '../util/units.js';
 import type { LintCommandOptions } from './options.js';
-import { mainPaths } from './paths.js';
+import { mainPath, mainPaths } from './paths.js';
 import { readVersion } from './version.js';
 
 /** The main configs of one host, linted together so cross-service rules see both. */
 interface HostUnit {
   readonly group: HostGroup;
   readonly paths: string[];
+}
+
+/** What a run resolved once from the config file and the flags. */
+interface Run {
+  readonly config: ResolvedConfig;
+  readonly cliRules: ReadonlyMap<string, UserRuleSetting>;
+  readonly cliTarget: string | undefined;
+  readonly options: LintCommandOptions;
+  readonly cwd: string;
+  /** One probe of this machine per run, shared by its hosts and by the lint after --fix. */
+  readonly probeCache: ProbeCache;
 }
 
 /**
@@ -33,19 +44,17 @@ interface HostUnit {
 export async function runLint(paths: readonly string[], options: LintCommandOptions): Promise<number> {
   const cwd = process.cwd();
   const config = await loadRunConfig(options, cwd);
-  const cliRules = parseRuleFlags(options.rule, builtinRules);
-  const cliTarget = checkTargetFlag(options.target);
-  if (options.printConfig !== undefined) return printConfigOf(options.printConfig, config, cliRules, cliTarget, options, cwd);
+  const run: Run = { config, cliRules: parseRuleFlags(options.rule, builtinRules), cliTarget: checkTargetFlag(options.target), options, cwd, probeCache: new ProbeCache() };
+  if (options.printConfig !== undefined) return printConfigOf(options.printConfig, run);
   const units = groupByHost(mainPaths(paths, options.sysroot, cwd), config);
-  const probeCache = new ProbeCache();
-  const linted = await lintUnits(units, config, cliRules, cliTarget, options, cwd, probeCache, options.fixType);
+  const linted = await lintUnits(units, run, options.fixType);
   const outcomes = options.verify ? await verifyUnits(linted, options, cwd) : linted;
   const fixes = outcomes.flatMap((outcome) => outcome.result.fixes);
   const patch = await unifiedDiff(fixes.map((fix) => ({ patchPath: fix.file.patchPath, before: fix.before, after: fix.after })));
   const wrote = options.fix && fixes.length > 0;
   if (wrote) (await import('../engine/write.js')).writeFixes(fixes);
   // After --fix the exit code is about the configs as written, as with ESLint: what the fixes left.
-  const judged = wrote ? await lintUnits(units, config, cliRules, cliTarget, options, cwd, probeCache, 'none') : outcomes;
+  const judged = wrote ? await lintUnits(units, run, 'none') : outcomes;
   const formatter = await loadFormatter(options.format);
   process.stdout.write(
     formatter({
@@ -77,25 +86,17 @@ async function loadRunConfig(options: LintCommandOptions, cwd: string): Promise<
   return file === undefined ? EMPTY_CONFIG : loadConfig(file, builtinRules, cwd);
 }
 
-async function lintUnits(
-  units: readonly HostUnit[],
-  config: ResolvedConfig,
-  cliRules: ReadonlyMap<string, UserRuleSetting>,
-  cliTarget: string | undefined,
-  options: LintCommandOptions,
-  cwd: string,
-  probeCache: ProbeCache,
-  fixType: LintInput['fixType'],
-): Promise<UnitOutcome[]> {
-  const selection = ruleSelection(config, cliRules);
-  const common = { ...commonLintInput(options, cwd), fixType };
+async function lintUnits(units: readonly HostUnit[], run: Run, fixType: LintInput['fixType']): Promise<UnitOutcome[]> {
+  const { options, probeCache } = run;
+  const selection = ruleSelection(run.config, run.cliRules);
+  const common = { ...commonLintInput(options, run.cwd), fixType };
   const outcomes: UnitOutcome[] = [];
   for (const unit of units) {
     const host = await resolveHostFacts({ ...hostSources(options, unit.group), probe: options.probe, probeCache, ...(spinnerWanted(options) ? { onSlowProbe: startSpinner } : {}) });
     const result = await lint({
       ...common,
       paths: unit.paths,
-      targets: targetsOf(unit.group, cliTarget),
+      targets: targetsOf(unit.group, run.cliTarget),
       host,
       budget: unit.group.budget,
       rules: selection,
@@ -190,20 +191,14 @@ function groupByHost(paths: readonly string[], config: ResolvedConfig): HostUnit
   return [...units.values()];
 }
 
-async function printConfigOf(
-  file: string,
-  config: ResolvedConfig,
-  cliRules: ReadonlyMap<string, UserRuleSetting>,
-  cliTarget: string | undefined,
-  options: LintCommandOptions,
-  cwd: string,
-): Promise<number> {
-  const absolutePath = path.resolve(cwd, file);
+async function printConfigOf(file: string, run: Run): Promise<number> {
+  const { config } = run;
+  const absolutePath = mainPath(file, run.options.sysroot, run.cwd);
   const group = hostGroupOf(config, absolutePath);
-  const host: HostFacts = await resolveHostFacts({ ...hostSources(options, group), probe: false });
-  const targets = targetsOf(group, cliTarget);
+  const host: HostFacts = await resolveHostFacts({ ...hostSources(run.options, group), probe: false });
+  const targets = targetsOf(group, run.cliTarget);
   const { printConfig } = await import('../config/print.js');
-  process.stdout.write(printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, cliRules), rules: builtinRules }));
+  process.stdout.write(printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run.cliRules), rules: builtinRules }));
   return 0;
 }
 
