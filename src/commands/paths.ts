@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ConfigError } from '../config/types.js';
 
 /** Where the servers keep their main configs, in the order tune-lint looks with no path given. */
-export const SYSTEM_CONFIGS = ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf', '/etc/mysql/my.cnf', '/etc/my.cnf'];
+const SYSTEM_CONFIGS = ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf', '/etc/mysql/my.cnf', '/etc/my.cnf'];
 
 /**
  * A main config given on the command line, as an absolute path. With

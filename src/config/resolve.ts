@@ -29,7 +29,7 @@ function matches(override: ConfigOverride, relativePath: string): boolean {
 }
 
 /** A path as override globs see it: relative to the config file's directory, `/`-separated. */
-export function relativeToConfig(config: ResolvedConfig, absolutePath: string): string {
+function relativeToConfig(config: ResolvedConfig, absolutePath: string): string {
   return path.relative(path.resolve(config.base), absolutePath).split(path.sep).join('/');
 }
 

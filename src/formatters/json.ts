@@ -43,7 +43,7 @@ function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): o
 }
 
 /** The keys of DESIGN §6 in its order, then `context` (enclosing sections or the option group, outermost first). */
-export function diagnosticJson(diagnostic: Diagnostic): object {
+function diagnosticJson(diagnostic: Diagnostic): object {
   return {
     ruleId: diagnostic.ruleId,
     ruleName: diagnostic.ruleName,

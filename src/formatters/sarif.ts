@@ -100,7 +100,7 @@ function groupByFile(edits: readonly TextEdit[]): [SourceFile, TextEdit[]][] {
  * A relative URI reference for a path under the working directory (segments
  * percent-encoded, `/` kept), a `file:` URI for one outside it.
  */
-export function uri(displayPath: string): string {
+function uri(displayPath: string): string {
   const encoded = displayPath.split('/').map(encodeURIComponent).join('/');
   return displayPath.startsWith('/') ? `file://${encoded}` : encoded;
 }
