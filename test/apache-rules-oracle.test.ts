@@ -411,7 +411,7 @@ describe('the directive table (src/languages/apache/directives.ts) against apach
   });
 });
 
-describe('AP1001 trailing-comment', () => {
+describe('AP1001 trailing-comment', { concurrency: 4 }, () => {
   for (const name of ['bad-fixed-count.conf', 'bad-crlf-vhost.conf', 'bad-access-list.conf', 'bad-numeric-user.conf', 'bad-included']) {
     it(`${name}: refused with the quoted error, starts once the comments move`, (t) => provesFatalAndFix(t, 'AP1001', name));
   }
@@ -452,7 +452,7 @@ async function dumpOf(text: string) {
 }
 
 
-describe('AP1002 continuation-hazard', () => {
+describe('AP1002 continuation-hazard', { concurrency: 4 }, () => {
   const swallowed: Record<string, string[]> = {
     'bad-comment-swallows.conf': ['ServerAdmin ops@example.com', 'MaxRequestWorkers 100'],
     'bad-chain-crlf.conf': ['Timeout 10'],
@@ -502,7 +502,7 @@ describe('AP1002 continuation-hazard', () => {
   });
 });
 
-describe('AP1003 include-whole-directory', () => {
+describe('AP1003 include-whole-directory', { concurrency: 4 }, () => {
   it('bad-stray: apache2 reads the backup, the hidden file and the subdirectory', async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
     const read = await filesRead('AP1003', 'bad-stray', false);
@@ -522,7 +522,7 @@ describe('AP1003 include-whole-directory', () => {
   });
 });
 
-describe('AP1004 undefined-variable', () => {
+describe('AP1004 undefined-variable', { concurrency: 4 }, () => {
   /** The names apache2 warns about with AH00111 and the names the rule reports, which must agree. */
   async function warnedAndReported(t: TestContext, name: string): Promise<{ warned: string[]; reported: string[]; result: ApacheConfigTestResult } | undefined> {
     if (requireTool(t, 'apache2') === undefined) return undefined;
@@ -552,7 +552,7 @@ describe('AP1004 undefined-variable', () => {
   }
 });
 
-describe('AP1005 ifmodule-before-loadmodule', () => {
+describe('AP1005 ifmodule-before-loadmodule', { concurrency: 4 }, () => {
   it('bad-before.conf: the guarded lines are missing from what httpd keeps, the negated one applies, the modules are loaded', async (t) => {
     if ((await accepted(t, 'AP1005', 'bad-before.conf')) === undefined) return;
     const kept = await keptLines('AP1005', 'bad-before.conf', false);
@@ -575,7 +575,7 @@ describe('AP1005 ifmodule-before-loadmodule', () => {
   });
 });
 
-describe('AP1006 ifmodule-unknown-name', () => {
+describe('AP1006 ifmodule-unknown-name', { concurrency: 4 }, () => {
   /** Whether apache2 enters `<IfModule name>` with the module loaded: a bogus directive inside is fatal only then. */
   async function enters(module: string, name: string): Promise<boolean> {
     const mpm = /^mpm_(prefork|worker|event)_module$/.exec(module)?.[1] as MpmName | undefined;
@@ -613,7 +613,7 @@ describe('AP1006 ifmodule-unknown-name', () => {
   });
 });
 
-describe('AP1007 mpm-count', () => {
+describe('AP1007 mpm-count', { concurrency: 4 }, () => {
   for (const name of ['bad-two-enabled', 'bad-none', 'bad-crlf.conf']) {
     it(`${name}: refused with AH00534, as the message quotes`, async (t) => {
       if (requireTool(t, 'apache2') === undefined) return;
@@ -632,7 +632,7 @@ describe('AP1007 mpm-count', () => {
   });
 });
 
-describe('AP1008 foreign-mpm-directive', () => {
+describe('AP1008 foreign-mpm-directive', { concurrency: 4 }, () => {
   for (const name of ['bad-prefork-lines-under-event.conf', 'bad-debian-copied-conf']) {
     it(`${name}: refused with the quoted Invalid command, starts once the lines are guarded`, (t) => provesFatalAndFix(t, 'AP1008', name));
   }
@@ -670,7 +670,7 @@ describe('AP1008 foreign-mpm-directive', () => {
   });
 });
 
-describe('AP1009 misplaced-directive', () => {
+describe('AP1009 misplaced-directive', { concurrency: 4 }, () => {
   for (const name of ['bad-server-only-in-vhost.conf', 'bad-directory-sections-crlf.conf', 'bad-allowoverride-fatal.conf', 'bad-included']) {
     it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP1009', name));
   }
@@ -697,7 +697,7 @@ describe('AP1009 misplaced-directive', () => {
   });
 });
 
-describe('AP1010 mpm-limit-clamped', () => {
+describe('AP1010 mpm-limit-clamped', { concurrency: 4 }, () => {
   const startupWarnings = (result: ApacheConfigTestResult): string[] =>
     result.messages.filter((m) => m.text.startsWith('WARNING:')).map((m) => `${m.code}: ${m.text}`);
 
@@ -723,7 +723,7 @@ describe('AP1010 mpm-limit-clamped', () => {
   }
 });
 
-describe('AP1011 modphp-threaded-mpm', () => {
+describe('AP1011 modphp-threaded-mpm', { concurrency: 4 }, () => {
   /** Debian's libapache2-mod-php8.2, the non-thread-safe build distributions ship. */
   function requirePhpModule(t: TestContext): boolean {
     if (fs.existsSync(`${MODULES}/libphp8.2.so`)) return true;
@@ -752,7 +752,7 @@ describe('AP1011 modphp-threaded-mpm', () => {
   }
 });
 
-describe('AP1012 keepalive-invalid-value', () => {
+describe('AP1012 keepalive-invalid-value', { concurrency: 4 }, () => {
   for (const name of ['bad-values.conf', 'bad-no-fix.conf']) {
     it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP1012', name));
   }
@@ -766,7 +766,7 @@ describe('AP1012 keepalive-invalid-value', () => {
   });
 });
 
-describe('AP1013 utf8-bom', () => {
+describe('AP1013 utf8-bom', { concurrency: 4 }, () => {
   for (const name of ['bad-directive.conf', 'bad-comment-crlf.conf', 'bad-blank-first-line.conf', 'bad-section.conf', 'bad-included']) {
     it(`${name}: refused with the quoted error, starts without the byte order mark`, (t) => provesFatalAndFix(t, 'AP1013', name));
   }
@@ -834,7 +834,7 @@ describe('AP4002 access-control-22', () => {
   }
 });
 
-describe('AP4003 removed-directive', () => {
+describe('AP4003 removed-directive', { concurrency: 4 }, () => {
   const cases = ['bad-mutexes-prefork.conf', 'bad-no-exact-equivalent.conf', 'bad-event-accept-mutex.conf', 'bad-rewrite-off.conf', 'bad-rewrite-traced.conf', 'bad-authoritative-crlf.conf', 'bad-included'];
   for (const name of cases) {
     it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP4003', name));
@@ -854,7 +854,7 @@ describe('AP4003 removed-directive', () => {
   });
 });
 
-describe('AP4004 noop-directive', () => {
+describe('AP4004 noop-directive', { concurrency: 4 }, () => {
   const noopWarnings = (result: ApacheConfigTestResult): string[] =>
     result.messages
       .filter((m) => m.code === 'AH00548' || m.code === 'AH00117')
@@ -882,7 +882,7 @@ describe('AP4004 noop-directive', () => {
   });
 });
 
-describe('AP4005 limit-order-22', () => {
+describe('AP4005 limit-order-22', { concurrency: 4 }, () => {
   // The rule is about httpd 2.2, which is not installed; what 2.4 does with the same order is the contrast it draws.
   it('good-target-24.conf: httpd 2.4 applies a ServerLimit that follows MaxRequestWorkers, without any warning', async (t) => {
     const result = await accepted(t, 'AP4005', 'good-target-24.conf');
