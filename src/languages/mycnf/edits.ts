@@ -92,7 +92,8 @@ export function renameMycnfOption(use: MycnfOptionUse, canonical: string): TextE
   const keyWritten = written.slice(prefixLength);
   const keyLength = keyWritten.length;
   if (keyLength === 0 || normaliseKey(written.slice(0, prefixLength)) !== use.name.prefixes.map((prefix) => `${prefix}_`).join('')) return null;
-  let name = inSeparatorStyleOf(keyWritten, canonical);
+  // A key without separators (`skip-locking`) takes the style of the whole name, prefixes included.
+  let name = inSeparatorStyleOf(/[-_]/.test(keyWritten) ? keyWritten : written, canonical);
   if (keyWritten === keyWritten.toUpperCase() && keyWritten !== keyWritten.toLowerCase()) name = name.toUpperCase();
   const start = line.nameRange[1] - keyLength;
   if (!line.hasEquals) return { file: use.file, range: [start, line.nameRange[1]], text: name };
