@@ -1,0 +1,58 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { groupKey } from '../../src/languages/mycnf/groups.js';
+
+/** Blanks the reader keeps after `[`: it trims only the blanks before `]`. */
+const LEADING_BLANKS = /^[\t ]+/;
+
+export default defineRule({
+  meta: {
+    id: 'MY1002',
+    name: 'group-name-spaces',
+    language: 'mycnf',
+    category: 'correctness',
+    description: 'A group header with blanks after the opening bracket names a group no program reads',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'safe',
+    messages: {
+      serverGroup: '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so the server never reads the {{count}} in it; expected [{{trimmed}}]',
+      otherGroup: '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so no program reads the {{count}} in it; expected [{{trimmed}}]',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const mycnf = ctx.mycnf;
+    if (mycnf === undefined) return {};
+    return {
+      end() {
+        const serverGroups = new Set(mycnf.serverGroups.map(groupKey));
+        const seen = new Set<string>();
+        for (const entry of mycnf.files) {
+          if (seen.has(entry.source.path)) continue;
+          seen.add(entry.source.path);
+          const lines = entry.document.lines;
+          lines.forEach((line, index) => {
+            if (line.kind !== 'group' || !line.closed || !LEADING_BLANKS.test(line.name)) return;
+            const trimmed = line.name.replace(LEADING_BLANKS, '');
+            if (trimmed === '') return;
+            const next = lines.findIndex((candidate, at) => at > index && candidate.kind === 'group');
+            const options = lines.slice(index + 1, next === -1 ? lines.length : next).filter((candidate) => candidate.kind === 'option').length;
+            const close = entry.source.text.indexOf(']', line.nameRange[1]);
+            const range = [line.nameRange[0] - 1, close + 1] as const;
+            ctx.report({
+              at: { file: entry.source, range },
+              messageId: serverGroups.has(groupKey(trimmed)) ? 'serverGroup' : 'otherGroup',
+              data: { header: visible(entry.source.slice(range)), name: visible(line.name), trimmed, count: options === 1 ? '1 option' : `${options} options` },
+              fix: () => ({ file: entry.source, range: [line.nameRange[0], close], text: trimmed }),
+            });
+          });
+        }
+      },
+    };
+  },
+});
+
+/** Tabs shown as `\t`, so the message says what the header holds. */
+function visible(text: string): string {
+  return text.replaceAll('\t', '\\t');
+}
