@@ -1,0 +1,83 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { TextEdit } from '../../src/engine/types.js';
+import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { booleanValue } from '../../src/languages/mycnf/names.js';
+import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
+import { shownLine } from './support/intent.js';
+import { optionType, variableNameInMessages } from './support/option-types.js';
+
+/** Options whose values are lists or SQL in which `;` is a separator, never a comment. */
+const SEMICOLON_VALUES: ReadonlySet<string> = new Set(['init_connect', 'init_slave', 'plugin_load', 'plugin_load_add', 'wsrep_provider_options', 'ssl_cipher', 'tls_version']);
+
+export default defineRule({
+  meta: {
+    id: 'MY1003',
+    name: 'inline-semicolon',
+    language: 'mycnf',
+    category: 'correctness',
+    description: 'A semicolon after a value starts a comment only at the beginning of a line, so the text after it becomes part of the value',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'safe',
+    messages: {
+      numeric: '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the value "{{value}}" and refuses to start: {{wording}}; expected "#" before the comment',
+      numericIgnored:
+        '"{{written}}": ";" starts a comment only at the beginning of a line; the server reads {{read}} only because it ignores everything after the suffix letter; expected "#" before the comment',
+      boolean: '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the value "{{value}}", which is not a boolean; expected "#" before the comment',
+      name: '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the option name "{{name}}" and refuses to start: unknown option \'--{{name}}\'; expected "#" before the comment',
+      string: '"{{written}}": ";" starts a comment only at the beginning of a line, so the value is "{{value}}", comment included; expected "#" before the comment',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const mycnf = ctx.mycnf;
+    if (mycnf === undefined) return {};
+    const check = (use: MycnfOptionUse): void => {
+      const line = use.line;
+      const written = shownLine(use);
+      if (!line.hasEquals) {
+        const raw = use.file.slice(line.contentRange);
+        const semicolon = raw.indexOf(';');
+        if (semicolon === -1) return;
+        const before = raw.slice(0, semicolon).trimEnd();
+        const fix = /^[A-Za-z][\w-]*$/.test(before) ? replaceSemicolon(use, line.nameRange[0] + semicolon) : undefined;
+        ctx.report({ at: use, messageId: 'name', data: { written, name: line.rawName }, ...(fix === undefined ? {} : { fix }) });
+        return;
+      }
+      const value = use.value;
+      if (value === undefined || line.quote !== undefined || line.valueRange === undefined) return;
+      const semicolon = value.indexOf(';');
+      if (semicolon === -1) return;
+      const raw = use.file.slice(line.valueRange);
+      const rawSemicolon = raw.indexOf(';');
+      const fixable = !raw.includes('\\') && rawSemicolon !== -1;
+      const before = value.slice(0, semicolon).trimEnd();
+      const fixAt = line.valueRange[0] + rawSemicolon;
+      const type = optionType(use.name.key);
+      if (type === 'integer' || type === 'decimal') {
+        const intact = type === 'decimal' ? /^\d+(\.\d+)?$/.test(before) : !('error' in parseServerSize(before, ctx.targets.db, use.name.key));
+        const fix = fixable && intact ? { fix: replaceSemicolon(use, fixAt) } : {};
+        const parsed = type === 'integer' ? parseServerSize(value, ctx.targets.db, variableNameInMessages(use.name.key, ctx.targets.db)) : { error: `Invalid decimal value for option '${use.name.key}'` };
+        if ('error' in parsed) ctx.report({ at: use, messageId: 'numeric', data: { written, value, wording: parsed.error }, ...fix });
+        else ctx.report({ at: use, messageId: 'numericIgnored', severity: 'warn', data: { written, read: before }, ...fix });
+        return;
+      }
+      if (type === 'boolean') {
+        if (use.name.implied !== undefined) return;
+        const intact = booleanValue(use.name, before) !== undefined;
+        ctx.report({ at: use, messageId: 'boolean', data: { written, value }, ...(fixable && intact ? { fix: replaceSemicolon(use, fixAt) } : {}) });
+        return;
+      }
+      // In a string a `;` may be data (a password, a list): only one written like a comment, after a blank, is reported.
+      if (SEMICOLON_VALUES.has(use.name.key) || !(semicolon === 0 || /[\t ]/.test(value[semicolon - 1] ?? ''))) return;
+      ctx.report({ at: use, messageId: 'string', data: { written, value } });
+    };
+    return { option: { '*': check } };
+  },
+});
+
+/** The `;` becomes `#`, with a blank before it when there is none, so the comment reads as one. */
+function replaceSemicolon(use: MycnfOptionUse, at: number): () => TextEdit {
+  const blankBefore = /[\t ]/.test(use.file.text[at - 1] ?? '');
+  return () => ({ file: use.file, range: [at, at + 1], text: blankBefore ? '#' : ' #' });
+}

@@ -1,0 +1,229 @@
+import type { DatabaseTarget } from '../../../src/engine/targets.js';
+
+/**
+ * The value types of MariaDB 10.11's server options, as `mariadbd` 10.11
+ * (Debian 12, 10.11.19) treats a value in an option file, found by offering
+ * the binary each option with a test value (test/mycnf-rules-oracle.test.ts
+ * checks the lists against the installed binary):
+ * - integer: listed as `--name=#`, refuses `1.5` ("Unknown suffix '.'"), and
+ *   `-1` unless it is one of the few signed ones ("Incorrect unsigned value");
+ * - decimal: listed as `--name=#`, takes `1.5` (long_query_time, expire_logs_days);
+ * - boolean: listed bare with TRUE/FALSE in the variables table. Given a value
+ *   that is not ON/OFF/TRUE/FALSE/1/0 the server either ignores the line
+ *   ("ignoring option '--x' due to invalid value 'yes'", the default stays) or
+ *   sets the variable OFF ("boolean value 'yes' wasn't recognized. Set to OFF.").
+ * For MySQL targets the rules use the same lists: the options both servers
+ * kept from their common code have the same types, and a name only MySQL
+ * has is in no list, so the rules stay silent about it.
+ */
+const INTEGER = `
+analyze_max_length aria_block_size aria_checkpoint_interval aria_checkpoint_log_activity
+aria_force_start_after_recovery_failures aria_group_commit_interval aria_log_file_size aria_max_sort_file_size
+aria_pagecache_age_threshold aria_pagecache_buffer_size aria_pagecache_division_limit aria_pagecache_file_hash_size
+aria_repair_threads aria_sort_buffer_size auto_increment_increment auto_increment_offset back_log binlog_cache_size
+binlog_commit_wait_count binlog_commit_wait_usec binlog_expire_logs_seconds binlog_file_cache_size
+binlog_row_event_max_size binlog_stmt_cache_size bulk_insert_buffer_size column_compression_threshold
+column_compression_zlib_level connect_timeout deadlock_search_depth_long deadlock_search_depth_short
+deadlock_timeout_long deadlock_timeout_short debug_abort_slave_event_count debug_disconnect_slave_event_count
+debug_max_binlog_dump_events default_password_lifetime default_week_format delayed_insert_limit
+delayed_insert_timeout delayed_queue_size div_precision_increment eq_range_index_dive_limit expensive_subquery_limit
+extra_max_connections extra_port feedback_send_retry_wait feedback_send_timeout flush_time ft_max_word_len
+ft_min_word_len ft_query_expansion_limit group_concat_max_len gtid_cleanup_batch_size gtid_domain_id histogram_size
+host_cache_size idle_readonly_transaction_timeout idle_transaction_timeout idle_write_transaction_timeout
+in_predicate_conversion_threshold innodb_adaptive_hash_index_parts innodb_autoextend_increment
+innodb_autoinc_lock_mode innodb_buf_dump_status_frequency innodb_buffer_pool_chunk_size innodb_buffer_pool_dump_pct
+innodb_buffer_pool_size innodb_buffer_pool_size_auto_min innodb_buffer_pool_size_max innodb_change_buffer_max_size
+innodb_compression_failure_threshold_pct innodb_compression_level innodb_compression_pad_pct_max
+innodb_default_encryption_key_id innodb_defragment_fill_factor_n_recs innodb_defragment_frequency
+innodb_defragment_n_pages innodb_defragment_stats_accuracy innodb_encryption_rotate_key_age
+innodb_encryption_rotation_iops innodb_encryption_threads innodb_fast_shutdown innodb_fatal_semaphore_wait_threshold
+innodb_fill_factor innodb_flush_log_at_timeout innodb_flush_log_at_trx_commit innodb_flush_neighbors
+innodb_flushing_avg_loops innodb_force_recovery innodb_ft_cache_size innodb_ft_max_token_size
+innodb_ft_min_token_size innodb_ft_num_word_optimize innodb_ft_result_cache_limit innodb_ft_sort_pll_degree
+innodb_ft_total_cache_size innodb_io_capacity innodb_io_capacity_max innodb_lock_wait_timeout innodb_log_buffer_size
+innodb_log_file_size innodb_log_spin_wait_delay innodb_log_write_ahead_size innodb_lru_scan_depth
+innodb_max_purge_lag innodb_max_purge_lag_delay innodb_max_purge_lag_wait innodb_max_undo_log_size
+innodb_old_blocks_pct innodb_old_blocks_time innodb_online_alter_log_max_size innodb_open_files innodb_page_size
+innodb_purge_batch_size innodb_purge_threads innodb_read_ahead_threshold innodb_read_io_threads
+innodb_sort_buffer_size innodb_spin_wait_delay innodb_stats_modified_counter innodb_stats_persistent_sample_pages
+innodb_stats_transient_sample_pages innodb_sync_spin_loops innodb_undo_tablespaces innodb_write_io_threads
+interactive_timeout join_buffer_size join_buffer_space_limit join_cache_level key_buffer_size
+key_cache_age_threshold key_cache_block_size key_cache_division_limit key_cache_file_hash_size key_cache_segments
+lock_wait_timeout log_bin_compress_min_len log_slow_max_warnings log_slow_min_examined_row_limit log_slow_rate_limit
+log_tc_size log_warnings lower_case_table_names master_retry_count max_allowed_packet max_binlog_cache_size
+max_binlog_size max_binlog_stmt_cache_size max_connect_errors max_connections max_delayed_threads max_digest_length
+max_error_count max_heap_table_size max_join_size max_length_for_sort_data max_password_errors
+max_prepared_stmt_count max_recursive_iterations max_relay_log_size max_rowid_filter_size max_seeks_for_key
+max_session_mem_used max_sort_length max_sp_recursion_depth max_tmp_tables max_user_connections max_write_lock_count
+metadata_locks_cache_size metadata_locks_hash_instances min_examined_row_limit mrr_buffer_size myisam_block_size
+myisam_data_pointer_size myisam_max_sort_file_size myisam_mmap_size myisam_repair_threads myisam_sort_buffer_size
+net_buffer_length net_read_timeout net_retry_count net_write_timeout open_files_limit optimizer_extra_pruning_depth
+optimizer_join_limit_pref_ratio optimizer_max_sel_arg_weight optimizer_max_sel_args optimizer_prune_level
+optimizer_search_depth optimizer_selectivity_sampling_limit optimizer_trace_max_mem_size
+optimizer_use_condition_selectivity performance_schema_accounts_size performance_schema_digests_size
+performance_schema_events_stages_history_long_size performance_schema_events_stages_history_size
+performance_schema_events_statements_history_long_size performance_schema_events_statements_history_size
+performance_schema_events_transactions_history_long_size performance_schema_events_transactions_history_size
+performance_schema_events_waits_history_long_size performance_schema_events_waits_history_size
+performance_schema_hosts_size performance_schema_max_cond_classes performance_schema_max_cond_instances
+performance_schema_max_digest_length performance_schema_max_file_classes performance_schema_max_file_handles
+performance_schema_max_file_instances performance_schema_max_index_stat performance_schema_max_memory_classes
+performance_schema_max_metadata_locks performance_schema_max_mutex_classes performance_schema_max_mutex_instances
+performance_schema_max_prepared_statements_instances performance_schema_max_program_instances
+performance_schema_max_rwlock_classes performance_schema_max_rwlock_instances performance_schema_max_socket_classes
+performance_schema_max_socket_instances performance_schema_max_sql_text_length performance_schema_max_stage_classes
+performance_schema_max_statement_classes performance_schema_max_statement_stack performance_schema_max_table_handles
+performance_schema_max_table_instances performance_schema_max_table_lock_stat performance_schema_max_thread_classes
+performance_schema_max_thread_instances performance_schema_session_connect_attrs_size
+performance_schema_setup_actors_size performance_schema_setup_objects_size performance_schema_users_size port
+port_open_timeout preload_buffer_size profiling_history_size progress_report_time query_alloc_block_size
+query_cache_limit query_cache_min_res_unit query_cache_size query_prealloc_size range_alloc_block_size
+read_binlog_speed_limit read_buffer_size read_rnd_buffer_size relay_log_space_limit report_port
+rowid_merge_buff_size rpl_semi_sync_master_timeout rpl_semi_sync_master_trace_level
+rpl_semi_sync_slave_kill_conn_timeout rpl_semi_sync_slave_trace_level server_id slave_domain_parallel_threads
+slave_max_allowed_packet slave_net_timeout slave_parallel_max_queued slave_parallel_threads slave_parallel_workers
+slave_transaction_retries slave_transaction_retry_interval slow_launch_time sort_buffer_size stored_program_cache
+sync_binlog sync_master_info sync_relay_log sync_relay_log_info table_cache table_definition_cache table_open_cache
+table_open_cache_instances tcp_keepalive_interval tcp_keepalive_probes tcp_keepalive_time thread_cache_size
+thread_pool_idle_timeout thread_pool_max_threads thread_pool_oversubscribe thread_pool_prio_kickup_timer
+thread_pool_size thread_pool_stall_limit thread_stack tmp_disk_table_size tmp_memory_table_size tmp_table_size
+transaction_alloc_block_size transaction_prealloc_size wait_timeout wsrep_gtid_domain_id wsrep_ignore_apply_errors
+wsrep_max_ws_rows wsrep_max_ws_size wsrep_mysql_replication_bundle wsrep_retry_autocommit wsrep_slave_threads
+wsrep_sync_wait wsrep_trx_fragment_size
+`;
+
+/** Integer options that take a negative value (adjusting it to their minimum); the others refuse one: "Incorrect unsigned value". */
+const SIGNED_INTEGER = `
+debug_abort_slave_event_count debug_disconnect_slave_event_count debug_max_binlog_dump_events
+innodb_autoinc_lock_mode max_user_connections performance_schema_accounts_size performance_schema_digests_size
+performance_schema_events_stages_history_long_size performance_schema_events_stages_history_size
+performance_schema_events_statements_history_long_size performance_schema_events_statements_history_size
+performance_schema_events_transactions_history_long_size performance_schema_events_transactions_history_size
+performance_schema_events_waits_history_long_size performance_schema_events_waits_history_size
+performance_schema_hosts_size performance_schema_max_cond_instances performance_schema_max_digest_length
+performance_schema_max_file_instances performance_schema_max_index_stat performance_schema_max_metadata_locks
+performance_schema_max_mutex_instances performance_schema_max_prepared_statements_instances
+performance_schema_max_program_instances performance_schema_max_rwlock_instances
+performance_schema_max_socket_instances performance_schema_max_sql_text_length performance_schema_max_table_handles
+performance_schema_max_table_instances performance_schema_max_table_lock_stat
+performance_schema_max_thread_instances performance_schema_session_connect_attrs_size
+performance_schema_setup_actors_size performance_schema_setup_objects_size performance_schema_users_size
+tcp_keepalive_interval tcp_keepalive_probes tcp_keepalive_time
+`;
+
+const DECIMAL = `
+analyze_sample_percentage expire_logs_days innodb_adaptive_flushing_lwm innodb_defragment_fill_factor
+innodb_max_dirty_pages_pct innodb_max_dirty_pages_pct_lwm log_slow_query_time long_query_time max_statement_time
+slave_max_statement_time
+`;
+
+/** Booleans whose invalid value makes the server ignore the line (my_getopt's own check). */
+const BOOLEAN_IGNORED = `
+character_set_client_handshake console debug_gdb debug_no_sync debug_sporadic_binlog_dump_fail external_locking
+flashback gdb getopt_prefix_matching innodb_adaptive_flushing innodb_alter_copy_bulk innodb_deadlock_detect
+innodb_doublewrite innodb_file_per_table innodb_flush_sync innodb_numa_interleave innodb_optimize_fulltext_only
+innodb_random_read_ahead innodb_use_atomic_writes innodb_use_native_aio log_short_format memlock myisam_use_mmap
+old_style_user_limits replicate_same_server_id safe_user_create show_slave_auth_info silent_startup skip_slave_start
+stack_trace symbolic_links sysdate_is_now temp_pool verbose wsrep_new_cluster
+`;
+
+/** Booleans whose invalid value makes the server set the variable OFF (the system variable's check). */
+const BOOLEAN_SET_OFF = `
+allow_suspicious_udfs aria_encrypt_tables aria_page_checksum autocommit automatic_sp_privileges big_tables
+binlog_alter_two_phase binlog_annotate_row_events binlog_direct_non_transactional_updates
+binlog_optimize_thread_scheduling column_compression_zlib_wrap core_file debug_no_thread_alarm
+disconnect_on_expired_password encrypt_binlog encrypt_tmp_disk_tables encrypt_tmp_files
+explicit_defaults_for_timestamp flush general_log gtid_ignore_duplicates gtid_strict_mode ignore_builtin_innodb
+innodb_adaptive_hash_index innodb_buffer_pool_dump_at_shutdown innodb_buffer_pool_dump_now
+innodb_buffer_pool_in_core_dump innodb_buffer_pool_load_abort innodb_buffer_pool_load_at_startup
+innodb_buffer_pool_load_now innodb_cmp_per_index_enabled innodb_compression_default innodb_defragment
+innodb_disable_sort_file_cache innodb_encrypt_log innodb_encrypt_temporary_tables innodb_force_primary_key
+innodb_ft_enable_diag_print innodb_ft_enable_stopword innodb_immediate_scrub_data_uncompressed
+innodb_log_checkpoint_now innodb_log_file_buffering innodb_log_file_mmap innodb_prefix_index_cluster_optimization
+innodb_print_all_deadlocks innodb_read_only innodb_read_only_compressed innodb_rollback_on_timeout
+innodb_snapshot_isolation innodb_stats_auto_recalc innodb_stats_include_delete_marked innodb_stats_on_metadata
+innodb_stats_persistent innodb_stats_traditional innodb_status_file innodb_status_output innodb_status_output_locks
+innodb_strict_mode innodb_table_locks innodb_undo_log_truncate keep_files_on_create large_pages local_infile
+log_bin_compress log_bin_trust_function_creators log_queries_not_using_indexes log_slave_updates
+log_slow_admin_statements log_slow_query log_slow_slave_statements low_priority_updates master_verify_checksum
+mysql56_temporal_format old old_passwords performance_schema performance_schema_consumer_events_stages_current
+performance_schema_consumer_events_stages_history performance_schema_consumer_events_stages_history_long
+performance_schema_consumer_events_statements_current performance_schema_consumer_events_statements_history
+performance_schema_consumer_events_statements_history_long performance_schema_consumer_events_transactions_current
+performance_schema_consumer_events_transactions_history performance_schema_consumer_events_transactions_history_long
+performance_schema_consumer_events_waits_current performance_schema_consumer_events_waits_history
+performance_schema_consumer_events_waits_history_long performance_schema_consumer_global_instrumentation
+performance_schema_consumer_statements_digest performance_schema_consumer_thread_instrumentation
+query_cache_strip_comments query_cache_wlock_invalidate read_only relay_log_purge relay_log_recovery
+replicate_annotate_row_events require_secure_transport rpl_semi_sync_master_enabled
+rpl_semi_sync_master_wait_no_slave rpl_semi_sync_slave_delay_master rpl_semi_sync_slave_enabled secure_auth
+session_track_schema session_track_state_change skip_grant_tables skip_name_resolve skip_networking
+skip_show_database slave_compressed_protocol slave_sql_verify_checksum slow_query_log sql_safe_updates ssl
+standard_compliant_cte strict_password_validation sync_frm system_versioning_insert_history tcp_nodelay
+thread_pool_dedicated_listener thread_pool_exact_stats transaction_read_only userstat wsrep_auto_increment_control
+wsrep_causal_reads wsrep_desync wsrep_dirty_reads wsrep_drupal_282555_workaround wsrep_gtid_mode
+wsrep_load_data_splitting wsrep_log_conflicts wsrep_on wsrep_recover wsrep_restart_slave
+wsrep_sst_donor_rejects_queries
+`;
+
+export type OptionType = 'integer' | 'decimal' | 'boolean';
+
+let types: Map<string, OptionType> | undefined;
+
+function table(): Map<string, OptionType> {
+  if (types !== undefined) return types;
+  types = new Map();
+  for (const [text, type] of [
+    [INTEGER, 'integer'],
+    [DECIMAL, 'decimal'],
+    [BOOLEAN_IGNORED, 'boolean'],
+    [BOOLEAN_SET_OFF, 'boolean'],
+  ] as const) {
+    for (const name of text.trim().split(/\s+/)) types.set(name, type);
+  }
+  return types;
+}
+
+/** The type of a server option (normalised key), or undefined for strings, enums and names not in the lists. */
+export function optionType(key: string): OptionType | undefined {
+  return table().get(key);
+}
+
+/** True for the integer options that take a negative value; MariaDB refuses one for every other integer option. */
+export function isSignedInteger(key: string): boolean {
+  return SIGNED_SET.has(key);
+}
+
+const SIGNED_SET: ReadonlySet<string> = new Set(SIGNED_INTEGER.trim().split(/\s+/));
+
+/** What MariaDB 10.11 does with a boolean option given a value it does not take: `ignored` (default stays) or `off`. */
+export function invalidBooleanOutcome(key: string): 'ignored' | 'off' {
+  return BOOLEAN_IGNORED_SET.has(key) ? 'ignored' : 'off';
+}
+
+const BOOLEAN_IGNORED_SET: ReadonlySet<string> = new Set(BOOLEAN_IGNORED.trim().split(/\s+/));
+
+/** The option lists, for the oracle test. */
+export const OPTION_TYPE_LISTS = {
+  integer: INTEGER.trim().split(/\s+/),
+  signedInteger: SIGNED_INTEGER.trim().split(/\s+/),
+  decimal: DECIMAL.trim().split(/\s+/),
+  booleanIgnored: BOOLEAN_IGNORED.trim().split(/\s+/),
+  booleanSetOff: BOOLEAN_SET_OFF.trim().split(/\s+/),
+} as const;
+
+/** MariaDB plugins whose options are parsed when the plugin loads (verified for InnoDB and Aria): a refused value disables the plugin. */
+const PLUGIN_OF_PREFIX: readonly (readonly [string, string])[] = [
+  ['innodb_', 'InnoDB'],
+  ['aria_', 'Aria'],
+];
+
+/** The plugin that parses an option on MariaDB, if it is one of those above. */
+export function optionPlugin(key: string, target: DatabaseTarget): string | undefined {
+  return target.product === 'mariadb' ? PLUGIN_OF_PREFIX.find(([prefix]) => key.startsWith(prefix))?.[1] : undefined;
+}
+
+/** The name the server's messages give a variable: a MariaDB plugin names its options with dashes (`innodb-buffer-pool-size`). */
+export function variableNameInMessages(key: string, target: DatabaseTarget): string {
+  return optionPlugin(key, target) === undefined ? key : key.replaceAll('_', '-');
+}
