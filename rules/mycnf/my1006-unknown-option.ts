@@ -1,0 +1,130 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { seriesOf } from '../../src/engine/targets.js';
+import { mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
+import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { shownLine } from './support/intent.js';
+import { unknownNameOwner } from './support/ownership.js';
+
+/**
+ * Prefixes of the options of MariaDB plugins that are not built in (the
+ * libraries in /usr/lib/mysql/plugin of the Debian packages, and the engines
+ * and key managers packaged separately). Such an option is known once its
+ * plugin is loaded (plugin_load_add, or INSTALL PLUGIN, which the server
+ * reads from mysql.plugin at start), which an option file alone cannot show.
+ */
+const PLUGIN_PREFIXES = [
+  'server_audit',
+  'simple_password_check',
+  'cracklib_password_check',
+  'password_reuse_check',
+  'file_key_management',
+  'hashicorp_key_management',
+  'aws_key_management',
+  'query_response_time',
+  'sql_error_log',
+  'handlersocket',
+  'rocksdb',
+  'tokudb',
+  'connect',
+  'mroonga',
+  'spider',
+  's3',
+  'columnstore',
+  'oqgraph',
+  'federated',
+  'sphinx',
+  'gssapi',
+  'pam',
+];
+
+export default defineRule({
+  meta: {
+    id: 'MY1006',
+    name: 'unknown-option',
+    language: 'mycnf',
+    category: 'correctness',
+    description: 'An option the server does not know stops it from starting unless it is written with loose-',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'safe',
+    messages: {
+      unknown: '{{written}}: {{product}} has no such option, so the server refuses to start: "{{wording}}"{{suggestion}}',
+      ambiguous: '{{written}}: "{{name}}" is the beginning of {{count}} options ({{candidates}}), so the server refuses to start: "ambiguous option \'--{{argument}}\'"; expected the full name',
+      plugin:
+        '{{written}}: an option of the {{plugin}} plugin, known only once the plugin is loaded; without it the server refuses to start ("{{wording}}"); expected loose-{{name}}, which the server ignores with a warning when the plugin is absent',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const target = ctx.targets.db;
+    // The option list is MariaDB 10.11's: other series add and drop options, and MySQL names are not verifiable here.
+    if (target.product !== 'mariadb' || seriesOf(target.version) !== '10.11') return {};
+    const check = (use: MycnfOptionUse): void => {
+      if ((use.status !== 'unknown' && use.status !== 'ambiguous') || use.name.loose || unknownNameOwner(use.name, target) !== undefined) return;
+      const line = use.line;
+      const written = shownLine(use);
+      const argument = Buffer.from(line.argument).toString('latin1').slice(2);
+      const wording = line.hasEquals ? `unknown variable '${argument}'` : `unknown option '--${argument}'`;
+      if (use.status === 'ambiguous') {
+        const shown = use.candidates.slice(0, 5).join(', ') + (use.candidates.length > 5 ? ', ...' : '');
+        ctx.report({ at: use, messageId: 'ambiguous', data: { written, name: use.name.key, count: use.candidates.length, candidates: shown, argument } });
+        return;
+      }
+      const plugin = PLUGIN_PREFIXES.find((prefix) => use.name.key.startsWith(`${prefix}_`));
+      if (plugin !== undefined) {
+        ctx.report({
+          at: use,
+          messageId: 'plugin',
+          severity: 'warn',
+          data: { written, plugin, wording, name: line.rawName },
+          fix: () => ({ file: use.file, range: [line.nameRange[0], line.nameRange[0]], text: 'loose-' }),
+        });
+        return;
+      }
+      const near = nearestOption(use.name.key);
+      ctx.report({
+        at: use,
+        messageId: 'unknown',
+        data: { written, product: `MariaDB ${target.version}`, wording, suggestion: near === undefined ? '' : `; did you mean ${near}?` },
+      });
+    };
+    return { option: { '*': check } };
+  },
+});
+
+/** The one option within a small edit distance of a misspelt name, if exactly one is closest. */
+function nearestOption(key: string): string | undefined {
+  if (key.length < 4) return undefined;
+  const limit = key.length < 8 ? 1 : 2;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  let ties = 0;
+  for (const name of mariadbOptionNames()) {
+    if (Math.abs(name.length - key.length) > limit) continue;
+    const distance = editDistance(key, name, limit);
+    if (distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+      ties = 0;
+    } else if (distance === bestDistance) ties++;
+  }
+  return ties === 0 ? best : undefined;
+}
+
+/** Levenshtein distance, giving up (limit + 1) once every path is longer than the limit. */
+function editDistance(a: string, b: string, limit: number): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      current.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length] as number;
+}

@@ -1,0 +1,82 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { DatabaseTarget } from '../../src/engine/targets.js';
+import { groupKey } from '../../src/languages/mycnf/groups.js';
+import { isMariadbOption } from '../../src/languages/mycnf/mariadb-options.js';
+import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
+import { isClientOption, CLIENT_OPTION_LIST } from './support/client-options.js';
+import { shownLine, writtenKey } from './support/intent.js';
+import { optionType } from './support/option-types.js';
+import { isClientOnlyOption } from './support/ownership.js';
+import { removedOption } from './support/removed-options.js';
+
+/** Groups the client programs read: [client] always, and MariaDB's clients also [client-server] and [client-mariadb]. */
+const CLIENT_GROUPS = ['client', 'client-server', 'client-mariadb'];
+
+export default defineRule({
+  meta: {
+    id: 'MY1007',
+    name: 'client-group-leak',
+    language: 'mycnf',
+    category: 'correctness',
+    description: 'A client option in a group the server reads, or a server option in a group the clients read, stops the program that does not know it',
+    defaultSeverity: 'error',
+    recommended: true,
+    messages: {
+      clientInServer:
+        '{{written}} in [{{group}}]: {{name}} is an option of the client programs, not of the server, so the server refuses to start: "{{wording}}"; expected it in [client]',
+      clientAbbreviation:
+        '{{written}} in [{{group}}]: {{name}} is an option of the client programs; the server takes it for the beginning of {{full}}{{consequence}}; expected it in [client]',
+      serverInClient:
+        '{{written}} in [{{group}}]: {{name}} is a server option that no client program knows, so the clients reading [{{group}}] (mariadb, mariadb-dump, ...) refuse to start: "mariadb: unknown variable \'{{argument}}\'"; expected it in [mysqld]',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const mycnf = ctx.mycnf;
+    if (mycnf === undefined) return {};
+    const target = ctx.targets.db;
+    const clientGroups = new Set(target.product === 'mariadb' ? CLIENT_GROUPS : ['client']);
+    return {
+      end() {
+        const serverUses = new Set(mycnf.uses);
+        for (const use of [...mycnf.uses, ...mycnf.otherOptions].sort((a, b) => a.order - b.order)) {
+          if (use.name.loose) continue;
+          const group = groupKey(use.group);
+          const written = writtenKey(use.name);
+          const argument = Buffer.from(use.line.argument).toString('latin1').slice(2);
+          const data = { written: shownLine(use), group: use.group, name: use.file.slice(use.line.nameRange), argument };
+          const readByServer = serverUses.has(use);
+          // A removed server option that clients also know (default-character-set) is MY4002's in the server's own groups.
+          if (readByServer && use.status !== 'exact' && isClientOnlyOption(written) && (removedOption(written) === undefined || group === 'client-server')) {
+            if (use.status === 'abbreviation') {
+              ctx.report({ at: use, messageId: 'clientAbbreviation', data: { ...data, full: use.name.key, consequence: abbreviationConsequence(use, target) } });
+              continue;
+            }
+            const wording = use.line.hasEquals ? `unknown variable '${argument}'` : `unknown option '--${argument}'`;
+            ctx.report({ at: use, messageId: 'clientInServer', data: { ...data, wording } });
+            continue;
+          }
+          if (clientGroups.has(group) && isServerOnlyOption(use)) ctx.report({ at: use, messageId: 'serverInClient', data });
+        }
+      },
+    };
+  },
+});
+
+/** A name the server knows exactly that no client program knows or abbreviates (clients expand unique prefixes too). */
+function isServerOnlyOption(use: MycnfOptionUse): boolean {
+  const key = use.name.key;
+  if (!isMariadbOption(key) || isClientOption(key)) return false;
+  const written = writtenKey(use.name);
+  return !CLIENT_OPTION_LIST.some((option) => option.startsWith(written));
+}
+
+/** What the server does with a client option it expands to one of its own: refuses the value, or sets its option to it. */
+function abbreviationConsequence(use: MycnfOptionUse, target: DatabaseTarget): string {
+  if (use.value !== undefined && optionType(use.name.key) === 'integer') {
+    const parsed = parseServerSize(use.value, target, use.name.key);
+    if ('error' in parsed) return `, so it refuses to start: "${parsed.error}"`;
+  }
+  return use.value === undefined ? `, so it turns ${use.name.key} on` : `, so it sets ${use.name.key} to ${use.value}`;
+}
