@@ -1,0 +1,57 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { formatBytes, formatPercent, parseFriendlySize } from '../../src/util/units.js';
+
+const GIB = 1024 ** 3;
+const MIB = 1024 ** 2;
+
+export default defineRule({
+  meta: {
+    id: 'MY2002',
+    name: 'buffer-pool-vs-ram',
+    language: 'mycnf',
+    category: 'performance',
+    description: 'The InnoDB buffer pool is a small fraction of the RAM of a host that runs only the database',
+    defaultSeverity: 'info',
+    recommended: true,
+    needsHost: true,
+    messages: {
+      small:
+        'innodb_buffer_pool_size {{pool}} ({{from}}) is {{share}} of {{ram}} RAM ({{ramSource}}); on a host that runs only the database, MySQL\'s own innodb_dedicated_server sizing would give it {{dedicated}} ({{rule}}) (heuristic)',
+    },
+  },
+  defaultOptions: {
+    /** Below this much RAM the default pool is left alone. */
+    minRam: '4G',
+    /** A pool below this share of RAM is reported. */
+    minShare: 0.25,
+  },
+  create(ctx) {
+    const mycnf = ctx.mycnf;
+    if (mycnf === undefined) return {};
+    return {
+      end() {
+        const ram = ctx.sizing.ram;
+        // With Apache linted the host is shared: the web tier's budget comes first (AP2001, HO2001).
+        if (ram === undefined || ctx.sizing.apache.length > 0 || ram.value < (parseFriendlySize(String(ctx.options.minRam)) ?? Infinity)) return;
+        const pool = mycnf.size('innodb_buffer_pool_size');
+        if (pool === undefined || pool.bytes >= ram.value * Number(ctx.options.minShare)) return;
+        // innodb_dedicated_server (MySQL 8.0): 50 % of RAM from 1 to 4 GiB, 75 % above 4 GiB.
+        const share = ram.value > 4 * GIB ? 0.75 : 0.5;
+        const dedicated = Math.floor((ram.value * share) / (128 * MIB)) * 128 * MIB;
+        ctx.report({
+          at: pool.from === 'default' ? { file: mycnf.root, range: [0, 0] } : pool.from,
+          messageId: 'small',
+          data: {
+            pool: formatBytes(pool.bytes),
+            from: pool.from === 'default' ? `default for ${mycnf.target.product} ${mycnf.target.version}` : 'set here',
+            share: formatPercent(Math.round((pool.bytes / ram.value) * 1000) / 1000),
+            ram: formatBytes(ram.value),
+            ramSource: ram.source,
+            dedicated: formatBytes(dedicated),
+            rule: `${formatPercent(share)} of RAM ${ram.value > 4 * GIB ? 'above 4 GiB' : 'up to 4 GiB'}`,
+          },
+        });
+      },
+    };
+  },
+});

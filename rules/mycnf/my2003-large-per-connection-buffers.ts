@@ -1,0 +1,101 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
+import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
+import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { formatBytes, formatPercent, parseFriendlySize } from '../../src/util/units.js';
+import { mysqlBudget } from './support/budget.js';
+
+/** Buffers a connection allocates when a query needs them (sort and join ones more than once per query), with the option holding the threshold. */
+const BUFFERS = [
+  ['sort_buffer_size', 'sortBuffer'],
+  ['join_buffer_size', 'joinBuffer'],
+  ['read_buffer_size', 'readBuffer'],
+  ['read_rnd_buffer_size', 'readRndBuffer'],
+  ['tmp_table_size', 'tmpTable'],
+  ['max_heap_table_size', 'tmpTable'],
+] as const;
+
+export default defineRule({
+  meta: {
+    id: 'MY2003',
+    name: 'large-per-connection-buffers',
+    language: 'mycnf',
+    category: 'performance',
+    description: 'A buffer that every connection may allocate is set far above its default',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: {
+      large: '{{name}} {{value}} is above {{threshold}} (heuristic) for a buffer each connection may allocate, per query or more; expected the default {{default}} here and SET SESSION {{key}} for the queries that need more',
+      tooMuch:
+        '{{name}} {{value}} x {{connections}} connections ({{connectionsFrom}}) = {{total}} is more than {{share}} of the {{budget}} MySQL may use ({{budgetReason}}); expected the default {{default}} here and SET SESSION {{key}} for the queries that need more',
+      unequal:
+        'tmp_table_size {{tmp}} and max_heap_table_size {{heap}} differ: an in-memory temporary table is limited by the smaller one, {{smaller}}, so the larger setting has no effect on temporary tables; expected both equal',
+    },
+  },
+  defaultOptions: {
+    sortBuffer: '4M',
+    joinBuffer: '4M',
+    readBuffer: '2M',
+    readRndBuffer: '4M',
+    tmpTable: '256M',
+    /** Share of MySQL's memory budget above which one buffer times max_connections is an error. */
+    budgetShare: 0.25,
+  },
+  create(ctx) {
+    const mycnf = ctx.mycnf;
+    if (mycnf === undefined) return {};
+    const target = mycnf.target;
+    return {
+      end() {
+        const mysql = ctx.sizing.mysql;
+        if (mysql === undefined) return;
+        const budget = mysqlBudget(ctx.sizing);
+        for (const [key, option] of BUFFERS) {
+          const size = mycnf.size(key);
+          const fallback = mycnf.defaultOf(key);
+          if (size === undefined || size.from === 'default' || typeof fallback !== 'number' || size.bytes <= fallback) continue;
+          const use: MycnfOptionUse = size.from;
+          const threshold = parseFriendlySize(String(ctx.options[option])) ?? Infinity;
+          const total = size.bytes * mysql.maxConnections.value;
+          const common = { name: use.file.slice(use.line.nameRange), key, value: use.value ?? '', default: formatServerSize(fallback, target) };
+          const fix = () => replaceMycnfSize(use, fallback, target);
+          const share = Number(ctx.options.budgetShare);
+          // Temporary tables are counted once, as MySQLTuner does: few queries hold one at the same time.
+          if (budget !== undefined && option !== 'tmpTable' && total > budget.bytes * share) {
+            ctx.report({
+              at: use,
+              messageId: 'tooMuch',
+              severity: 'error',
+              data: {
+                ...common,
+                connections: mysql.maxConnections.value,
+                connectionsFrom: mysql.maxConnections.from,
+                total: formatBytes(total),
+                share: formatPercent(share),
+                budget: formatBytes(budget.bytes),
+                budgetReason: budget.reason,
+              },
+              fix,
+            });
+          } else if (size.bytes > threshold) {
+            ctx.report({ at: use, messageId: 'large', data: { ...common, threshold: formatBytes(threshold) }, fix });
+          }
+        }
+        // MySQL 8.0's TempTable engine limits internal temporary tables by tmp_table_size alone; MEMORY tables (MariaDB, older MySQL) by the smaller of the two.
+        if (target.product === 'mysql' && versionAtLeast(target.version, '8.0')) return;
+        const tmp = mycnf.size('tmp_table_size');
+        const heap = mycnf.size('max_heap_table_size');
+        if (tmp === undefined || heap === undefined || tmp.bytes === heap.bytes || (tmp.from === 'default' && heap.from === 'default')) return;
+        const at = tmp.from !== 'default' ? tmp.from : (heap.from as MycnfOptionUse);
+        ctx.report({
+          at,
+          messageId: 'unequal',
+          severity: 'info',
+          data: { tmp: formatBytes(tmp.bytes), heap: formatBytes(heap.bytes), smaller: formatBytes(Math.min(tmp.bytes, heap.bytes)) },
+        });
+      },
+    };
+  },
+});

@@ -1,0 +1,62 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
+import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
+import { formatBytes, parseFriendlySize } from '../../src/util/units.js';
+
+/** MariaDB's key cache works in blocks of key_cache_block_size (default 1024) and keeps none below 4096 bytes (verified: 1K reads as 0). */
+const SMALLEST_KEY_CACHE = 4096;
+
+export default defineRule({
+  meta: {
+    id: 'MY2006',
+    name: 'key-buffer-unused',
+    language: 'mycnf',
+    category: 'performance',
+    description: 'key_buffer_size reserves a large MyISAM index cache on a server whose own tables no longer use MyISAM',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: {
+      large:
+        '{{name}} {{value}} is a cache for MyISAM indexes only, and {{product}} keeps its own tables in {{engine}}; unless your tables use MyISAM it holds nothing (heuristic: above {{threshold}}); expected {{suggested}}',
+      disabled: '{{name}} {{value}} is below {{smallest}} bytes, so MariaDB keeps no key cache at all (it reads the size as 0); expected 0 if that is meant, else at least 64K',
+    },
+  },
+  defaultOptions: {
+    /** A key buffer above this size is reported. */
+    maxUnused: '64M',
+    /** The size the fix sets: MySQL's default. */
+    suggested: '8M',
+  },
+  create(ctx) {
+    const mycnf = ctx.mycnf;
+    if (mycnf === undefined) return {};
+    const target = mycnf.target;
+    // MySQL 8.0 keeps the data dictionary in InnoDB, MariaDB 10.4+ the mysql.* tables in Aria; older servers use MyISAM themselves.
+    const engine = target.product === 'mysql' ? (versionAtLeast(target.version, '8.0') ? 'InnoDB' : undefined) : versionAtLeast(target.version, '10.4') ? 'Aria' : undefined;
+    return {
+      end() {
+        const size = mycnf.size('key_buffer_size');
+        if (size === undefined || size.from === 'default') return;
+        const use = size.from;
+        const name = use.file.slice(use.line.nameRange);
+        const value = use.value ?? '';
+        if (target.product === 'mariadb' && size.bytes > 0 && size.bytes < SMALLEST_KEY_CACHE) {
+          ctx.report({ at: use, messageId: 'disabled', severity: 'info', data: { name, value, smallest: SMALLEST_KEY_CACHE } });
+          return;
+        }
+        const threshold = parseFriendlySize(String(ctx.options.maxUnused)) ?? Infinity;
+        const suggested = parseFriendlySize(String(ctx.options.suggested)) ?? 8 * 1024 * 1024;
+        const defaultEngine = mycnf.effective('default_storage_engine')?.value?.toLowerCase();
+        if (engine === undefined || size.bytes <= threshold || defaultEngine === 'myisam') return;
+        ctx.report({
+          at: use,
+          messageId: 'large',
+          data: { name, value, product: `${target.product === 'mysql' ? 'MySQL' : 'MariaDB'} ${target.version}`, engine, threshold: formatBytes(threshold), suggested: formatServerSize(suggested, target) },
+          fix: () => replaceMycnfSize(use, suggested, target),
+        });
+      },
+    };
+  },
+});
