@@ -1,0 +1,71 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+import type { TextEdit } from '../../src/engine/types.js';
+import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { legacySetVariable } from '../../src/languages/mycnf/names.js';
+import { parseMyCnf } from '../../src/languages/mycnf/parser.js';
+import { shownLine } from './support/intent.js';
+
+export default defineRule({
+  meta: {
+    id: 'MY4001',
+    name: 'set-variable',
+    language: 'mycnf',
+    category: 'deprecation',
+    description: 'set-variable = name=value is the pre-5.5 way to set a variable, which no current server accepts',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'safe',
+    messages: {
+      removed:
+        '{{written}}: set-variable was removed in MySQL 5.5 and {{product}} does not know it, so the server refuses to start: "unknown variable \'{{argument}}\'"; expected {{expected}}',
+      loose: '{{written}}: set-variable was removed in MySQL 5.5; with loose- the server skips the line with a warning, so {{inner}} is not set; expected {{expected}}',
+      deprecated: '{{written}}: set-variable is deprecated since MySQL 5.0 and removed in 5.5; expected {{expected}}',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const target = ctx.targets.db;
+    const removed = target.product === 'mariadb' || versionAtLeast(target.version, '5.5');
+    const check = (use: MycnfOptionUse): void => {
+      const legacy = legacySetVariable(use.name, use.value);
+      const expected = legacy === undefined ? 'name = value' : `${legacy.name.raw} = ${legacy.value}`;
+      const messageId = !removed ? 'deprecated' : use.name.loose ? 'loose' : 'removed';
+      ctx.report({
+        at: use,
+        messageId,
+        data: {
+          written: shownLine(use),
+          product: target.product === 'mysql' ? `MySQL ${target.version}` : `MariaDB ${target.version}`,
+          argument: Buffer.from(use.line.argument).toString('latin1').slice(2),
+          inner: legacy?.name.raw ?? 'nothing',
+          expected,
+        },
+        ...(messageId === 'loose' ? { severity: 'warn' as const } : messageId === 'deprecated' ? { severity: 'warn' as const } : {}),
+        fix: () => (legacy === undefined ? null : rewrite(use, legacy.name.raw, legacy.value)),
+      });
+    };
+    return { option: { set_variable: check } };
+  },
+});
+
+/**
+ * `set-variable = max_connections=15` becomes `max_connections = 15`: the
+ * spacing around the line's own `=` is kept, the inline comment stays. Only
+ * when the new line reads back as exactly that name and value.
+ */
+function rewrite(use: MycnfOptionUse, name: string, value: string): TextEdit | null {
+  const line = use.line;
+  if (line.valueRange === undefined || line.quote !== undefined || line.cutAtReadLimit || line.continuesCutLine || line.nulAt !== undefined) return null;
+  const text = use.file.text;
+  const equals = text.indexOf('=', line.nameRange[1]);
+  const before = text.slice(line.nameRange[1], equals);
+  const after = text.slice(equals + 1, line.valueRange[0]);
+  const raw = use.file.slice(line.valueRange);
+  const inner = raw.indexOf('=');
+  if (raw.includes('\\') || inner === -1) return null;
+  const written = `${name}${before}=${after}${raw.slice(inner + 1).replace(/^[\t ]+/, '')}`;
+  const reread = parseMyCnf(`[mysqld]\n${written}\n`).lines[1];
+  if (reread?.kind !== 'option' || reread.rawName !== name || reread.value !== value) return null;
+  return { file: use.file, range: [line.nameRange[0], line.valueRange[1]], text: written };
+}

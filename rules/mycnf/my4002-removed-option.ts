@@ -1,0 +1,175 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { DatabaseTarget } from '../../src/engine/targets.js';
+import type { TextEdit } from '../../src/engine/types.js';
+import { groupKey } from '../../src/languages/mycnf/groups.js';
+import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
+import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { isClientOption } from './support/client-options.js';
+import { intendedOptions, shownLine, writtenKey, type IntendedOption } from './support/intent.js';
+import { mariadbNoop, mysqlStatus, removedOption, type RemovedOption, type Replacement } from './support/removed-options.js';
+
+export default defineRule({
+  meta: {
+    id: 'MY4002',
+    name: 'removed-option',
+    language: 'mycnf',
+    category: 'deprecation',
+    description: 'An option the target version removed: the server refuses it, or accepts it only to ignore it',
+    defaultSeverity: 'error',
+    recommended: true,
+    fix: 'safe',
+    messages: {
+      refused: '{{written}}: {{name}} {{history}}, so the server refuses to start: "{{wording}}"; instead: {{instead}}{{setVariable}}',
+      loose: '{{written}}: {{name}} {{history}}; with loose- the server skips the line with a warning, so it does nothing; instead: {{instead}}{{setVariable}}',
+      deprecated: '{{written}}: {{name}} is deprecated since MySQL {{deprecated}} and removed in {{removed}}; instead: {{instead}}{{setVariable}}',
+      alias: '{{written}}: {{name}} is the old name of {{to}}, which MariaDB still accepts as a deprecated alias; expected {{to}}{{setVariable}}',
+      noop: '{{written}}: {{name}} does nothing on MariaDB {{version}}, which says so at every start: "\'{{dashed}}\' {{warning}}"; expected the line removed{{setVariable}}',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const mycnf = ctx.mycnf;
+    if (mycnf === undefined) return {};
+    const target = mycnf.target;
+    return {
+      end() {
+        for (const option of intendedOptions(mycnf)) {
+          const written = writtenKey(option.name);
+          // A client option in [client-server] belongs to the clients that read it there (MY1007).
+          if (groupKey(option.use.group) === 'client-server' && isClientOption(written)) continue;
+          const finding = classify(option, written, target);
+          if (finding === undefined) continue;
+          const use = option.use;
+          const dashed = written.replaceAll('_', '-');
+          const data = {
+            written: shownLine(use),
+            name: option.viaSetVariable ? option.name.raw : use.file.slice(use.line.nameRange).replace(/^loose[-_]/i, ''),
+            setVariable: option.viaSetVariable ? ` (the option inside set-variable, which MY4001 rewrites to ${option.name.raw} = ${option.value ?? ''})` : '',
+            version: target.version,
+            dashed,
+          };
+          const fix = option.viaSetVariable ? () => null : () => replace(use, finding.replacement, option.value);
+          switch (finding.kind) {
+            case 'refused':
+            case 'loose': {
+              const entry = finding.entry;
+              const history =
+                target.product === 'mysql'
+                  ? `was removed in MySQL ${entry.mysql?.removed ?? ''}`
+                  : entry.mysql === undefined
+                    ? `is not an option of MariaDB ${target.version}`
+                    : `was removed in MySQL ${entry.mysql.removed} and is not an option of MariaDB ${target.version}`;
+              const argument = Buffer.from(use.line.argument).toString('latin1').slice(2);
+              const shown = option.viaSetVariable ? `${option.name.raw}=${option.value ?? ''}` : argument;
+              const wording =
+                option.status === 'ambiguous'
+                  ? `ambiguous option '--${shown}'`
+                  : option.viaSetVariable || use.line.hasEquals
+                    ? `unknown variable '${shown}'`
+                    : `unknown option '--${shown}'`;
+              ctx.report({
+                at: use,
+                messageId: finding.kind,
+                data: { ...data, history, wording, instead: entry.instead },
+                ...(finding.kind === 'loose' ? { severity: 'warn' as const } : {}),
+                fix,
+              });
+              break;
+            }
+            case 'deprecated':
+              ctx.report({
+                at: use,
+                messageId: 'deprecated',
+                severity: 'info',
+                data: { ...data, deprecated: finding.entry.mysql?.deprecated ?? '', removed: finding.entry.mysql?.removed ?? '', instead: finding.entry.instead },
+                fix,
+              });
+              break;
+            case 'alias':
+              ctx.report({ at: use, messageId: 'alias', severity: 'info', data: { ...data, to: option.name.key }, fix });
+              break;
+            case 'noop':
+              ctx.report({
+                at: use,
+                messageId: 'noop',
+                severity: finding.mysqlOnly ? 'info' : 'warn',
+                data: { ...data, warning: finding.warning },
+                fix,
+              });
+              break;
+          }
+        }
+      },
+    };
+  },
+});
+
+type Finding =
+  | { readonly kind: 'refused' | 'loose' | 'deprecated'; readonly entry: RemovedOption; readonly replacement: Replacement | undefined }
+  | { readonly kind: 'alias'; readonly replacement: Replacement }
+  | { readonly kind: 'noop'; readonly mysqlOnly: boolean; readonly warning: string; readonly replacement: Replacement };
+
+function classify(option: IntendedOption, written: string, target: DatabaseTarget): Finding | undefined {
+  const entry = removedOption(written);
+  if (target.product === 'mysql') {
+    if (entry === undefined) return undefined;
+    const status = mysqlStatus(entry, target);
+    if (status === undefined) return undefined;
+    // A deprecated option still works: only a replacement that does the same is a fix, and the query cache's deprecation is MY2005's to mention.
+    if (status === 'deprecated') {
+      if (entry.names.includes('query_cache_size')) return undefined;
+      return { kind: 'deprecated', entry, replacement: entry.replacement?.kind === 'drop' ? undefined : entry.replacement };
+    }
+    return { kind: option.name.loose ? 'loose' : 'refused', entry, replacement: entry.replacement };
+  }
+  const noop = mariadbNoop(option.name.key, target);
+  if (noop !== undefined && option.status === 'exact') return { kind: 'noop', ...noop, replacement: { kind: 'drop' } };
+  if (entry === undefined) return undefined;
+  if (option.status === 'unknown' || option.status === 'ambiguous') return { kind: option.name.loose ? 'loose' : 'refused', entry, replacement: entry.replacement };
+  if (option.name.alias === written && entry.replacement?.kind === 'rename') return { kind: 'alias', replacement: entry.replacement };
+  return undefined;
+}
+
+function replace(use: MycnfOptionUse, replacement: Replacement | undefined, value: string | undefined): TextEdit | TextEdit[] | null {
+  if (replacement === undefined) return null;
+  switch (replacement.kind) {
+    case 'drop':
+      return removeMycnfLine(use);
+    case 'rename':
+      return renameMycnfOption(use, replacement.to);
+    case 'map': {
+      const mapped = value === undefined ? undefined : replacement.values(value);
+      const renamed = renameMycnfOption(use, replacement.to);
+      const revalued = mapped === undefined ? null : replaceMycnfValue(use, mapped);
+      return renamed === null || revalued === null ? null : [renamed, revalued];
+    }
+    case 'split':
+      return split(use, replacement.flag, replacement.file);
+  }
+}
+
+/**
+ * `log-slow-queries = /var/log/mysql/slow.log` becomes `slow_query_log = 1`
+ * and `slow_query_log_file = /var/log/mysql/slow.log` on two lines, in the
+ * name's dash style, with the line's spacing and indentation; bare, it
+ * becomes the switch alone.
+ */
+function split(use: MycnfOptionUse, flag: string, file: string): TextEdit | null {
+  const line = use.line;
+  if (use.name.prefixes.length > 0) return null;
+  if (!line.hasEquals) return renameMycnfOption(use, flag);
+  if (line.valueRange === undefined || line.valueRange[0] === line.valueRange[1]) return null;
+  const text = use.file.text;
+  const written = use.file.slice(line.nameRange);
+  const dashes = written.split('-').length > written.split('_').length;
+  const styled = (name: string): string => (dashes ? name.replaceAll('_', '-') : name);
+  const equals = text.indexOf('=', line.nameRange[1]);
+  const around = `${text.slice(line.nameRange[1], equals)}=${text.slice(equals + 1, line.valueRange[0])}`;
+  const indent = text.slice(line.range[0], line.nameRange[0]);
+  const eol = line.eol === '' ? use.file.eol : line.eol;
+  return {
+    file: use.file,
+    range: [line.nameRange[0], line.valueRange[0]],
+    text: `${styled(flag)}${around}1${eol}${indent}${styled(file)}${around}`,
+  };
+}
