@@ -2,7 +2,7 @@ import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/engine/targets.js';
 import { documentRoots, overrideLinesAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
-import { effectiveSetting } from '../../src/languages/apache/settings.js';
+import { scopedSetting } from '../../src/languages/apache/scopes.js';
 
 export default defineRule({
   meta: {
@@ -32,7 +32,7 @@ export default defineRule({
           if (reported.has(at)) continue;
           reported.add(at);
           const levels = pathLevels(root.path).filter((level) => overrides(apache, level, root.vhost) !== undefined);
-          const names = effectiveSetting(apache, 'accessfilename', root.vhost).args;
+          const names = scopedSetting(apache, 'accessfilename', root.vhost).args;
           ctx.report({
             at,
             messageId: 'override',

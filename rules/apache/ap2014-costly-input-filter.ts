@@ -2,6 +2,7 @@ import { defineRule } from '../../src/engine/define-rule.js';
 import { vhostOf } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
+import { linesByContainer } from '../../src/languages/apache/scopes.js';
 import { formatBytes } from '../../src/util/units.js';
 
 /** mod_deflate's DeflateInflateRatioLimit when not set. */
@@ -58,7 +59,7 @@ export default defineRule({
           }
         }
         if (apache.hasModule('deflate_module')) {
-          const ratio = [...apache.named('deflateinflateratiolimit')].filter((use) => apache.container(use) === undefined).at(-1);
+          const ratio = linesByContainer(apache, 'deflateinflateratiolimit').get(undefined)?.at(-1);
           for (const use of inflating) {
             const extensions = use.name === 'addinputfilter' ? use.args.slice(1) : [];
             ctx.report({
@@ -81,10 +82,9 @@ export default defineRule({
 
 /** The last line of a directive in the same section as `use`, else in its `<VirtualHost>`, else at server level. */
 function settingNear(config: ApacheConfig, lowerName: string, use: ApacheDirectiveUse): ApacheDirectiveUse | undefined {
-  const lines = config.named(lowerName);
-  const scopes = [config.container(use), vhostOf(use), undefined];
-  for (const scope of scopes) {
-    const found = lines.filter((line) => config.container(line) === scope).at(-1);
+  const lines = linesByContainer(config, lowerName);
+  for (const scope of [config.container(use), vhostOf(use), undefined]) {
+    const found = lines.get(scope)?.at(-1);
     if (found !== undefined) return found;
   }
   return undefined;

@@ -3,7 +3,8 @@ import type { Located } from '../../engine/types.js';
 import { filesystemTypeOf, isNetworkFilesystem, type Fact, type MountEntry } from '../../host/facts.js';
 import { compileFnmatch, hasWildcard } from './fnmatch.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
-import { effectiveSetting, flagValue } from './settings.js';
+import { linesByContainer, scopedSetting } from './scopes.js';
+import { flagValue } from './settings.js';
 
 /**
  * Where the config serves files from, and which `<Directory>` sections apply
@@ -31,6 +32,8 @@ interface DirectorySection {
   readonly section: ApacheSectionUse;
   /** Path components of a non-regex section (`/` has none); undefined for a regex one. */
   readonly components: readonly string[] | undefined;
+  /** One test per component, `apr_fnmatch` for those with wildcards. */
+  readonly matchers: readonly ((name: string) => boolean)[] | undefined;
   readonly regex: RegExp | undefined;
   readonly inVhost: boolean;
 }
@@ -57,68 +60,129 @@ export function serverPath(config: ApacheConfig, written: string): string {
  * The DocumentRoot of the main server (when the config sets one) and of every
  * `<VirtualHost>` (its own, else the main server's).
  */
-export function documentRoots(config: ApacheConfig): ServedPlace[] {
+export function documentRoots(config: ApacheConfig): readonly ServedPlace[] {
+  const cached = rootsCache.get(config);
+  if (cached !== undefined) return cached;
   const roots: ServedPlace[] = [];
-  const main = effectiveSetting(config, 'documentroot').use;
+  const main = scopedSetting(config, 'documentroot').use;
   if (main?.args[0] !== undefined) roots.push({ path: serverPath(config, main.args[0]), kind: 'DocumentRoot', at: main, vhost: undefined });
   for (const vhost of virtualHosts(config)) {
-    const use = effectiveSetting(config, 'documentroot', vhost).use;
+    const use = scopedSetting(config, 'documentroot', vhost).use;
     if (use?.args[0] !== undefined) roots.push({ path: serverPath(config, use.args[0]), kind: 'DocumentRoot', at: use, vhost });
   }
+  rootsCache.set(config, roots);
   return roots;
 }
 
+const rootsCache = new WeakMap<ApacheConfig, readonly ServedPlace[]>();
+
 /**
- * Every place files are served from or configured for: DocumentRoots, the
- * targets of Alias and ScriptAlias, and the paths of non-regex `<Directory>`
- * sections without wildcards. Server-level Alias and `<Directory>` are seen
- * by every server, so they are listed once per server.
+ * Every place files are served from or configured for, once each: the
+ * DocumentRoot of every server, the targets of Alias and ScriptAlias, and the
+ * paths of non-regex `<Directory>` sections without wildcards. A place
+ * written at server level has no vhost; every server sees it.
  */
 export function servedPlaces(config: ApacheConfig): ServedPlace[] {
-  const places = documentRoots(config);
-  const servers: (ApacheSectionUse | undefined)[] = [undefined, ...virtualHosts(config)];
-  const scoped = (vhost: ApacheSectionUse | undefined): (ApacheSectionUse | undefined)[] => (vhost === undefined ? servers : [vhost]);
+  const places = [...documentRoots(config)];
   for (const name of ['alias', 'scriptalias']) {
     for (const use of config.named(name)) {
       const target = use.args[1];
       const container = config.container(use);
       if (target === undefined || !target.startsWith('/') || (container !== undefined && container.name !== 'virtualhost')) continue;
-      for (const vhost of scoped(container)) places.push({ path: serverPath(config, target), kind: 'Alias', at: use, vhost });
+      places.push({ path: serverPath(config, target), kind: 'Alias', at: use, vhost: container });
     }
   }
   for (const section of config.sections) {
     if (section.name !== 'directory' || section.args[0] === '~') continue;
     const written = section.args[0];
     if (written === undefined || !written.startsWith('/') || written.split('/').some(hasWildcard)) continue;
-    for (const vhost of scoped(vhostOf(section))) places.push({ path: serverPath(config, written), kind: 'Directory', at: section, vhost });
+    places.push({ path: serverPath(config, written), kind: 'Directory', at: section, vhost: vhostOf(section) });
   }
   return places;
 }
 
-/** The `<Directory>`/`<DirectoryMatch>` sections a server sees, in the order httpd applies them. */
-function directorySections(config: ApacheConfig, vhost: ApacheSectionUse | undefined): DirectorySection[] {
-  const found: DirectorySection[] = [];
+/**
+ * The servers in which a place's value of a per-directory directive must be
+ * worked out: its own server; for a server-level Alias or `<Directory>`, the
+ * main server and each vhost that could change the value there (one that
+ * sets the directive itself or has `<Directory>` sections of its own).
+ */
+function serversSeeing(config: ApacheConfig, place: ServedPlace, lowerName: string): (ApacheSectionUse | undefined)[] {
+  if (place.vhost !== undefined || place.kind === 'DocumentRoot') return [place.vhost];
+  const index = sectionIndex(config);
+  const own = linesByContainer(config, lowerName);
+  return [undefined, ...virtualHosts(config).filter((vhost) => own.has(vhost) || index.has(vhost))];
+}
+
+/** One server's sections: those for a plain path, by that path, and the rest (wildcards, regexes). */
+interface SectionIndex {
+  readonly byPath: Map<string, DirectorySection[]>;
+  readonly others: DirectorySection[];
+}
+
+const sectionIndexes = new WeakMap<ApacheConfig, Map<ApacheSectionUse | undefined, SectionIndex>>();
+
+/** The sections written at server level (key undefined) and in each `<VirtualHost>`, indexed once per config. */
+function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, SectionIndex> {
+  let perServer = sectionIndexes.get(config);
+  if (perServer !== undefined) return perServer;
+  perServer = new Map();
   for (const section of config.sections) {
     if (section.name !== 'directory' && section.name !== 'directorymatch') continue;
     const owner = vhostOf(section);
-    if (owner !== undefined && owner !== vhost) continue;
     const isRegex = section.name === 'directorymatch' || section.args[0] === '~';
     const written = section.name === 'directory' && isRegex ? section.args[1] : section.args[0];
     if (written === undefined) continue;
-    found.push({
+    const parts = isRegex ? undefined : components(path.posix.resolve('/', written));
+    const entry: DirectorySection = {
       section,
-      components: isRegex ? undefined : components(path.posix.resolve('/', written)),
+      components: parts,
+      matchers: parts?.map((part) => (hasWildcard(part) ? compileFnmatch(part) : (name: string) => name === part)),
       regex: isRegex ? compileRegex(written) : undefined,
       inVhost: owner !== undefined,
-    });
+    };
+    let index = perServer.get(owner);
+    if (index === undefined) {
+      index = { byPath: new Map(), others: [] };
+      perServer.set(owner, index);
+    }
+    if (parts === undefined || parts.some(hasWildcard)) {
+      index.others.push(entry);
+    } else {
+      const key = `/${parts.join('/')}`;
+      const list = index.byPath.get(key);
+      if (list === undefined) index.byPath.set(key, [entry]);
+      else list.push(entry);
+    }
   }
-  return found.sort((a, b) => {
-    if ((a.components === undefined) !== (b.components === undefined)) return a.components === undefined ? 1 : -1;
-    const depth = (a.components?.length ?? 0) - (b.components?.length ?? 0);
-    if (depth !== 0) return depth;
-    if (a.inVhost !== b.inVhost) return a.inVhost ? 1 : -1;
-    return a.section.order - b.section.order;
-  });
+  sectionIndexes.set(config, perServer);
+  return perServer;
+}
+
+/**
+ * The sections of a server (its own and the main server's) that apply to a
+ * directory, in the order httpd applies them: plain paths are looked up per
+ * directory level, so a tree with a section per site stays linear.
+ */
+function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, directory: string): DirectorySection[] {
+  const index = sectionIndex(config);
+  const servers = vhost === undefined ? [index.get(undefined)] : [index.get(undefined), index.get(vhost)];
+  const found: DirectorySection[] = [];
+  for (const server of servers) {
+    if (server === undefined) continue;
+    for (const level of pathLevels(directory)) found.push(...(server.byPath.get(level) ?? []));
+    found.push(...server.others);
+  }
+  return found.sort(httpdOrder);
+}
+
+/** core.c `reorder_sorter`: non-regex before regex, fewer components first, then the server's before the vhost's, then file order. */
+function httpdOrder(a: DirectorySection, b: DirectorySection): number {
+  if ((a.components === undefined) !== (b.components === undefined)) return a.components === undefined ? 1 : -1;
+  const depth = (a.components?.length ?? 0) - (b.components?.length ?? 0);
+  if (depth !== 0) return depth;
+  if (a.inVhost !== b.inVhost) return a.inVhost ? 1 : -1;
+  return a.section.order - b.section.order;
 }
 
 /** JavaScript reads most PCRE patterns the same; one it cannot read matches nothing. */
@@ -140,14 +204,10 @@ function components(absolute: string): string[] {
  * component, as `apr_fnmatch` with APR_FNM_PATHNAME does), a regex section
  * when it matches the directory path with its trailing slash.
  */
-function appliesTo(entry: DirectorySection, directory: string): boolean {
-  if (entry.components === undefined) return entry.regex?.test(directory === '/' ? '/' : `${directory}/`) === true;
-  const target = components(directory);
-  if (entry.components.length > target.length) return false;
-  return entry.components.every((part, index) => {
-    const name = target[index] as string;
-    return hasWildcard(part) ? compileFnmatch(part)(name) : part === name;
-  });
+function appliesTo(entry: DirectorySection, directory: string, target: readonly string[]): boolean {
+  if (entry.matchers === undefined) return entry.regex?.test(directory === '/' ? '/' : `${directory}/`) === true;
+  if (entry.matchers.length > target.length) return false;
+  return entry.matchers.every((matches, index) => matches(target[index] as string));
 }
 
 export interface PathSetting {
@@ -169,20 +229,15 @@ export function linesAtPath(
   vhost: ApacheSectionUse | undefined,
   options: { readonly scopeLines?: boolean } = {},
 ): ApacheDirectiveUse[] {
-  const byContainer = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>();
-  for (const use of config.named(lowerName)) {
-    const container = config.container(use);
-    const list = byContainer.get(container);
-    if (list === undefined) byContainer.set(container, [use]);
-    else list.push(use);
-  }
+  const byContainer = linesByContainer(config, lowerName);
   const lines: ApacheDirectiveUse[] = [];
   if (options.scopeLines !== false) {
     lines.push(...(byContainer.get(undefined) ?? []));
     if (vhost !== undefined) lines.push(...(byContainer.get(vhost) ?? []));
   }
-  for (const entry of directorySections(config, vhost)) {
-    if (!appliesTo(entry, directory)) continue;
+  const target = components(directory);
+  for (const entry of sectionsFor(config, vhost, directory)) {
+    if (!appliesTo(entry, directory, target)) continue;
     lines.push(...(byContainer.get(entry.section) ?? []));
   }
   return lines;
@@ -199,20 +254,13 @@ export function linesAtPath(
  */
 export function overrideLinesAtPath(config: ApacheConfig, lowerName: string, directory: string, vhost: ApacheSectionUse | undefined): ApacheDirectiveUse[] {
   const levels = pathLevels(directory).flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
-  const sections = directorySections(config, vhost);
+  const sections = sectionsFor(config, vhost, directory);
+  const target = components(directory);
   const applying = [
     ...sections.filter((entry) => entry.components === undefined && levels.some((level) => entry.regex?.test(level) === true)),
-    ...sections.filter((entry) => entry.components !== undefined && appliesTo(entry, directory)),
+    ...sections.filter((entry) => entry.components !== undefined && appliesTo(entry, directory, target)),
   ];
-  const wanted = new Set(applying.map((entry) => entry.section));
-  const byContainer = new Map<ApacheSectionUse, ApacheDirectiveUse[]>();
-  for (const use of config.named(lowerName)) {
-    const container = config.container(use);
-    if (container === undefined || !wanted.has(container)) continue;
-    const list = byContainer.get(container);
-    if (list === undefined) byContainer.set(container, [use]);
-    else list.push(use);
-  }
+  const byContainer = linesByContainer(config, lowerName);
   return applying.flatMap((entry) => byContainer.get(entry.section) ?? []);
 }
 
@@ -221,12 +269,12 @@ export function settingAtPath(config: ApacheConfig, lowerName: string, directory
   const lines = linesAtPath(config, lowerName, directory, vhost);
   const last = lines[lines.length - 1];
   if (last !== undefined) return { args: last.args, use: last };
-  return { args: effectiveSetting(config, lowerName, vhost).args, use: undefined };
+  return { args: scopedSetting(config, lowerName, vhost).args, use: undefined };
 }
 
 /** The `<Directory>` sections (non-regex, same server) whose path is exactly this directory, last applied last. */
 export function exactDirectorySections(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): ApacheSectionUse[] {
-  return directorySections(config, vhost)
+  return sectionsFor(config, vhost, directory)
     .filter((entry) => entry.components !== undefined && !entry.components.some(hasWildcard) && `/${entry.components.join('/')}` === directory)
     .map((entry) => entry.section);
 }
@@ -243,7 +291,7 @@ export function isExactDirectory(section: ApacheSectionUse | undefined, director
  * reads file contents to encrypt them, so sendfile is never used for them.
  */
 export function servesTls(config: ApacheConfig, vhost: ApacheSectionUse | undefined): boolean {
-  return config.hasModule('ssl_module') && flagValue(effectiveSetting(config, 'sslengine', vhost)) === true;
+  return config.hasModule('ssl_module') && flagValue(scopedSetting(config, 'sslengine', vhost)) === true;
 }
 
 /** `file:line` of a located thing, for messages. */
@@ -297,17 +345,20 @@ export function flagOnNetworkPlaces(
 ): FlagOnNetwork[] {
   const found: FlagOnNetwork[] = [];
   const seen = new Set<string>();
-  for (const served of placesOnNetworkFilesystems(config, mounts)) {
-    if (skip(served.vhost)) continue;
-    const setting = settingAtPath(config, lowerName, served.path, served.vhost);
-    if (setting.args[0]?.toLowerCase() !== 'on') continue;
-    const place = decidingDirectoryOnNetwork(config, mounts, setting, served) ?? served;
-    const at = setting.use ?? place.at;
-    // A default applies to the path however many lines name it: one finding per path then.
-    const key = `${setting.use === undefined ? 'default' : lineOf(setting.use)}\0${place.path}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    found.push({ place, setting, at });
+  for (const placed of placesOnNetworkFilesystems(config, mounts)) {
+    for (const vhost of serversSeeing(config, placed, lowerName)) {
+      const served = { ...placed, vhost };
+      if (skip(vhost)) continue;
+      const setting = settingAtPath(config, lowerName, served.path, vhost);
+      if (setting.args[0]?.toLowerCase() !== 'on') continue;
+      const place = decidingDirectoryOnNetwork(config, mounts, setting, served) ?? served;
+      const at = setting.use ?? place.at;
+      // A default applies to the path however many lines name it: one finding per path then.
+      const key = `${setting.use === undefined ? 'default' : lineOf(setting.use)}\0${place.path}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      found.push({ place, setting, at });
+    }
   }
   return found;
 }

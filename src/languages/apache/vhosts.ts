@@ -1,6 +1,7 @@
 import { versionAtLeast } from '../../engine/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
-import { effectiveSetting, type EffectiveSetting } from './settings.js';
+import { scopedSetting } from './scopes.js';
+import type { EffectiveSetting } from './settings.js';
 
 /**
  * The servers a config defines and the lines that decide a server-scope
@@ -16,9 +17,9 @@ export interface ServerSetting {
 
 /** The setting for the main server and for each `<VirtualHost>`, in file order. */
 export function perServer(config: ApacheConfig, lowerName: string): ServerSetting[] {
-  const servers: ServerSetting[] = [{ vhost: undefined, setting: effectiveSetting(config, lowerName) }];
+  const servers: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
   for (const vhost of config.sections) {
-    if (vhost.name === 'virtualhost') servers.push({ vhost, setting: effectiveSetting(config, lowerName, vhost) });
+    if (vhost.name === 'virtualhost') servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
   }
   return servers;
 }
@@ -32,7 +33,7 @@ export function decidingLines(servers: readonly ServerSetting[]): ApacheDirectiv
 
 /** Whether a server keeps connections alive; httpd 2.2 takes every value but Off and 0 as On (upgrading doc). */
 export function keepAliveOn(config: ApacheConfig, vhost: ApacheSectionUse | undefined): boolean {
-  const value = effectiveSetting(config, 'keepalive', vhost).args[0] ?? 'On';
+  const value = scopedSetting(config, 'keepalive', vhost).args[0] ?? 'On';
   return !(versionAtLeast(config.httpd, '2.4') ? /^off$/i : /^(off|0)$/i).test(value);
 }
 
