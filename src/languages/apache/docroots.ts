@@ -343,22 +343,35 @@ export function flagOnNetworkPlaces(
   lowerName: string,
   skip: (vhost: ApacheSectionUse | undefined) => boolean = () => false,
 ): FlagOnNetwork[] {
-  const found: FlagOnNetwork[] = [];
-  const seen = new Set<string>();
+  const raw: (FlagOnNetwork & { readonly decider: string })[] = [];
   for (const placed of placesOnNetworkFilesystems(config, mounts)) {
     for (const vhost of serversSeeing(config, placed, lowerName)) {
-      const served = { ...placed, vhost };
       if (skip(vhost)) continue;
+      const served = { ...placed, vhost };
       const setting = settingAtPath(config, lowerName, served.path, vhost);
       if (setting.args[0]?.toLowerCase() !== 'on') continue;
       const place = decidingDirectoryOnNetwork(config, mounts, setting, served) ?? served;
-      const at = setting.use ?? place.at;
-      // A default applies to the path however many lines name it: one finding per path then.
-      const key = `${setting.use === undefined ? 'default' : lineOf(setting.use)}\0${place.path}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      found.push({ place, setting, at });
+      raw.push({ place, setting, at: setting.use ?? place.at, decider: setting.use === undefined ? 'default' : lineOf(setting.use) });
     }
+  }
+  // Turning the flag off for a directory also turns it off below it, in the same server, when the same line decided both.
+  const covered = (finding: (typeof raw)[number]): boolean =>
+    raw.some(
+      (other) =>
+        other !== finding &&
+        other.decider === finding.decider &&
+        other.place.vhost === finding.place.vhost &&
+        other.place.path !== finding.place.path &&
+        (other.place.path === '/' || finding.place.path.startsWith(`${other.place.path}/`)),
+    );
+  const found: FlagOnNetwork[] = [];
+  const seen = new Set<string>();
+  for (const finding of raw) {
+    // A default applies to the path however many lines name it: one finding per path then.
+    const key = `${finding.decider}\0${finding.place.path}`;
+    if (seen.has(key) || covered(finding)) continue;
+    seen.add(key);
+    found.push({ place: finding.place, setting: finding.setting, at: finding.at });
   }
   return found;
 }
