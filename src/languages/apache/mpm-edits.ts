@@ -36,13 +36,15 @@ export function planMpmSetting(config: ApacheConfig, mpm: MpmSettings, directive
     const edit = insertApacheLineAfter(last, alignedLike(last, inCaseOf(last.node.name, name), String(value)));
     return { edit, where: whereOf(last, 1) };
   }
+  // A block that guards tuning for this MPM, not one that merely loads a module under it (RHEL's 01-cgi.conf).
   const block = config.conditionals.find(
     (evaluation) =>
       evaluation.result &&
       evaluation.section.name === 'ifmodule' &&
       config.container(evaluation.section) === undefined &&
       !evaluation.negated &&
-      (MPM_MODULES[evaluation.subject] === mpm.name || evaluation.subject === `${mpm.name}.c`),
+      (MPM_MODULES[evaluation.subject] === mpm.name || evaluation.subject === `${mpm.name}.c`) &&
+      !evaluation.section.node.children.some((child) => child.kind === 'directive' && child.nameLower === 'loadmodule'),
   );
   if (block !== undefined) {
     const edit = insertApacheLineInto(block.section, `${name} ${value}`);

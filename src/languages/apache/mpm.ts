@@ -237,13 +237,10 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
     if (value.MinSpareThreads < 1) {
       adjust('MinSpareThreads', 1, codes[10], `WARNING: MinSpareThreads of ${value.MinSpareThreads} not allowed, increasing to 1 to avoid almost certain server failure. Please read the documentation.`);
     }
-    if (value.MaxSpareThreads < value.MinSpareThreads + value.ThreadsPerChild) {
-      adjust(
-        'MaxSpareThreads',
-        value.MinSpareThreads + value.ThreadsPerChild,
-        undefined,
-        `MaxSpareThreads of ${value.MaxSpareThreads} is raised at run time to MinSpareThreads + ThreadsPerChild = ${value.MinSpareThreads + value.ThreadsPerChild}`,
-      );
+    // Since 2.4.21 the floor is MinSpareThreads + ThreadsPerChild + 1 (measured on 2.4.71 by counting idle threads).
+    const sparesFloor = value.MinSpareThreads + value.ThreadsPerChild + (versionAtLeast(config.httpd, '2.4.21') ? 1 : 0);
+    if (value.MaxSpareThreads < sparesFloor) {
+      adjust('MaxSpareThreads', sparesFloor, undefined, `MaxSpareThreads of ${value.MaxSpareThreads} is raised at run time to ${sparesFloor}`);
     }
   }
 
