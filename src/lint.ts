@@ -51,6 +51,12 @@ export interface LintResult {
   readonly fixes: readonly FileFix[];
   /** Fix passes that ran (0 when nothing was fixable). */
   readonly passes: number;
+  /**
+   * Findings that appear only once earlier fixes are in (ServerLimit far above
+   * the MaxRequestWorkers a sizing fix just lowered), whose fixes the patch
+   * also carries; positions are in the text of the pass that found them.
+   */
+  readonly followUps: readonly Diagnostic[];
   /** The configs as read, for checking the fixes with the real servers (--verify). */
   readonly configs: { readonly apache: readonly ApacheConfig[]; readonly mycnf: MycnfConfig | undefined };
 }
@@ -89,9 +95,15 @@ export async function lint(input: LintInput): Promise<LintResult> {
   let sizingAfter: Sizing | undefined;
   const baselineErrors = parseErrorCount(initial.diagnostics);
   const seen = new Set<string>();
+  const followUps: Diagnostic[] = [];
+  let pending: Diagnostic[] = [];
   while (fixType !== 'none' && passes < MAX_FIX_PASSES) {
     const fixes = chooseFixes(diagnostics, fixType);
     if (fixes.length === 0) break;
+    if (passes > 0) {
+      const chosen = new Set(fixes);
+      pending = diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && chosen.has(diagnostic.fix));
+    }
     const next = new Map(overlay);
     for (const [real, { text }] of applyFixes(fixes)) next.set(real, text);
     const fingerprint = [...next].map(([real, text]) => `${real}\0${text}`).join('\0');
@@ -105,6 +117,8 @@ export async function lint(input: LintInput): Promise<LintResult> {
     for (const [real, text] of next) overlay.set(real, text);
     diagnostics = relinted.diagnostics;
     sizingAfter = relinted.sizing;
+    followUps.push(...pending);
+    pending = [];
     passes++;
   }
   const fixes: FileFix[] = [];
@@ -121,6 +135,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     sizingAfter: fixes.length === 0 ? undefined : sizingAfter,
     fixes,
     passes,
+    followUps,
     configs: { apache: first.apache, mycnf: first.mycnf },
   };
 }

@@ -51,6 +51,13 @@ export const formatStylish: Formatter = (input) => {
     if (!input.quiet) out.push(...hostLines(unit, paint));
   }
   out.push(...summaryLines(countDiagnostics(shown), input, paint));
+  const followUps = input.patch === '' ? [] : input.units.flatMap((unit) => unit.result.followUps);
+  if (followUps.length > 0) {
+    out.push('', paint.bold('The patch also applies what its own changes call for:'));
+    for (const diagnostic of followUps) {
+      out.push(`  ${printable(diagnostic.file.displayPath)}: ${printable(diagnostic.message)}  ${paint.dim(`${diagnostic.ruleId} ${diagnostic.ruleName}`)}`);
+    }
+  }
   if (input.patch !== '') {
     const title = input.wrote ? 'Patch written:' : 'Suggested patch (tune-lint --fix writes it; --format diff prints it alone, for git apply):';
     out.push('', paint.bold(title), ...patchLines(input.patch));
