@@ -119,6 +119,8 @@ export class ApacheConfig {
   private readonly includeStack: string[] = [];
   private order = 0;
   private sectionDepth = 0;
+  /** Characters `${NAME}` expansions have produced so far. */
+  private expandedBytes = 0;
   private mpmCache: MpmSettings | undefined;
   root!: SourceFile;
 
@@ -221,7 +223,7 @@ export class ApacheConfig {
   }
 
   private section(node: SectionNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
-    const expanded = this.expand(node.argsText);
+    const expanded = this.expand(node.argsText, file, node.open.content);
     const args = splitWords(expanded.text).map((word) => word.value);
     const name = node.nameLower;
     const conditional = CONDITIONAL_SECTIONS.has(name);
@@ -264,7 +266,7 @@ export class ApacheConfig {
       args = node.args.map((arg) => arg.value);
       argsText = node.argsText;
     } else {
-      const expanded = this.expand(node.argsText);
+      const expanded = this.expand(node.argsText, file, node.line.content);
       unresolved = expanded.unresolved;
       argsText = expanded.text;
       args = splitWords(argsText).map((word) => word.value);
@@ -512,18 +514,33 @@ export class ApacheConfig {
     return { section, subject, negated, result, assumed };
   }
 
-  /** `${NAME}` from Define, then the environment; unknown names stay literal as httpd leaves them. */
-  private expand(text: string): { text: string; unresolved: string[] } {
+  /**
+   * `${NAME}` from Define, then the environment; unknown names stay literal as
+   * httpd leaves them. What expansions add is bounded per run (by the file
+   * size limit): defines that each repeat the one before grow exponentially,
+   * and a config of a few lines would otherwise take all memory.
+   */
+  private expand(text: string, file: SourceFile, range: Range): { text: string; unresolved: string[] } {
     if (!text.includes('${')) return { text, unresolved: [] };
     const unresolved: string[] = [];
+    let stopped = false;
     const expanded = text.replace(DEFINE_IN_VALUE, (whole, name: string) => {
-      const defined = this.defines.get(name);
-      if (defined !== undefined) return defined;
-      const fromEnv = this.env.get(name);
-      if (fromEnv !== undefined) return fromEnv;
-      if (!name.includes(':')) unresolved.push(name);
-      return whole;
+      const value = this.defines.get(name) ?? this.env.get(name);
+      if (value === undefined) {
+        if (!name.includes(':')) unresolved.push(name);
+        return whole;
+      }
+      if (stopped || this.expandedBytes + value.length > this.fs.limits.maxFileBytes) {
+        stopped = true;
+        return whole;
+      }
+      this.expandedBytes += value.length;
+      return value;
     });
+    if (stopped) {
+      const message = `\${...} expansion stopped here: the expanded values add up to more than ${this.fs.limits.maxFileBytes} bytes (--max-file-size), as defines that repeat each other do; the rest is left unexpanded`;
+      this.problem('TL0006', 'error', message, file, range);
+    }
     return { text: expanded, unresolved };
   }
 
