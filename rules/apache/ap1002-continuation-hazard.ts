@@ -75,20 +75,20 @@ export default defineRule({
     function checkBlankAfterBackslash(file: SourceFile, line: LogicalLine): void {
       const pieces = physicalPieces(file, line);
       const last = pieces[pieces.length - 1] as Piece;
-      const match = /([ \t]*)(\S*)\\([ \t]+)$/.exec(last.text);
-      if (match === null) return;
-      const blanks = match[3] as string;
+      const match = backslashThenBlanks(last.text);
+      if (match === undefined) return;
+      const blanks = match[3];
       const blanksStart = last.end - blanks.length;
       const backslash = blanksStart - 1;
       const next = nextPhysicalLine(file, line);
       const nextKind = next === undefined ? 'blank' : classify(next.text);
       const nextNumber = next === undefined ? undefined : file.position(next.start).line;
       const name = line.text.split(/[ \t]/, 1)[0] ?? '';
-      const word = `${match[2] as string}\\`;
+      const word = `${match[2]}\\`;
       let fix: (() => TextEdit) | undefined;
       if (nextKind !== 'code') {
         // Nothing to continue into: the backslash and its blanks go, so the line means what it shows.
-        const from = backslash - (match[2] === '' ? (match[1] as string).length : 0);
+        const from = backslash - (match[2] === '' ? match[1].length : 0);
         fix = () => ({ file, range: [from, last.end], text: '' });
       } else if (next !== undefined && next.indent > (pieces[0] as Piece).indent) {
         // The next line is indented as a continuation: dropping the blanks makes it one.
@@ -118,6 +118,25 @@ interface Piece {
   readonly kind: 'blank' | 'comment' | 'code';
   /** Leading blanks, counted in characters. */
   readonly indent: number;
+}
+
+/**
+ * What `/([ \t]*)(\S*)\\([ \t]+)$/` matches (blanks, the word ending in the
+ * backslash, the blanks after it), found from the end of the line: the regex
+ * tries every start position and backtracks over the word from each, which
+ * takes hours on a 10 MB line.
+ */
+function backslashThenBlanks(text: string): [string, string, string, string] | undefined {
+  const isBlank = (at: number): boolean => text[at] === ' ' || text[at] === '\t';
+  let blanksStart = text.length;
+  while (blanksStart > 0 && isBlank(blanksStart - 1)) blanksStart--;
+  const backslash = blanksStart - 1;
+  if (blanksStart === text.length || backslash < 0 || text[backslash] !== '\\') return undefined;
+  let wordStart = backslash;
+  while (wordStart > 0 && !/\s/.test(text[wordStart - 1] as string)) wordStart--;
+  let leadStart = wordStart;
+  while (leadStart > 0 && isBlank(leadStart - 1)) leadStart--;
+  return [text.slice(leadStart), text.slice(leadStart, wordStart), text.slice(wordStart, backslash), text.slice(blanksStart)];
 }
 
 function classify(text: string): Piece['kind'] {
