@@ -253,11 +253,13 @@ export function linesAtPath(
  * depth (measured by test/apache-tuning-runtime.test.ts).
  */
 export function overrideLinesAtPath(config: ApacheConfig, lowerName: string, directory: string, vhost: ApacheSectionUse | undefined): ApacheDirectiveUse[] {
-  const levels = pathLevels(directory).flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
   const sections = sectionsFor(config, vhost, directory);
   const target = components(directory);
+  // Only regex sections need every parent path: AP2012 asks this for every level of a docroot, which is cubic in its depth otherwise.
+  const regexSections = sections.filter((entry) => entry.components === undefined);
+  const levels = regexSections.length === 0 ? [] : pathLevels(directory).flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
   const applying = [
-    ...sections.filter((entry) => entry.components === undefined && levels.some((level) => entry.regex?.test(level) === true)),
+    ...regexSections.filter((entry) => levels.some((level) => entry.regex?.test(level) === true)),
     ...sections.filter((entry) => entry.components !== undefined && appliesTo(entry, directory, target)),
   ];
   const byContainer = linesByContainer(config, lowerName);
@@ -301,8 +303,13 @@ export function lineOf(at: Located): string {
 
 /** The directory levels from `/` down to a directory: `/`, `/var`, `/var/www`. */
 export function pathLevels(directory: string): string[] {
-  const parts = components(directory);
-  return ['/', ...parts.map((_, index) => `/${parts.slice(0, index + 1).join('/')}`)];
+  const levels = ['/'];
+  let level = '';
+  for (const part of components(directory)) {
+    level += `/${part}`;
+    levels.push(level);
+  }
+  return levels;
 }
 
 /** A served place with the mount that holds it. */
