@@ -42,13 +42,25 @@ function inBounds(edit: TextEdit): boolean {
   return Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= edit.file.text.length;
 }
 
+/**
+ * Whether two edits of one fix overlap. Sorted by file and start, an edit
+ * overlaps an earlier one when it starts before the furthest end so far or
+ * where the one before it starts: a sort and a scan, as a fix may hold tens
+ * of thousands of edits (one per physical line of a long continued comment).
+ */
 function selfOverlapping(edits: readonly TextEdit[]): boolean {
-  for (let i = 0; i < edits.length; i++) {
-    for (let j = i + 1; j < edits.length; j++) {
-      const a = edits[i] as TextEdit;
-      const b = edits[j] as TextEdit;
-      if (a.file.realPath === b.file.realPath && overlaps(a, b)) return true;
+  const sorted = [...edits].sort(
+    (a, b) => (a.file.realPath < b.file.realPath ? -1 : a.file.realPath > b.file.realPath ? 1 : a.range[0] - b.range[0] || a.range[1] - b.range[1]),
+  );
+  let furthest = 0;
+  for (const [index, edit] of sorted.entries()) {
+    const previous = sorted[index - 1];
+    if (previous === undefined || previous.file.realPath !== edit.file.realPath) {
+      furthest = edit.range[1];
+      continue;
     }
+    if (edit.range[0] < furthest || edit.range[0] === previous.range[0]) return true;
+    furthest = Math.max(furthest, edit.range[1]);
   }
   return false;
 }
