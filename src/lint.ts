@@ -168,6 +168,8 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
         }
       } else {
         if (mycnf !== undefined) throw new InputError(`${given}: only one my.cnf can be linted per host; ${mycnf.root.displayPath} is already given`);
+        // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error, as for Apache.
+        fs.read(hostPath);
         mycnf = loadMycnf(hostPath, { fs, target: targets.db, ...(input.includeBase === undefined ? {} : { includeBase: input.includeBase }) });
         for (const entry of mycnf.files) {
           files.push(entry.source);
