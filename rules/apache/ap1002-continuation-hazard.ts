@@ -73,8 +73,7 @@ export default defineRule({
 
     /** (b) `Foo \ ` : only a backslash as the very last byte continues a line; the blank makes it an argument. */
     function checkBlankAfterBackslash(file: SourceFile, line: LogicalLine): void {
-      const pieces = physicalPieces(file, line);
-      const last = pieces[pieces.length - 1] as Piece;
+      const last = lastPhysicalPiece(file, line);
       const match = backslashThenBlanks(last.text);
       if (match === undefined) return;
       const blanks = match[3];
@@ -90,7 +89,7 @@ export default defineRule({
         // Nothing to continue into: the backslash and its blanks go, so the line means what it shows.
         const from = backslash - (match[2] === '' ? match[1].length : 0);
         fix = () => ({ file, range: [from, last.end], text: '' });
-      } else if (next !== undefined && next.indent > (pieces[0] as Piece).indent) {
+      } else if (next !== undefined && next.indent > firstPhysicalPiece(file, line).indent) {
         // The next line is indented as a continuation: dropping the blanks makes it one.
         fix = () => ({ file, range: [blanksStart, last.end], text: '' });
       }
@@ -163,6 +162,19 @@ function physicalPieces(file: SourceFile, line: LogicalLine): Piece[] {
     pieces.push(piece(file, start, newline));
     start = newline + 1;
   }
+}
+
+/** The first physical line of a logical line, without splitting the rest (a line may continue over millions). */
+function firstPhysicalPiece(file: SourceFile, line: LogicalLine): Piece {
+  const stop = line.end - line.eol.length;
+  const newline = file.text.indexOf('\n', line.start);
+  return piece(file, line.start, newline === -1 || newline >= stop ? stop : newline);
+}
+
+function lastPhysicalPiece(file: SourceFile, line: LogicalLine): Piece {
+  const stop = line.end - line.eol.length;
+  const newline = stop === line.start ? -1 : file.text.lastIndexOf('\n', stop - 1);
+  return piece(file, newline < line.start ? line.start : newline + 1, stop);
 }
 
 function nextPhysicalLine(file: SourceFile, line: LogicalLine): Piece | undefined {
