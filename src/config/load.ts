@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ConfigFileSystem, FileAccessError } from '../engine/files.js';
 import type { Preset, UserRuleSetting } from '../engine/selection.js';
 import type { Budget } from '../engine/sizing.js';
 import { parseTargetSpec, TargetSpecError, type Targets } from '../engine/targets.js';
@@ -54,10 +55,11 @@ export async function loadConfig(file: string, rules: readonly Rule[], cwd: stri
   const shown = display(file, cwd);
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    // Through ConfigFileSystem's guards: a repository's .tune-lint.yaml may be a FIFO or a link to /dev/zero.
+    text = new ConfigFileSystem({ cwd }).read(path.resolve(cwd, file), shown).text;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(code === 'ENOENT' ? `${shown}: no such config file` : `${shown}: cannot read (${code ?? String(error)})`);
+    if (!(error instanceof FileAccessError)) throw error;
+    throw new ConfigError(error.code === 'missing' ? `${shown}: no such config file` : error.message);
   }
   return new ConfigReader(await import('yaml'), text, shown, rules).read(path.dirname(file));
 }
