@@ -1,5 +1,5 @@
 import type { Located } from '../../engine/types.js';
-import type { ApacheConfig, ApacheDirectiveUse } from './model.js';
+import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import type { MpmDirective } from './mpm.js';
 import { CORE_SETTINGS, effectiveSetting, type EffectiveSetting } from './settings.js';
 
@@ -36,6 +36,11 @@ export function dumpApacheConfig(config: ApacheConfig): object {
     const setting = effectiveSetting(config, lower);
     server[setting.name] = settingJson(setting);
   }
+  const serverNames = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse>();
+  for (const use of config.named('servername')) {
+    const container = config.container(use);
+    if (!serverNames.has(container)) serverNames.set(container, use);
+  }
   const virtualHosts = config.sections
     .filter((section) => section.name === 'virtualhost')
     .map((vhost) => {
@@ -44,7 +49,7 @@ export function dumpApacheConfig(config: ApacheConfig): object {
         const setting = effectiveSetting(config, lower, vhost);
         if (setting.use !== undefined && config.container(setting.use) === vhost) settings[setting.name] = settingJson(setting);
       }
-      const serverName = config.uses.find((use) => use.name === 'servername' && config.container(use) === vhost);
+      const serverName = serverNames.get(vhost);
       return { address: vhost.args.join(' '), ...where(vhost), serverName: serverName?.args[0] ?? null, settings };
     });
   const directories = config.sections

@@ -32,16 +32,45 @@ export interface EffectiveSetting {
 export function effectiveSetting(config: ApacheConfig, lowerName: string, scope?: ApacheSectionUse): EffectiveSetting {
   const spec = CORE_SETTINGS[lowerName];
   const name = spec?.name ?? lowerName;
-  let inScope: ApacheDirectiveUse | undefined;
-  let atServer: ApacheDirectiveUse | undefined;
-  for (const use of config.named(lowerName)) {
-    const container = config.container(use);
-    if (container === undefined) atServer = use;
-    else if (scope !== undefined && container === scope) inScope = use;
-  }
-  const use = inScope ?? atServer;
+  const lines = lastLines(config, lowerName);
+  const use = (scope === undefined ? undefined : lines.inScope.get(scope)) ?? lines.atServer;
   if (use !== undefined) return { name, args: use.args, use };
   return { name, args: spec === undefined ? [] : [spec.default(config.httpd)], use: undefined };
+}
+
+interface LastLines {
+  /** How many lines of the name the index covers: a config still being read has more later. */
+  readonly count: number;
+  readonly atServer: ApacheDirectiveUse | undefined;
+  readonly inScope: ReadonlyMap<ApacheSectionUse, ApacheDirectiveUse>;
+}
+
+const lastLinesCache = new WeakMap<ApacheConfig, Map<string, LastLines>>();
+
+/**
+ * The last line of a directive per enclosing container, built once per
+ * config and name, so asking for every `<VirtualHost>` of a 10,000-vhost
+ * config is linear, not quadratic.
+ */
+function lastLines(config: ApacheConfig, lowerName: string): LastLines {
+  const uses = config.named(lowerName);
+  let byName = lastLinesCache.get(config);
+  if (byName === undefined) {
+    byName = new Map();
+    lastLinesCache.set(config, byName);
+  }
+  const cached = byName.get(lowerName);
+  if (cached !== undefined && cached.count === uses.length) return cached;
+  let atServer: ApacheDirectiveUse | undefined;
+  const inScope = new Map<ApacheSectionUse, ApacheDirectiveUse>();
+  for (const use of uses) {
+    const container = config.container(use);
+    if (container === undefined) atServer = use;
+    else inScope.set(container, use);
+  }
+  const built = { count: uses.length, atServer, inScope };
+  byName.set(lowerName, built);
+  return built;
 }
 
 /** `On`/`Off` (any case) as httpd's FLAG directives read them: only the first word counts. */
