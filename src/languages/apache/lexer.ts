@@ -180,45 +180,47 @@ export interface Word {
  */
 export function splitWords(text: string, from = 0): Word[] {
   const words: Word[] = [];
+  for (let word = nextWord(text, from); word !== undefined; word = nextWord(text, word.end)) words.push(word);
+  return words;
+}
+
+/** The first word at or after `from` (leading whitespace skipped), as {@link splitWords} splits it. */
+export function nextWord(text: string, from: number): Word | undefined {
   let at = from;
   const length = text.length;
   while (at < length && isSpace(text.charCodeAt(at))) at++;
-  while (at < length) {
-    const first = text[at];
-    if (first === '"' || first === "'") {
-      let end = at + 1;
-      while (end < length && text[end] !== first) {
-        if (text.charCodeAt(end) === BACKSLASH && end + 1 < length && (text[end + 1] === first || text.charCodeAt(end + 1) === BACKSLASH)) {
-          end += 2;
-        } else {
-          end++;
-        }
+  if (at >= length) return undefined;
+  const first = text[at];
+  if (first === '"' || first === "'") {
+    let end = at + 1;
+    while (end < length && text[end] !== first) {
+      if (text.charCodeAt(end) === BACKSLASH && end + 1 < length && (text[end + 1] === first || text.charCodeAt(end + 1) === BACKSLASH)) {
+        end += 2;
+      } else {
+        end++;
       }
-      const unterminated = end >= length;
-      words.push({ value: unescape(text.slice(at + 1, end), first), start: at, end: unterminated ? length : end + 1, quote: first, unterminated });
-      at = unterminated ? length : end + 1;
-    } else {
-      let end = at;
-      while (end < length && !isSpace(text.charCodeAt(end))) end++;
-      words.push({ value: unescape(text.slice(at, end), undefined), start: at, end, quote: undefined, unterminated: false });
-      at = end;
     }
-    while (at < length && isSpace(text.charCodeAt(at))) at++;
+    const unterminated = end >= length;
+    return { value: unescape(text.slice(at + 1, end), first), start: at, end: unterminated ? length : end + 1, quote: first, unterminated };
   }
-  return words;
+  let end = at;
+  while (end < length && !isSpace(text.charCodeAt(end))) end++;
+  return { value: unescape(text.slice(at, end), undefined), start: at, end, quote: undefined, unterminated: false };
 }
 
 function unescape(raw: string, quote: string | undefined): string {
   if (!raw.includes('\\')) return raw;
-  let out = '';
+  // Pieces between escapes, joined once: appending a character at a time leaves a chain of string halves per value.
+  const pieces: string[] = [];
+  let from = 0;
   for (let i = 0; i < raw.length; i++) {
     const next = raw[i + 1];
     if (raw.charCodeAt(i) === BACKSLASH && (next === '\\' || (quote !== undefined && next === quote))) {
-      out += next;
+      pieces.push(raw.slice(from, i));
+      from = i + 1;
       i++;
-    } else {
-      out += raw[i];
     }
   }
-  return out;
+  pieces.push(raw.slice(from));
+  return pieces.join('');
 }

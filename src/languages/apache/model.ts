@@ -9,7 +9,7 @@ import { readEnvvars } from './envvars.js';
 import { byteOrder, compileFnmatch, hasWildcard } from './fnmatch.js';
 import { splitWords } from './lexer.js';
 import { CONDITIONAL_SECTIONS, DEBIAN_STATIC_MODULES, INERT_SECTIONS, MPM_MODULES, moduleSourceName, type MpmName } from './names.js';
-import { ApacheDocument, parseApache } from './parser.js';
+import { ApacheDocument, argValues, parseApache } from './parser.js';
 import { resolveMpm, type MpmSettings } from './mpm.js';
 import { dumpApacheConfig } from './dump.js';
 
@@ -94,6 +94,8 @@ export interface ApacheLoadOptions {
 }
 
 const DEFINE_IN_VALUE = /\$\{([^}]*)\}/g;
+/** The variables and unresolved names of the many lines without `${...}`: one shared empty list. */
+const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * The effective Apache configuration: the include tree read the way httpd
@@ -258,12 +260,12 @@ export class ApacheConfig {
   }
 
   private directive(node: DirectiveNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
-    const variables = node.line.text.includes('${') ? [...node.line.text.matchAll(DEFINE_IN_VALUE)].map((match) => match[1] as string) : [];
+    const variables = node.line.text.includes('${') ? [...node.line.text.matchAll(DEFINE_IN_VALUE)].map((match) => match[1] as string) : NONE;
     let args: string[];
     let argsText: string;
-    let unresolved: string[] = [];
+    let unresolved: readonly string[] = NONE;
     if (variables.length === 0) {
-      args = node.args.map((arg) => arg.value);
+      args = argValues(node);
       argsText = node.argsText;
     } else {
       const expanded = this.expand(node.argsText, file, node.line.content);
