@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import { jsonDiagnostics, jsonFiles, openScratch, runTuneLint, writeTree, type ChildRun } from './fuzz/child.js';
+
+/*
+ * Inputs built to hurt, through the command line, each with the outcome it
+ * must have: a size limit, a nesting limit or a file-count limit reported as
+ * a diagnostic (or one line and exit 2 for a main file), never a crash or a
+ * hang; and peak memory bounded against the input. Big inputs are generated
+ * here, in a temp directory (tmpfs when there is one, for the 50,000 files).
+ * No assertion is on time: the test timeouts catch a hang.
+ */
+
+const MIB = 1024;
+const MPM = 'LoadModule mpm_event_module modules/mod_mpm_event.so\n';
+const LIMIT_BYTES = 64 * 1024 * 1024;
+
+let scratch: string;
+let baselineKiB: number;
+before(async () => {
+  scratch = openScratch('hostile-inputs');
+  writeTree(scratch, { 'tiny.conf': MPM, 'tiny.cnf': '[mysqld]\nmax_connections = 10\n' });
+  const runs = [await runTuneLint(['--format', 'json', 'tiny.conf'], { cwd: scratch }), await runTuneLint(['--format', 'json', 'tiny.cnf'], { cwd: scratch })];
+  baselineKiB = Math.max(...runs.map((run) => run.peakRssKiB ?? 0));
+  assert.ok(baselineKiB > 0, 'the child reports its peak RSS');
+});
+after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+/**
+ * Peak RSS of the run is at most the baseline of a tiny config, plus
+ * `perUnitKiB` per unit of input (bytes or files, named by `unit`), plus
+ * `slackMiB`: generous, but linear in the input.
+ */
+function assertMemory(t: TestContext, run: ChildRun, units: number, perUnitKiB: number, unit = 'bytes', slackMiB = 64): void {
+  const peak = run.peakRssKiB;
+  assert.ok(peak !== undefined, 'the child reports its peak RSS');
+  const bound = baselineKiB + Math.ceil(units * perUnitKiB) + slackMiB * MIB;
+  t.diagnostic(`peak RSS ${(peak / MIB).toFixed(0)} MiB for ${units} ${unit} of input (baseline ${(baselineKiB / MIB).toFixed(0)} MiB, bound ${(bound / MIB).toFixed(0)} MiB)`);
+  assert.ok(peak <= bound, `peak RSS ${peak} KiB is over ${bound} KiB`);
+}
+
+function messages(run: ChildRun, ruleId: string): string[] {
+  return jsonDiagnostics(run.stdout).filter((d) => d.ruleId === ruleId).map((d) => `${d.file}:${d.line} ${d.message}`);
+}
+
+/** A file of `bytes` bytes that takes no time to write: sparse, zeros (never read, the size check comes first). */
+function sparseFile(name: string, bytes: number): string {
+  const file = path.join(scratch, name);
+  fs.writeFileSync(file, '');
+  fs.truncateSync(file, bytes);
+  return file;
+}
+
+describe('hostile inputs: size', () => {
+  it('a 100 MB main file is refused before a byte is read: one line, exit 2, for both readers', async (t) => {
+    sparseFile('huge.conf', 100 * 1024 * 1024);
+    sparseFile('huge.cnf', 100 * 1024 * 1024);
+    for (const name of ['huge.conf', 'huge.cnf']) {
+      const run = await runTuneLint([name], { cwd: scratch });
+      assert.equal(run.status, 2, run.stderr);
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr, `tune-lint: ${name} is 104857600 bytes, over the limit of ${LIMIT_BYTES} bytes (--max-file-size)\n`);
+      assertMemory(t, run, 0, 0);
+    }
+  });
+
+  it('a 100 MB included file is a diagnostic at the line that includes it, and the rest is linted', async () => {
+    writeTree(scratch, {
+      'includes-huge.conf': `${MPM}Include ${path.join(scratch, 'huge.conf')}\nKeepAlive On\n`,
+      'includes-huge.cnf': `[mysqld]\n!include ${path.join(scratch, 'huge.cnf')}\nmax_connections = 10\n`,
+    });
+    const apache = await runTuneLint(['--format', 'json', 'includes-huge.conf'], { cwd: scratch });
+    assert.equal(apache.status, 1, apache.stderr);
+    assert.deepEqual(messages(apache, 'TL0002'), [
+      `includes-huge.conf:2 Include ${path.join(scratch, 'huge.conf')}: huge.conf is 104857600 bytes, over the limit of ${LIMIT_BYTES} bytes (--max-file-size)`,
+    ]);
+    const mycnf = await runTuneLint(['--format', 'json', 'includes-huge.cnf'], { cwd: scratch });
+    assert.equal(mycnf.status, 1, mycnf.stderr);
+    assert.deepEqual(messages(mycnf, 'TL0002'), [
+      `includes-huge.cnf:2 !include ${path.join(scratch, 'huge.cnf')}: huge.cnf is 104857600 bytes, over the limit of ${LIMIT_BYTES} bytes (--max-file-size); tune-lint does not read it`,
+    ]);
+  });
+
+  it('--max-file-size moves the limit, for included files too', async () => {
+    const run = await runTuneLint(['--format', 'json', '--max-file-size', '200M', 'includes-huge.conf'], { cwd: scratch });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(messages(run, 'TL0002'), []);
+    assert.deepEqual(jsonFiles(run.stdout), ['includes-huge.conf', 'huge.conf']);
+  });
+
+  it('a single 10 MB line is read (Apache) or cut where the server cuts it (my.cnf), in bounded memory', async (t) => {
+    const value = 'a'.repeat(10 * 1024 * 1024);
+    writeTree(scratch, { 'long-line.conf': `${MPM}ServerName ${value}\n`, 'long-line.cnf': `[mysqld]\nkey_buffer_size = ${value}\n` });
+    const apache = await runTuneLint(['--format', 'json', 'long-line.conf'], { cwd: scratch });
+    assert.equal(apache.status, 0, apache.stderr);
+    assertMemory(t, apache, value.length, 8 / 1024);
+    const mycnf = await runTuneLint(['--format', 'json', 'long-line.cnf'], { cwd: scratch });
+    assert.equal(mycnf.status, 1, mycnf.stderr);
+    const cut = messages(mycnf, 'TL0001');
+    assert.equal(cut[0], 'long-line.cnf:2 line is 10485779 bytes long; the server reads at most 4094 bytes at a time and takes the rest as a separate line; expected at most 4094 bytes');
+    assertMemory(t, mycnf, value.length, 16 / 1024);
+  });
+
+  it('a 9 MB logical line of three million backslash continuations is read in bounded memory', async (t) => {
+    const text = `${MPM}ServerName a${'b\\\n'.repeat(3 * 1024 * 1024)}\n`;
+    writeTree(scratch, { 'continued.conf': text });
+    const run = await runTuneLint(['--format', 'json', 'continued.conf'], { cwd: scratch });
+    assert.equal(run.status, 0, run.stderr);
+    assertMemory(t, run, text.length, 24 / 1024);
+  });
+});
+
+describe('hostile inputs: nesting', () => {
+  it('100,000 nested sections stop at the nesting limit with a TL0001 at the line, in bounded memory', async (t) => {
+    const text = `${MPM}${'<Directory /srv>\n'.repeat(100_000)}${'</Directory>\n'.repeat(100_000)}`;
+    writeTree(scratch, { 'nested.conf': text });
+    const run = await runTuneLint(['--format', 'json', 'nested.conf'], { cwd: scratch });
+    assert.equal(run.status, 1, run.stderr);
+    const found = messages(run, 'TL0001');
+    assert.ok(found.includes('nested.conf:1002 sections nested deeper than 1000 levels; the rest of the file is not parsed'), found.slice(-3).join('\n'));
+    assertMemory(t, run, text.length, 64 / 1024);
+  });
+
+  it('a chain of included files, each nested 990 deep, stops at the limit across files (TL0006), no stack overflow', async () => {
+    const dir = path.join(scratch, 'deep-chain');
+    const files: Record<string, string> = { 'main.conf': `${MPM}Include ${path.join(dir, 'f0.conf')}\n` };
+    for (let index = 0; index < 20; index++) {
+      files[`f${index}.conf`] = `${'<IfDefine !NEVER>\n'.repeat(990)}Include ${path.join(dir, `f${index + 1}.conf`)}\n${'</IfDefine>\n'.repeat(990)}`;
+    }
+    files['f20.conf'] = 'KeepAlive On\n';
+    writeTree(dir, files);
+    const run = await runTuneLint(['--format', 'json', 'deep-chain/main.conf'], { cwd: scratch });
+    assert.equal(run.status, 1, run.stderr);
+    assert.deepEqual(messages(run, 'TL0006'), ['deep-chain/f1.conf:11 sections nested deeper than 1000 levels counting the files included inside them; what is inside is not read']);
+  });
+
+  it('100,000 stray close tags under 999 open sections end (the parser and every rule are linear)', async (t) => {
+    const text = `${MPM}${'<IfDefine !NEVER>\n'.repeat(999)}${'</Nope>\n'.repeat(100_000)}`;
+    writeTree(scratch, { 'stray.conf': text });
+    const run = await runTuneLint(['--format', 'json', 'stray.conf'], { cwd: scratch });
+    assert.equal(run.status, 1, run.stderr);
+    assert.equal(messages(run, 'TL0001').filter((m) => m.endsWith('Expected </IfDefine> but saw </Nope>')).length, 100_000);
+    // 100,000 diagnostics, each with its message and positions: memory follows the findings, a few KiB each.
+    assertMemory(t, run, text.length, 512 / 1024);
+  });
+});
+
+/** 50,000 small files, on tmpfs when there is one: the test is about the count, not the disk. */
+function manyFiles(name: string, extension: string, content: (index: number) => string): string {
+  const base = fs.existsSync('/dev/shm') ? fs.mkdtempSync('/dev/shm/tune-lint-many-') : fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-many-'));
+  const dir = path.join(base, name);
+  fs.mkdirSync(dir);
+  for (let index = 0; index < 50_000; index++) fs.writeFileSync(path.join(dir, `f${String(index).padStart(5, '0')}${extension}`), content(index));
+  return dir;
+}
+
+describe('hostile inputs: file count', { timeout: 600_000 }, () => {
+  const made: string[] = [];
+  after(() => {
+    for (const dir of made) fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+  });
+
+  it('an Include glob matching 50,000 files reads them all in bounded memory, and --max-files cuts it with a TL0006', async (t) => {
+    const dir = manyFiles('conf.d', '.conf', (index) => `# generated file ${index}\nServerAlias host${index}.example.org\n`);
+    made.push(dir);
+    writeTree(scratch, { 'glob.conf': `${MPM}Include ${dir}/*.conf\n` });
+    const run = await runTuneLint(['--format', 'json', 'glob.conf'], { cwd: scratch });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(jsonFiles(run.stdout).length, 50_001);
+    assertMemory(t, run, 50_000, 8, 'files');
+    const limited = await runTuneLint(['--format', 'json', '--max-files', '1000', 'glob.conf'], { cwd: scratch });
+    assert.equal(limited.status, 1, limited.stderr);
+    assert.equal(jsonFiles(limited.stdout).length, 1000);
+    assert.deepEqual(messages(limited, 'TL0006'), ['glob.conf:2 more than 1000 files included; the rest is not read (--max-files)']);
+  });
+
+  it('an !includedir of 50,000 .cnf files reads them all in bounded memory, and --max-files cuts it with a TL0006', async (t) => {
+    const dir = manyFiles('conf.d', '.cnf', (index) => `# generated file ${index}\n[client]\n`);
+    made.push(dir);
+    writeTree(scratch, { 'includedir.cnf': `[mysqld]\nmax_connections = 10\n!includedir ${dir}\n` });
+    const run = await runTuneLint(['--format', 'json', 'includedir.cnf'], { cwd: scratch });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(jsonFiles(run.stdout).length, 50_001);
+    assertMemory(t, run, 50_000, 8, 'files');
+    const limited = await runTuneLint(['--format', 'json', '--max-files', '1000', 'includedir.cnf'], { cwd: scratch });
+    assert.equal(limited.status, 1, limited.stderr);
+    assert.equal(jsonFiles(limited.stdout).length, 1000);
+    assert.deepEqual(messages(limited, 'TL0006'), ['includedir.cnf:3 more than 1000 option files read; the rest is not read (--max-files)']);
+  });
+
+  it('--max-files takes a whole number of at least 1', async () => {
+    for (const [value, message] of [
+      ['0', 'tune-lint: --max-files 0: expected a count of at least 1\n'],
+      ['many', "tune-lint: option '--max-files <n>' argument 'many' is invalid. expected a whole number\n"],
+    ] as const) {
+      const run = await runTuneLint(['--max-files', value, 'tiny.conf'], { cwd: scratch });
+      assert.equal(run.status, 2);
+      assert.equal(run.stderr, message);
+    }
+  });
+});
+
+describe('hostile inputs: patterns', () => {
+  it('an Include wildcard that would backtrack exponentially as a regex matches in linear time', async () => {
+    const dir = path.join(scratch, 'redos');
+    writeTree(dir, { [`${'a'.repeat(200)}.conf`]: 'KeepAlive On\n' });
+    writeTree(scratch, { 'redos.conf': `${MPM}IncludeOptional ${dir}/${'*a'.repeat(40)}*b\nIncludeOptional ${dir}/${'*'.repeat(60)}x\nIncludeOptional ${dir}/[z-a]*\n` });
+    const run = await runTuneLint(['--format', 'json', 'redos.conf'], { cwd: scratch, timeoutMs: 60_000 });
+    assert.equal(run.signal, null, 'ended by itself');
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(jsonFiles(run.stdout), ['redos.conf']);
+  });
+
+  it('override globs in a repository\'s .tune-lint.yaml that are not valid regexes, or backtrack, are no crash and no hang', async () => {
+    const repo = path.join(scratch, 'glob-repo');
+    const globs = ['{a', '[z-a]', '[\\\\]', `${'**/'.repeat(40)}nomatch`, `${'*'.repeat(40)}x`];
+    writeTree(repo, {
+      '.tune-lint.yaml': `overrides:\n${globs.map((glob) => `  - files: [${JSON.stringify(glob)}]\n    rules: { AP4001: off }\n`).join('')}`,
+      [`${'a/'.repeat(30)}deep.conf`]: `${MPM}MaxClients 10\n`,
+    });
+    const run = await runTuneLint(['--format', 'json', `${'a/'.repeat(30)}deep.conf`], { cwd: repo, timeoutMs: 60_000 });
+    assert.equal(run.signal, null, 'ended by itself');
+    assert.equal(run.stderr, '');
+    assert.equal(messages(run, 'AP4001').length, 1, 'no glob matched, so AP4001 still runs');
+  });
+});
