@@ -1,5 +1,6 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
+import type { MycnfGroupLine } from '../../src/languages/mycnf/parser.js';
 
 /** Blanks the reader keeps after `[`: it trims only the blanks before `]`. */
 const LEADING_BLANKS = /^[\t ]+/;
@@ -30,13 +31,18 @@ export default defineRule({
         for (const entry of mycnf.files) {
           if (seen.has(entry.source.path)) continue;
           seen.add(entry.source.path);
-          const lines = entry.document.lines;
-          lines.forEach((line, index) => {
-            if (line.kind !== 'group' || !line.closed || !LEADING_BLANKS.test(line.name)) return;
+          // Options per header in one pass: the count of the section each blank-led header opens.
+          const sections: { line: MycnfGroupLine; options: number }[] = [];
+          let current: { line: MycnfGroupLine; options: number } | undefined;
+          for (const line of entry.document.lines) {
+            if (line.kind === 'group') {
+              current = line.closed && LEADING_BLANKS.test(line.name) ? { line, options: 0 } : undefined;
+              if (current !== undefined) sections.push(current);
+            } else if (line.kind === 'option' && current !== undefined) current.options++;
+          }
+          for (const { line, options } of sections) {
             const trimmed = line.name.replace(LEADING_BLANKS, '');
-            if (trimmed === '') return;
-            const next = lines.findIndex((candidate, at) => at > index && candidate.kind === 'group');
-            const options = lines.slice(index + 1, next === -1 ? lines.length : next).filter((candidate) => candidate.kind === 'option').length;
+            if (trimmed === '') continue;
             const close = entry.source.text.indexOf(']', line.nameRange[1]);
             const range = [line.nameRange[0] - 1, close + 1] as const;
             ctx.report({
@@ -45,7 +51,7 @@ export default defineRule({
               data: { header: visible(entry.source.slice(range)), name: visible(line.name), trimmed, count: options === 1 ? '1 option' : `${options} options` },
               fix: () => ({ file: entry.source, range: [line.nameRange[0], close], text: trimmed }),
             });
-          });
+          }
         }
       },
     };
