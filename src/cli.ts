@@ -7,6 +7,9 @@ import { readVersion } from './commands/version.js';
 /** commander wiring only: flags -> options -> the command runners, which load lazily. */
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('tune-lint')
+    // Options after a subcommand are the subcommand's: otherwise the program's own --sysroot, --target... took
+    // `dump --sysroot DIR` and dump read the host's files instead of the repository's.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeErr: (text) => process.stderr.write(text),
