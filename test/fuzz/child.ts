@@ -37,17 +37,19 @@ function probeFile(): string {
 }
 
 /**
- * Runs `tune-lint --no-probe --no-color ARGS` as a child (optionally as
- * another user) and collects its output, exit and peak memory.
+ * Runs `tune-lint --no-probe --no-color ARGS` (or `tune-lint ARGS` for a
+ * subcommand such as dump) as a child, optionally as another user, and
+ * collects its output, exit and peak memory.
  */
 export function runTuneLint(
   args: readonly string[],
-  options: { cwd: string; uid?: number; gid?: number; timeoutMs?: number; env?: Record<string, string> },
+  options: { cwd: string; uid?: number; gid?: number; timeoutMs?: number; env?: Record<string, string>; subcommand?: boolean },
 ): Promise<ChildRun> {
   const rssFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-rss-out-')), 'rss');
   fs.chmodSync(path.dirname(rssFile), 0o777);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', probeFile(), CLI, '--no-probe', '--no-color', ...args], {
+    const flags = options.subcommand === true ? [] : ['--no-probe', '--no-color'];
+    const child = spawn(process.execPath, ['--import', probeFile(), CLI, ...flags, ...args], {
       cwd: options.cwd,
       env: { ...process.env, NO_COLOR: '1', TUNE_LINT_RSS_FILE: rssFile, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
