@@ -107,4 +107,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// `tune-lint ... | head`: a reader that stops reading is no error of ours; the run ends with its own exit code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
 process.exitCode = await main(process.argv);
