@@ -12,6 +12,8 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-engine-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const PREFORK = 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\n';
+/** The engine is tested with two rules it knows well and the tool rules, so new catalogue entries cannot change these cases. */
+const ENGINE_RULES = builtinRules.filter((rule) => ['AP2001', 'AP4001'].includes(rule.meta.id) || rule.meta.language === 'tool');
 
 async function run(text: string, options: { rules?: Map<string, UserRuleSetting>; host?: boolean; name?: string } = {}): Promise<Diagnostic[]> {
   const file = path.join(dir, options.name ?? 'case.conf');
@@ -20,7 +22,7 @@ async function run(text: string, options: { rules?: Map<string, UserRuleSetting>
     paths: [file],
     cwd: dir,
     host: options.host === false ? {} : { ram: { value: 512 * 1024 * 1024, source: 'test' }, perChild: { value: { median: 20 * 2 ** 20, max: 20 * 2 ** 20, count: 0, metric: 'pss' }, source: 'test' } },
-    rules: selectRules(builtinRules, 'recommended', options.rules ?? new Map()),
+    rules: selectRules(ENGINE_RULES, 'recommended', options.rules ?? new Map()),
     fixType: 'none',
   });
   return [...result.diagnostics];

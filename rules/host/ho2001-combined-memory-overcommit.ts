@@ -1,5 +1,24 @@
 import { defineRule } from '../../src/engine/define-rule.js';
+import type { MysqlSizing, Sizing } from '../../src/engine/sizing.js';
+import type { TextEdit } from '../../src/engine/types.js';
+import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
+import type { MycnfConfig } from '../../src/languages/mycnf/model.js';
+import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes } from '../../src/util/units.js';
+
+const MIB = 1024 * 1024;
+
+/**
+ * MySQL's caches that can give way, largest saving first, with the size below
+ * which tune-lint does not shrink them (heuristic floors, named in the doc):
+ * Aria's page cache (MariaDB's internal temporary tables), MyISAM's key
+ * cache, then InnoDB's buffer pool, kept in whole 8 MiB steps.
+ */
+const SHRINKABLE = [
+  { name: 'aria_pagecache_buffer_size', floor: 16 * MIB, step: MIB },
+  { name: 'key_buffer_size', floor: 8 * MIB, step: MIB },
+  { name: 'innodb_buffer_pool_size', floor: 32 * MIB, step: 8 * MIB },
+] as const;
 
 export default defineRule({
   meta: {
@@ -10,10 +29,13 @@ export default defineRule({
     description: "Apache's peak, MySQL's worst case and the OS reserve together exceed the host's RAM",
     defaultSeverity: 'error',
     recommended: true,
+    fix: 'tune',
     needsHost: true,
     messages: {
-      over:
-        'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} (globals {{globals}} + {{connections}} connections x {{perConnection}}) + OS reserve {{reserve}} = {{total}} exceeds {{ram}} RAM ({{ramSource}}); lower the MySQL buffers or max_connections (MY rules) or Apache\'s MaxRequestWorkers',
+      buffers:
+        "Apache peak {{apache}} ({{apacheReason}}) + MySQL's global buffers {{globals}} ({{globalTerms}}) + OS reserve {{reserve}} = {{committed}} exceed {{ram}} RAM ({{ramSource}}) before a single connection; {{advice}}",
+      connections:
+        "Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} (globals {{globals}} + {{connections}} connections x {{perConnection}}) + OS reserve {{reserve}} = {{total}} exceeds {{ram}} RAM ({{ramSource}}) when every connection allocates its buffers; {{advice}}",
       near:
         'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} + OS reserve {{reserve}} = {{total}} is {{share}} of {{ram}} RAM ({{ramSource}}): little room for the page cache',
     },
@@ -29,30 +51,81 @@ export default defineRule({
         const mycnf = ctx.mycnf;
         if (ram === undefined || mysql === undefined || osReserve === undefined || mycnf === undefined || ctx.sizing.apache.length === 0) return;
         // Apache counted as its sizing fix leaves it, so this rule reports what remains after AP2001, not the same excess twice.
-        const apacheParts = ctx.sizing.apache.map((sizing) => {
-          const processes = Math.ceil(sizing.plannedMaxRequestWorkers / sizing.threadsPerChild);
-          return { bytes: processes * sizing.perChild.value.median, reason: `${processes} processes x ${formatBytes(sizing.perChild.value.median)}` };
-        });
-        const apache = apacheParts.reduce((sum, part) => sum + part.bytes, 0);
-        const total = apache + mysql.peak + osReserve;
-        const at = mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
+        const apache = plannedApache(ctx.sizing);
+        const committed = apache.bytes + mysql.globalBytes + osReserve;
+        const total = apache.bytes + mysql.peak + osReserve;
+        const at = mycnf.effective('max_connections') ?? mycnf.effective('innodb_buffer_pool_size') ?? { file: mycnf.root, range: [0, 0] as const };
         const data = {
-          apache: formatBytes(apache),
-          apacheReason: apacheParts.map((part) => part.reason).join(' + '),
+          apache: formatBytes(apache.bytes),
+          apacheReason: apache.reason,
           mysql: formatBytes(mysql.peak),
           globals: formatBytes(mysql.globalBytes),
+          globalTerms: mysql.globals.map((term) => `${term.name} ${formatBytes(term.bytes)}`).join(', '),
           connections: mysql.maxConnections.value,
           perConnection: formatBytes(mysql.perConnectionBytes),
           reserve: formatBytes(osReserve),
+          committed: formatBytes(committed),
           total: formatBytes(total),
           ram: formatBytes(ram.value),
           ramSource: ram.source,
         };
-        if (total > ram.value) ctx.report({ at, messageId: 'over', data });
-        else if (total > ram.value * ctx.options.warnShare) {
+        if (total > ram.value) {
+          const plan = shrinkGlobals(mycnf, mysql, total - ram.value);
+          // The global buffers fill as data is read and stay full; the per-connection ones come and go with queries.
+          ctx.report({
+            at,
+            messageId: committed > ram.value ? 'buffers' : 'connections',
+            severity: committed > ram.value ? 'error' : 'warn',
+            data: { ...data, advice: plan.advice },
+            fix: () => (plan.edits.length === 0 ? null : plan.edits),
+            // Other fixes (the query cache, set-variable rewrites) change the totals this plan is computed from.
+            deferFix: true,
+          });
+        } else if (total > ram.value * ctx.options.warnShare) {
           ctx.report({ at, messageId: 'near', severity: 'warn', data: { ...data, share: `${Math.round((total / ram.value) * 100)}%` } });
         }
       },
     };
   },
 });
+
+function plannedApache(sizing: Sizing): { bytes: number; reason: string } {
+  const parts = sizing.apache.map((entry) => {
+    const processes = Math.ceil(entry.plannedMaxRequestWorkers / entry.threadsPerChild);
+    return { bytes: processes * entry.perChild.value.median, reason: `${processes} processes x ${formatBytes(entry.perChild.value.median)}` };
+  });
+  return { bytes: parts.reduce((sum, part) => sum + part.bytes, 0), reason: parts.map((part) => part.reason).join(' + ') };
+}
+
+/**
+ * Lowers MySQL's caches, largest saving first and never below their floors,
+ * until the excess is gone; when the floors leave too much, nothing is
+ * changed and the advice says what else must give.
+ */
+function shrinkGlobals(mycnf: MycnfConfig, mysql: MysqlSizing, excess: number): { edits: TextEdit[]; advice: string } {
+  let remaining = excess;
+  const changes: { name: string; from: number; to: number }[] = [];
+  for (const { name, floor, step } of SHRINKABLE) {
+    if (remaining <= 0) break;
+    const term = mysql.globals.find((candidate) => candidate.name === name);
+    if (term === undefined || term.bytes <= floor) continue;
+    const to = Math.max(floor, Math.floor((term.bytes - remaining) / step) * step);
+    changes.push({ name, from: term.bytes, to });
+    remaining -= term.bytes - to;
+  }
+  const connections = `max_connections ${mysql.maxConnections.value} x ${formatBytes(mysql.perConnectionBytes)} per connection`;
+  if (remaining > 0 || changes.length === 0) {
+    return { edits: [], advice: `even MySQL's caches at their floors leave ${formatBytes(Math.max(remaining, 0))} too much: lower ${connections} or Apache's MaxRequestWorkers, or give the host more RAM` };
+  }
+  const edits: TextEdit[] = [];
+  for (const change of changes) {
+    const plan = planMycnfSetting(mycnf, change.name, { bytes: change.to });
+    if (plan === null) return { edits: [], advice: `lower ${change.name} to ${formatServerSize(change.to, mycnf.target)} by hand (its line cannot be edited safely)` };
+    // Options added to the same group land at the same point: one insertion, in order.
+    const previous = edits.find((edit) => edit.file === plan.edit.file && edit.range[0] === plan.edit.range[0] && edit.range[1] === edit.range[0] && plan.edit.range[1] === plan.edit.range[0]);
+    if (previous === undefined) edits.push(plan.edit);
+    else edits[edits.indexOf(previous)] = { ...previous, text: previous.text + plan.edit.text };
+  }
+  const list = changes.map((change) => `${change.name} ${formatServerSize(change.from, mycnf.target)} -> ${formatServerSize(change.to, mycnf.target)}`).join(', ');
+  return { edits, advice: `expected ${list}, so MySQL fits in what Apache and the OS leave` };
+}

@@ -11,14 +11,18 @@ export function fixAllowed(kind: FixKind, fixType: FixType): boolean {
  * Chooses the fixes to apply in one pass, ESLint-style: in report order, a
  * fix is taken only if none of its edits overlaps (or touches the same
  * insertion point as) an edit already taken; the others wait for the next
- * pass, when they are recomputed on the new text.
+ * pass, when they are recomputed on the new text. Deferred fixes are taken
+ * only in a pass where nothing else is left to fix.
  */
 export function chooseFixes(diagnostics: readonly Diagnostic[], fixType: FixType): Fix[] {
+  const allowed = diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && fixAllowed(diagnostic.fix.kind, fixType));
+  // Deferred fixes (budgets over values other fixes still change) wait until nothing else is pending.
+  const ready = allowed.some((diagnostic) => diagnostic.fix?.deferred !== true) ? allowed.filter((diagnostic) => diagnostic.fix?.deferred !== true) : allowed;
   const taken: Fix[] = [];
   const byFile = new Map<string, TextEdit[]>();
-  for (const diagnostic of diagnostics) {
+  for (const diagnostic of ready) {
     const fix = diagnostic.fix;
-    if (fix === undefined || !fixAllowed(fix.kind, fixType)) continue;
+    if (fix === undefined) continue;
     const clashes = fix.edits.some((edit) => (byFile.get(edit.file.realPath) ?? []).some((other) => overlaps(edit, other)));
     if (clashes || selfOverlapping(fix.edits) || !fix.edits.every(inBounds)) continue;
     taken.push(fix);

@@ -215,7 +215,7 @@ function buildFix(rule: AnyRule, descriptor: ReportDescriptor<string>): Diagnost
   if (result === null) return undefined;
   const edits: readonly TextEdit[] = Array.isArray(result) ? result : [result as TextEdit];
   if (edits.length === 0) return undefined;
-  return { kind, edits };
+  return descriptor.deferFix === true ? { kind, edits, deferred: true } : { kind, edits };
 }
 
 function contextOf(at: Located, apache: ApacheConfig | undefined): readonly string[] {

@@ -40,6 +40,8 @@ export type FixKind = 'safe' | 'tune';
 export interface Fix {
   readonly kind: FixKind;
   readonly edits: readonly TextEdit[];
+  /** Applied only in a pass where no other fix is pending: a budget computed over values other fixes still change. */
+  readonly deferred?: boolean;
 }
 
 export interface Diagnostic {
@@ -91,6 +93,8 @@ export interface ReportDescriptor<MessageId extends string> {
   readonly fixKind?: FixKind;
   /** This finding's own severity when it differs by degree (a note near a limit, an error past it); a severity the user sets wins. */
   readonly severity?: Severity;
+  /** The fix waits for a pass in which no other fix is pending (see Fix.deferred). */
+  readonly deferFix?: boolean;
 }
 
 export interface RuleContext<Options extends RuleOptions, MessageId extends string> {
