@@ -12,11 +12,11 @@ const MIB = 1024 * 1024;
  * MySQL's caches that can give way, largest saving first, with the size below
  * which tune-lint does not shrink them (heuristic floors, named in the doc):
  * Aria's page cache (MariaDB's internal temporary tables), MyISAM's key
- * cache, then InnoDB's buffer pool, kept in whole 8 MiB steps.
+ * cache, then InnoDB's buffer pool, each kept in whole 8 MiB steps.
  */
 const SHRINKABLE = [
-  { name: 'aria_pagecache_buffer_size', floor: 16 * MIB, step: MIB },
-  { name: 'key_buffer_size', floor: 8 * MIB, step: MIB },
+  { name: 'aria_pagecache_buffer_size', floor: 16 * MIB, step: 8 * MIB },
+  { name: 'key_buffer_size', floor: 8 * MIB, step: 8 * MIB },
   { name: 'innodb_buffer_pool_size', floor: 32 * MIB, step: 8 * MIB },
 ] as const;
 
