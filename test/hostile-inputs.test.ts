@@ -203,6 +203,18 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
   });
 });
 
+describe('hostile inputs: expansion', () => {
+  it('defines that repeat each other (a billion-laughs config) stop at a bound with a TL0006, in bounded memory', async (t) => {
+    const text = `${MPM}Define A ${'x'.repeat(1000)}\nDefine B ${'\${A}'.repeat(1000)}\nDefine C ${'\${B}'.repeat(1000)}\nServerName \${C}\n`;
+    writeTree(scratch, { 'bomb.conf': text });
+    const run = await runTuneLint(['--format', 'json', 'bomb.conf'], { cwd: scratch });
+    assert.equal(run.status, 1, run.stderr);
+    const stopped = messages(run, 'TL0006');
+    assert.ok(stopped.length > 0 && stopped.every((m) => m.includes('expansion stopped here: the expanded values add up to more than 67108864 bytes (--max-file-size)')), stopped.join('\n'));
+    assertMemory(t, run, LIMIT_BYTES, 4 / 1024, 'bytes of expansion allowed');
+  });
+});
+
 describe('hostile inputs: patterns', () => {
   it('an Include wildcard that would backtrack exponentially as a regex matches in linear time', async () => {
     const dir = path.join(scratch, 'redos');

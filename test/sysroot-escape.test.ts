@@ -174,6 +174,16 @@ describe('--sysroot: no include route leaves the sysroot', () => {
     }
   });
 
+  it('a sysroot given through a symlink, with the main file under that link, is the same sysroot', async () => {
+    const tree = path.join(scratch, 'linked-root');
+    writeTree(tree, { 'etc/apache2/apache2.conf': `${MPM}Include ${outside}/secret.conf\n` });
+    fs.symlinkSync('linked-root', path.join(scratch, 'root-link'));
+    const run = await runTuneLint(['--format', 'json', '--sysroot', 'root-link', 'root-link/etc/apache2/apache2.conf'], { cwd: scratch });
+    assert.equal(run.status, 1, run.stderr);
+    assert.ok(!leaks(run));
+    assert.deepEqual(jsonFiles(run.stdout), ['root-link/etc/apache2/apache2.conf']);
+  });
+
   it('a symlink loop inside the sysroot ends with a diagnostic', async () => {
     const tree = path.join(scratch, 'loop-root');
     writeTree(tree, { 'etc/apache2/apache2.conf': `${MPM}Include conf.d/*.conf\n` });
