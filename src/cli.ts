@@ -41,7 +41,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--server-root <dir>', 'Apache ServerRoot before the config sets one (httpd -d)')
     .option('--define <name>', 'Apache define, as httpd -D NAME (repeatable)', collect, [])
     .option('--max-file-size <size>', 'refuse config files larger than this (default 64M)')
-    .option('--max-files <n>', 'read at most this many files through includes, per host (default 100000)', integer)
+    .option('--max-files <n>', 'read at most this many files through the includes of each main file (default 100000)', integer)
     .option('--debug', 'print stack traces with errors', false)
     .action(async (paths: string[], options: LintCommandOptions) => {
       const { runLint } = await import('./commands/lint.js');
