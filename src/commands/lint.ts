@@ -4,7 +4,7 @@ import { EMPTY_CONFIG, findConfig, loadConfig } from '../config/load.js';
 import { hostGroupOf, overrideRulesOf, type HostGroup } from '../config/resolve.js';
 import { ConfigError, type ResolvedConfig } from '../config/types.js';
 import type { RuleSelection } from '../engine/linter.js';
-import { unifiedDiff } from '../engine/patch.js';
+import { unifiedDiff, unifiedDiffBytes } from '../engine/patch.js';
 import { selectRules, type UserRuleSetting } from '../engine/selection.js';
 import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type Targets } from '../engine/targets.js';
 import type { Rule, SeveritySetting } from '../engine/types.js';
@@ -50,25 +50,31 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const linted = await lintUnits(units, run, options.fixType);
   const outcomes = options.verify ? await verifyUnits(linted, options, cwd) : linted;
   const fixes = outcomes.flatMap((outcome) => outcome.result.fixes);
-  const patch = await unifiedDiff(fixes.map((fix) => ({ patchPath: fix.file.patchPath, before: fix.before, after: fix.after })));
+  const changes = fixes.map((fix) => ({ patchPath: fix.file.patchPath, before: fix.before, after: fix.after, encoding: fix.file.encoding }));
+  const patch = await unifiedDiff(changes);
   const wrote = options.fix && fixes.length > 0;
-  if (wrote) (await import('../engine/write.js')).writeFixes(fixes);
+  if (wrote) {
+    const written = (await import('../engine/write.js')).writeFixes(fixes);
+    for (const stale of written.staleTempFiles) process.stderr.write(`tune-lint: removed ${stale}, a temporary file left by an interrupted --fix\n`);
+  }
   // After --fix the exit code is about the configs as written, as with ESLint: what the fixes left.
   const judged = wrote ? await lintUnits(units, run, 'none') : outcomes;
-  const formatter = await loadFormatter(options.format);
-  process.stdout.write(
-    formatter({
-      units: outcomes,
-      rules: builtinRules.map((rule) => rule.meta),
-      version: readVersion(),
-      color: options.color && colorWanted(),
-      patch,
-      wrote,
-      fixType: options.fixType,
-      quiet: options.quiet,
-      remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
-    }),
-  );
+  // The bare patch goes out in each file's own bytes, so `git apply` matches latin1 lines too.
+  const report =
+    options.format === 'diff'
+      ? await unifiedDiffBytes(changes)
+      : (await loadFormatter(options.format))({
+          units: outcomes,
+          rules: builtinRules.map((rule) => rule.meta),
+          version: readVersion(),
+          color: options.color && colorWanted(),
+          patch,
+          wrote,
+          fixType: options.fixType,
+          quiet: options.quiet,
+          remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
+        });
+  process.stdout.write(report);
   if (options.format === 'diff' && patch === '') noteEmptyPatch(outcomes, options);
   return exitCode(judged.map((outcome) => outcome.result), options);
 }
