@@ -16,7 +16,7 @@ export default defineRule({
     recommended: true,
     messages: {
       prefork:
-        'prefork runs one process per connection, but no loaded module needs it (no mod_php or other module that is not thread-safe); under event {{workersName}} {{workers}} would be {{processes}} processes of {{threads}} threads instead of {{workers}} processes; switch {{how}}, then restart (a graceful restart cannot change the MPM)',
+        'prefork runs one process per connection, but no loaded module needs it (no mod_php or other module that is not thread-safe); under event {{workersName}} {{workers}} would be {{processes}} of {{threads}} threads instead of {{workers}} processes; switch {{how}}, then restart (a graceful restart cannot change the MPM)',
     },
   },
   defaultOptions: {
@@ -46,7 +46,7 @@ export default defineRule({
             workersName: mpm.values.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers',
             workers,
             // event rounds MaxRequestWorkers down to a multiple of ThreadsPerChild, and to at least one process.
-            processes: Math.max(1, Math.floor(workers / EVENT_THREADS)),
+            processes: plural(Math.max(1, Math.floor(workers / EVENT_THREADS)), 'process', 'processes'),
             threads: EVENT_THREADS,
             how,
           },
@@ -59,4 +59,8 @@ export default defineRule({
 /** Where event's module sits, next to prefork's when the path follows the usual naming. */
 function eventModulePath(preforkPath: string | undefined): string {
   return preforkPath !== undefined && /mod_mpm_prefork\.so$/.test(preforkPath) ? preforkPath.replace(/mod_mpm_prefork\.so$/, 'mod_mpm_event.so') : 'modules/mod_mpm_event.so';
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
