@@ -29,7 +29,11 @@ export interface LintInput {
   readonly fixType?: FixType | 'none';
   readonly limits?: Partial<Limits>;
   readonly apache?: { readonly serverRoot?: string; readonly defines?: readonly string[] };
-  /** Base directory for relative `!include` paths (the server resolves them against its working directory). */
+  /**
+   * Base directory for relative `!include` paths (the server resolves them
+   * against its working directory): a path on this disk, which under a
+   * sysroot is taken as the server path it stands for.
+   */
   readonly includeBase?: string;
 }
 
@@ -170,7 +174,7 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
         if (mycnf !== undefined) throw new InputError(`${given}: only one my.cnf can be linted per host; ${mycnf.root.displayPath} is already given`);
         // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error, as for Apache.
         fs.read(hostPath);
-        mycnf = loadMycnf(hostPath, { fs, target: targets.db, ...(input.includeBase === undefined ? {} : { includeBase: input.includeBase }) });
+        mycnf = loadMycnf(hostPath, { fs, target: targets.db, ...(input.includeBase === undefined ? {} : { includeBase: fs.serverPath(input.includeBase) }) });
         for (const entry of mycnf.files) {
           files.push(entry.source);
           languages.set(entry.source, 'mycnf');

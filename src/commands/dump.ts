@@ -34,7 +34,7 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
   const dump =
     language === 'apache'
       ? loadApache(hostPath, { fs, httpd: targets.httpd, ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }) }).toDump()
-      : loadMycnf(hostPath, { fs, target: targets.db, ...(options.includeBase === undefined ? {} : { includeBase: path.resolve(cwd, options.includeBase) }) }).toDump();
+      : loadMycnf(hostPath, { fs, target: targets.db, ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }) }).toDump();
   process.stdout.write(options.json ? `${JSON.stringify(dump, null, 2)}\n` : formatDumpText(dump as Record<string, unknown>));
   return 0;
 }
