@@ -151,15 +151,18 @@ describe('hostile files: devices and FIFOs', () => {
 });
 
 describe('hostile files: the config file', () => {
-  it('a .tune-lint.yaml nested 100,000 deep, or an alias bomb, is one line and exit 2', async () => {
+  it('a .tune-lint.yaml, profile or facts file nested 100,000 deep, or an alias bomb, is one line and exit 2', async () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
     for (let level = 1; level < 10; level++) lines.push(`a${level}: &a${level} [${Array.from({ length: 10 }, () => `*a${level - 1}`).join(', ')}]`);
-    writeTree(scratch, { 'plain.conf': MPM, 'deep.yaml': `rules: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`, 'bomb.yaml': `${lines.join('\n')}\nrules: *a9\n` });
-    for (const [file, line] of [
-      ['deep.yaml', /^tune-lint: deep\.yaml:1:\d+: Maximum call stack size exceeded\n$/],
-      ['bomb.yaml', /^tune-lint: bomb\.yaml:1:1: unknown key "a0"; expected extends, target, host, budget, rules, overrides\n$/],
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    writeTree(scratch, { 'plain.conf': MPM, 'deep.yaml': `rules: ${deep}\n`, 'bomb.yaml': `${lines.join('\n')}\nrules: *a9\n`, 'deep.json': `${deep}\n` });
+    for (const [flag, file, line] of [
+      ['--config', 'deep.yaml', /^tune-lint: deep\.yaml:1:\d+: Maximum call stack size exceeded\n$/],
+      ['--config', 'bomb.yaml', /^tune-lint: bomb\.yaml:1:1: unknown key "a0"; expected extends, target, host, budget, rules, overrides\n$/],
+      ['--profile', 'deep.yaml', /^tune-lint: deep\.yaml:1:\d+: Maximum call stack size exceeded\n$/],
+      ['--facts', 'deep.json', /^tune-lint: deep\.json: not an Ansible facts file; expected \{"ansible_facts": \{\.\.\.\}\}/],
     ] as const) {
-      const run = await lintJson(['--config', file, 'plain.conf']);
+      const run = await lintJson([flag, file, 'plain.conf']);
       assert.equal(run.status, 2);
       assert.match(run.stderr, line);
     }
