@@ -43,6 +43,8 @@ interface Tree {
   readonly host: typeof SMALL;
   /** The arguments my_print_defaults gives only after the patch (the option files' fixes, as the server reads them). */
   readonly newOptionArgs?: readonly string[];
+  /** The arguments it gives only before the patch; by default as many as are new (values replaced in place). */
+  readonly goneOptionArgs?: readonly string[];
   /** What --verify says on stderr about a config the server already refuses before the patch (the story's set-variable lines). */
   readonly verifyNote?: RegExp;
 }
@@ -73,13 +75,24 @@ const TREES: Tree[] = [
     crlf: true,
     host: SMALL,
     newOptionArgs: [
-      '--key_buffer_size=16M',
+      '--key_buffer_size=8M',
       '--myisam-recover-options=BACKUP',
       '--max_connections=15',
       '--max_user_connections=15',
       '--query_cache_limit=16M',
       '--query_cache_size=0',
       '--query_cache_type=0',
+      '--aria_pagecache_buffer_size=16M',
+      '--innodb_buffer_pool_size=96M',
+    ],
+    goneOptionArgs: [
+      '--key_buffer=16M',
+      '--myisam-recover=BACKUP',
+      '--set-variable=max_connections=15',
+      '--set-variable=max_user_connections=15',
+      '--set-variable=query_cache_limit=16M',
+      '--set-variable=query_cache_size=64M',
+      '--set-variable=query_cache_type=1',
     ],
     verifyNote: /^tune-lint: --verify: the option files of etc\/mysql\/my\.cnf already reports a problem without the patch \(mariadbd: \[ERROR\] .*unknown variable 'set-variable=max_connections=15'\); only problems the patch adds are held against it\n$/,
   },
@@ -284,8 +297,10 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
         assert.equal(optionsFixed.length > 0, tree.newOptionArgs !== undefined, 'option files are fixed exactly where expected');
         if (argsBefore !== undefined && argsAfter !== undefined) {
           const changed = argsAfter.filter((arg) => !argsBefore.includes(arg));
-          assert.equal(argsAfter.length, argsBefore.length, 'values replaced in place: as many arguments as before');
+          const gone = argsBefore.filter((arg) => !argsAfter.includes(arg));
           assert.deepEqual(changed, tree.newOptionArgs ?? [], 'the reader sees the new values and nothing else new');
+          if (tree.goneOptionArgs === undefined) assert.equal(argsAfter.length, argsBefore.length, 'values replaced in place: as many arguments as before');
+          else assert.deepEqual(gone, tree.goneOptionArgs, 'the reader no longer sees exactly the replaced lines');
         }
 
         const again = await lintTree(applied, tree);

@@ -1,3 +1,4 @@
+import { apacheVerifyHazards, mycnfVerifyHazards } from './verify-guard.js';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -173,6 +174,11 @@ export class FixVerifier {
       language: 'apache',
       files: config.files.map((entry) => entry.source),
       check: async (tree) => {
+        const hazards = apacheVerifyHazards(config);
+        if (hazards.length > 0) {
+          this.note(`${label} is not run: it would run code or write files the configuration names (${hazards[0]}); the Apache patch is not verified`);
+          return undefined;
+        }
         const binary = this.tool(['apache2', 'httpd'], 'the Apache patch is not verified');
         if (binary === undefined) return undefined;
         const defines = (this.options.defines ?? []).flatMap((name) => ['-D', name]);
@@ -200,6 +206,11 @@ export class FixVerifier {
         if (read.exitCode !== 0) return [oneLine(`my_print_defaults: ${read.stderr.trim() || describeExit(read)}`)];
         if (config.target.product !== 'mariadb') {
           this.note(`the option names and values are checked with mariadbd only for MariaDB targets; for ${config.target.product} ${config.target.version} only the reader (my_print_defaults) checked the patch`);
+          return [];
+        }
+        const hazards = mycnfVerifyHazards(config);
+        if (hazards.length > 0) {
+          this.note(`mariadbd is not run on ${config.root.displayPath}: it would load libraries the options name (${hazards[0]}); only the reader (my_print_defaults) checked the option-file patch`);
           return [];
         }
         const server = this.tool(['mariadbd', 'mysqld'], 'only the reader (my_print_defaults) checked the option-file patch');
