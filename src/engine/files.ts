@@ -54,10 +54,8 @@ export class ConfigFileSystem {
 
   /** Texts that replace files on disk (keyed by real path): the fixer's passes lint their own output. */
   private readonly overlay: ReadonlyMap<string, string>;
-  private readonly realPaths = new Map<string, string>();
-  /** Kinds learnt from directory listings (see rememberEntries). */
-  private readonly listedKinds = new Map<string, FileKind>();
-  private readonly listedEntryKinds = new Map<string, FileKind | 'symlink'>();
+  /** What this view learnt about the disk during the run. */
+  private readonly known = new DiskKnowledge();
 
   constructor(options: { sysroot?: string | undefined; cwd?: string; limits?: Partial<Limits>; overlay?: ReadonlyMap<string, string> } = {}) {
     this.cwd = options.cwd ?? process.cwd();
@@ -103,10 +101,10 @@ export class ConfigFileSystem {
    * than once, and each answer costs a system call per path component.
    */
   resolve(hostPath: string): string {
-    let real = this.realPaths.get(hostPath);
+    let real = this.known.realPaths.get(hostPath);
     if (real === undefined) {
       real = this.sysroot === undefined ? this.realPath(hostPath) : this.resolveInRoot(this.sysroot, this.underRealRoot(hostPath));
-      this.realPaths.set(hostPath, real);
+      this.known.realPaths.set(hostPath, real);
     }
     return real;
   }
@@ -140,12 +138,7 @@ export class ConfigFileSystem {
         continue;
       }
       const candidate = path.join(root, ...resolved, part);
-      let link: string | undefined;
-      try {
-        if (fs.lstatSync(candidate).isSymbolicLink()) link = fs.readlinkSync(candidate);
-      } catch {
-        link = undefined;
-      }
+      const link = this.linkAt(candidate);
       if (link === undefined) {
         resolved.push(part);
         continue;
@@ -158,9 +151,33 @@ export class ConfigFileSystem {
     return path.join(root, ...resolved);
   }
 
+  /**
+   * The target of a symlink inside the sysroot, undefined for anything else;
+   * remembered, since every path under a directory walks the same prefixes.
+   */
+  private linkAt(candidate: string): string | undefined {
+    let link = this.known.links.get(candidate);
+    if (link === undefined) {
+      try {
+        link = fs.lstatSync(candidate).isSymbolicLink() ? fs.readlinkSync(candidate) : null;
+      } catch {
+        link = null;
+      }
+      this.known.links.set(candidate, link);
+    }
+    return link ?? undefined;
+  }
+
   kind(hostPath: string): FileKind {
-    const listed = this.listedKinds.get(hostPath);
-    if (listed !== undefined) return listed;
+    let kind = this.known.kinds.get(hostPath);
+    if (kind === undefined) {
+      kind = this.statKind(hostPath);
+      this.known.kinds.set(hostPath, kind);
+    }
+    return kind;
+  }
+
+  private statKind(hostPath: string): FileKind {
     try {
       const stat = fs.statSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath));
       return stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other';
@@ -174,7 +191,7 @@ export class ConfigFileSystem {
    * directory listing reports it (httpd's wildcard walk relies on that).
    */
   entryKind(hostPath: string): FileKind | 'symlink' {
-    const listed = this.listedEntryKinds.get(hostPath);
+    const listed = this.known.entryKinds.get(hostPath);
     if (listed !== undefined) return listed;
     try {
       const stat = fs.lstatSync(path.join(this.resolve(path.dirname(hostPath)), path.basename(hostPath)));
@@ -218,13 +235,15 @@ export class ConfigFileSystem {
     for (const entry of entries) {
       const entryPath = path.join(hostPath, entry.name);
       if (entry.isSymbolicLink()) {
-        this.listedEntryKinds.set(entryPath, 'symlink');
+        this.known.entryKinds.set(entryPath, 'symlink');
         continue;
       }
       const kind: FileKind = entry.isFile() ? 'file' : entry.isDirectory() ? 'directory' : 'other';
-      this.listedEntryKinds.set(entryPath, kind);
-      this.listedKinds.set(entryPath, kind);
-      this.realPaths.set(entryPath, path.join(realDirectory, entry.name));
+      const real = path.join(realDirectory, entry.name);
+      this.known.entryKinds.set(entryPath, kind);
+      this.known.kinds.set(entryPath, kind);
+      this.known.realPaths.set(entryPath, real);
+      if (this.sysroot !== undefined) this.known.links.set(real, null);
     }
   }
 
@@ -279,6 +298,19 @@ export class ConfigFileSystem {
       fs.closeSync(fd);
     }
   }
+}
+
+/**
+ * Answers about the disk remembered for one run (files do not change under a
+ * lint): real paths, kinds, directory entries and symlinks.
+ */
+class DiskKnowledge {
+  readonly realPaths = new Map<string, string>();
+  /** From stat, or from a directory listing (see rememberEntries). */
+  readonly kinds = new Map<string, FileKind>();
+  readonly entryKinds = new Map<string, FileKind | 'symlink'>();
+  /** Symlink targets inside the sysroot by real path; null for what is not a symlink. */
+  readonly links = new Map<string, string | null>();
 }
 
 function isCode(error: unknown, code: string): boolean {
