@@ -54,8 +54,8 @@ export class ConfigFileSystem {
 
   /** Texts that replace files on disk (keyed by real path): the fixer's passes lint their own output. */
   private readonly overlay: ReadonlyMap<string, string>;
-  /** What this view learnt about the disk during the run. */
-  private readonly known = new DiskKnowledge();
+  /** What this view and the overlay views made from it learnt about the disk during the run. */
+  private known = new DiskKnowledge();
 
   constructor(options: { sysroot?: string | undefined; cwd?: string; limits?: Partial<Limits>; overlay?: ReadonlyMap<string, string> } = {}) {
     this.cwd = options.cwd ?? process.cwd();
@@ -76,9 +76,14 @@ export class ConfigFileSystem {
     return path.join(this.sysroot, absolute);
   }
 
-  /** The same view of the disk with some files replaced by new text. */
+  /**
+   * The same view of the disk with some files replaced by new text. It shares
+   * what this view learnt: a fix pass re-reads only the files it changed.
+   */
   withOverlay(overlay: ReadonlyMap<string, string>): ConfigFileSystem {
-    return new ConfigFileSystem({ sysroot: this.sysrootAsGiven, cwd: this.cwd, limits: this.limits, overlay });
+    const view = new ConfigFileSystem({ sysroot: this.sysrootAsGiven, cwd: this.cwd, limits: this.limits, overlay });
+    view.known = this.known;
+    return view;
   }
 
   /** The inverse of locate for display: the path as the server would see it. */
@@ -255,7 +260,11 @@ export class ConfigFileSystem {
   read(hostPath: string, displayPath = this.display(hostPath)): SourceFile {
     if (hostPath === '/dev/null' && this.sysroot === undefined) return new SourceFile(hostPath, displayPath, '');
     const real = this.resolve(hostPath);
-    const onDisk = this.readDisk(hostPath, real, displayPath);
+    let onDisk = this.known.files.get(hostPath);
+    if (onDisk?.displayPath !== displayPath) {
+      onDisk = this.readDisk(hostPath, real, displayPath);
+      this.known.files.set(hostPath, onDisk);
+    }
     const replaced = this.overlay.get(real);
     if (replaced === undefined) return onDisk;
     return new SourceFile(hostPath, displayPath, replaced, onDisk.encoding, onDisk.patchPath, real);
@@ -302,7 +311,7 @@ export class ConfigFileSystem {
 
 /**
  * Answers about the disk remembered for one run (files do not change under a
- * lint): real paths, kinds, directory entries and symlinks.
+ * lint): real paths, kinds, directory entries, symlinks and file contents.
  */
 class DiskKnowledge {
   readonly realPaths = new Map<string, string>();
@@ -311,6 +320,8 @@ class DiskKnowledge {
   readonly entryKinds = new Map<string, FileKind | 'symlink'>();
   /** Symlink targets inside the sysroot by real path; null for what is not a symlink. */
   readonly links = new Map<string, string | null>();
+  /** Files as read from disk, by host path. */
+  readonly files = new Map<string, SourceFile>();
 }
 
 function isCode(error: unknown, code: string): boolean {

@@ -94,6 +94,12 @@ export interface ApacheLoadOptions {
 }
 
 const DEFINE_IN_VALUE = /\$\{([^}]*)\}/g;
+/**
+ * Documents by the file they were parsed from: the fix passes of a run read
+ * the files they did not change as the same SourceFile (ConfigFileSystem
+ * remembers them), and the text is not parsed again.
+ */
+const parsedFiles = new WeakMap<SourceFile, { readonly maxNesting: number; readonly document: ApacheDocument }>();
 /** The variables and unresolved names of the many lines without `${...}`: one shared empty list. */
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -207,7 +213,10 @@ export class ApacheConfig {
   private readFile(source: SourceFile, depth: number, includedFrom: ApacheDirectiveUse | undefined, parent: ApacheSectionUse | undefined): void {
     let document = this.parsed.get(source.path);
     if (document === undefined) {
-      document = parseApache(source.text, { maxNesting: this.fs.limits.maxNesting });
+      const maxNesting = this.fs.limits.maxNesting;
+      const earlier = parsedFiles.get(source);
+      document = earlier?.maxNesting === maxNesting ? earlier.document : parseApache(source.text, { maxNesting });
+      if (earlier === undefined) parsedFiles.set(source, { maxNesting, document });
       this.parsed.set(source.path, document);
       for (const problem of document.problems) this.problem('TL0001', 'error', problem.message, source, problem.range);
     }
