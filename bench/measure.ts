@@ -22,6 +22,8 @@ export interface BenchCommand {
   readonly id: string;
   readonly argv: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** Working directory; the runner's by default. */
+  readonly cwd?: string;
   /** Exit codes that count as a successful run (a linter exits 1 on findings). */
   readonly okExitCodes: readonly number[];
 }
@@ -65,7 +67,7 @@ export class Runner {
     const stderr: Buffer[] = [];
     const started = process.hrtime.bigint();
     const exitCode = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(file as string, args, { cwd: this.cwd, stdio: ['ignore', this.devNull, 'pipe'], env: command.env ?? process.env });
+      const child = spawn(file as string, args, { cwd: command.cwd ?? this.cwd, stdio: ['ignore', this.devNull, 'pipe'], env: command.env ?? process.env });
       child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
       child.on('error', reject);
       child.on('exit', (code) => resolve(code));

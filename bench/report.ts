@@ -12,6 +12,8 @@ export interface MachineInfo {
   readonly seconds: number;
   readonly repetitions: number;
   readonly rss: boolean;
+  /** Which build of the CLI was timed (file, commit). */
+  readonly measured: string;
 }
 
 export interface TreeInfo {
@@ -51,6 +53,7 @@ export function formatReport({ machine, trees, samples, sizes }: ReportInput): s
   out.push(
     `Machine: ${machine.cpu}, ${machine.cpus} CPUs, ${machine.memoryGiB.toFixed(1)} GiB RAM, ${machine.kernel}; Node ${machine.node}` +
       `${machine.apache === undefined ? '; apache2 not installed' : `; ${machine.apache}`}.`,
+    `tune-lint: ${machine.measured}.`,
     `${machine.repetitions} rounds after one warm-up, every command once per round (${machine.seconds.toFixed(0)} s); ` +
       `load average ${load(machine.loadBefore)} before, ${load(machine.loadAfter)} after.`,
     '',
@@ -77,6 +80,7 @@ export function formatReport({ machine, trees, samples, sizes }: ReportInput): s
   row('`true` (spawn + GNU time)', '—', 'spawn');
   row('`node -e 0`', '—', 'node');
   row('tune-lint (lint)', 'Debian Apache + MariaDB (copy, `--sysroot`)', 'lint/debian+mysql', 'apache2/debian');
+  row('tune-lint (lint)', 'the same as a config repository with `.tune-lint.yaml` (host facts)', 'lint/config-repo', 'apache2/debian');
   row('tune-lint (lint)', 'Debian Apache + MariaDB (live `/etc`)', 'lint/live-etc', 'apache2/debian');
   for (const tree of trees) {
     row('tune-lint (lint)', tree.label, `lint/${tree.key}`, `apache2/${tree.key}`);

@@ -2,7 +2,10 @@
  * `npm run bench`: tune-lint against Node's own start-up floor and against
  * Apache's parser on the same trees, measured side by side in one run.
  *
- *   node dist/bench/run.js [--reps 10] [--sizes 1000,2500,5000,10000] [--json FILE] [--keep]
+ *   node dist/bench/run.js [--reps 10] [--sizes 1000,2500,5000,10000] [--cli FILE] [--json FILE] [--keep]
+ *
+ * `--cli` times another build of the CLI; by default it is package.json's
+ * `bin`, what users run.
  *
  * Builds the trees (bench/trees.ts), checks once that every command succeeds
  * and that tune-lint reads exactly the files `apache2 -t -D DUMP_INCLUDES`
@@ -21,7 +24,7 @@ import { gnuTimeAvailable, measureRounds, Runner, scratchDirectory, type BenchCo
 import { formatReport, type MachineInfo, type TreeInfo } from './report.js';
 import { buildVhostTree, copyDebianTree } from './trees.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+const MANIFEST = new URL('../../package.json', import.meta.url);
 const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 interface ApacheTree {
@@ -41,12 +44,14 @@ async function main(): Promise<void> {
       sizes: { type: 'string', default: '1000,2500,5000,10000' },
       json: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      cli: { type: 'string' },
     },
   });
+  const cli = values.cli === undefined ? binFromManifest() : path.resolve(values.cli);
   const repetitions = Number(values.reps);
   const sizes = values.sizes.split(',').map(Number);
   if (!Number.isInteger(repetitions) || repetitions < 1 || sizes.some((size) => !Number.isInteger(size) || size < 1)) {
-    throw new Error('usage: run.js [--reps N] [--sizes 1000,10000] [--json FILE] [--keep]');
+    throw new Error('usage: run.js [--reps N] [--sizes 1000,10000] [--cli FILE] [--json FILE] [--keep]');
   }
   const apache2 = findTool('apache2');
   const withRss = gnuTimeAvailable();
@@ -73,22 +78,28 @@ async function main(): Promise<void> {
       { id: 'node', argv: [node, '-e', '0'], okExitCodes: [0] },
       {
         id: 'lint/debian+mysql',
-        argv: [node, CLI, '--no-probe', '--format', 'json', '--sysroot', debian.root, debian.apacheConf, debian.myCnf],
+        argv: [node, cli, '--no-probe', '--format', 'json', '--sysroot', debian.root, debian.apacheConf, debian.myCnf],
         okExitCodes: [0, 1],
       },
-      { id: 'lint/live-etc', argv: [node, CLI, '--no-probe', '--format', 'json', '/etc/apache2/apache2.conf', '/etc/mysql/my.cnf'], okExitCodes: [0, 1] },
+      {
+        id: 'lint/config-repo',
+        argv: [node, cli, '--no-probe', '--format', 'json', '--sysroot', '.', 'etc/apache2/apache2.conf', 'etc/mysql/my.cnf'],
+        cwd: debian.repository,
+        okExitCodes: [0, 1],
+      },
+      { id: 'lint/live-etc', argv: [node, cli, '--no-probe', '--format', 'json', '/etc/apache2/apache2.conf', '/etc/mysql/my.cnf'], okExitCodes: [0, 1] },
     ];
     for (const tree of trees) {
       if (tree.key !== 'debian') {
-        commands.push({ id: `lint/${tree.key}`, argv: [node, CLI, '--no-probe', '--format', 'json', tree.conf], okExitCodes: [0, 1] });
+        commands.push({ id: `lint/${tree.key}`, argv: [node, cli, '--no-probe', '--format', 'json', tree.conf], okExitCodes: [0, 1] });
       }
-      commands.push({ id: `dump/${tree.key}`, argv: [node, CLI, 'dump', ...sysrootArgs(tree), tree.conf, '--json'], okExitCodes: [0] });
+      commands.push({ id: `dump/${tree.key}`, argv: [node, cli, 'dump', ...sysrootArgs(tree), tree.conf, '--json'], okExitCodes: [0] });
       if (apache2 !== undefined) commands.push({ id: `apache2/${tree.key}`, ...apacheCommand(apache2, tree) });
     }
 
     progress('checking every command once');
-    const treeInfo = apache2 === undefined ? trees.map((tree) => describeTree(tree, undefined, workDir).info) : trees.map((tree) => verifyTree(tree, apache2, workDir));
-    verifyLint(commands.find((command) => command.id === 'lint/debian+mysql') as BenchCommand, workDir);
+    const treeInfo = apache2 === undefined ? trees.map((tree) => describeTree(cli, tree, undefined, workDir).info) : trees.map((tree) => verifyTree(cli, tree, apache2, workDir));
+    for (const id of ['lint/debian+mysql', 'lint/config-repo']) verifyLint(commands.find((command) => command.id === id) as BenchCommand, workDir);
 
     const runner = new Runner(withRss, scratch, workDir);
     const loadBefore = os.loadavg();
@@ -111,6 +122,7 @@ async function main(): Promise<void> {
       seconds: (Date.now() - started) / 1000,
       repetitions,
       rss: withRss,
+      measured: describeBuild(cli),
     };
     process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes }));
     if (values.json !== undefined) {
@@ -139,7 +151,7 @@ function apacheCommand(binary: string, tree: ApacheTree, extra: readonly string[
  * anything: the same files in the same order (Apache's paths into the copy
  * mapped back to server paths for the sysroot tree).
  */
-function verifyTree(tree: ApacheTree, apache2: string, workDir: string): TreeInfo {
+function verifyTree(cli: string, tree: ApacheTree, apache2: string, workDir: string): TreeInfo {
   const command = apacheCommand(apache2, tree, ['-D', 'DUMP_INCLUDES']);
   const apache = spawnSync(command.argv[0] as string, command.argv.slice(1), { env: command.env, encoding: 'utf8', maxBuffer: 1 << 30 });
   if (apache.status !== 0) {
@@ -148,7 +160,7 @@ function verifyTree(tree: ApacheTree, apache2: string, workDir: string): TreeInf
   const toServerPath = (file: string): string =>
     tree.sysroot !== undefined && file.startsWith(`${tree.sysroot}/`) ? file.slice(tree.sysroot.length) : file;
   const apacheFiles = parseDumpIncludes(apache.stdout).map((include) => toServerPath(include.file));
-  const { info, files } = describeTree(tree, apacheFiles, workDir);
+  const { info, files } = describeTree(cli, tree, apacheFiles, workDir);
   const ours = files.map(toServerPath);
   if (ours.length !== apacheFiles.length || ours.some((file, index) => file !== apacheFiles[index])) {
     const first = ours.findIndex((file, index) => file !== apacheFiles[index]);
@@ -157,8 +169,8 @@ function verifyTree(tree: ApacheTree, apache2: string, workDir: string): TreeInf
   return info;
 }
 
-function describeTree(tree: ApacheTree, apacheFiles: readonly string[] | undefined, workDir: string): { info: TreeInfo; files: string[] } {
-  const dump = spawnSync(process.execPath, [CLI, 'dump', ...(tree.sysroot === undefined ? [] : ['--sysroot', tree.sysroot]), tree.conf, '--json'], {
+function describeTree(cli: string, tree: ApacheTree, apacheFiles: readonly string[] | undefined, workDir: string): { info: TreeInfo; files: string[] } {
+  const dump = spawnSync(process.execPath, [cli, 'dump', ...(tree.sysroot === undefined ? [] : ['--sysroot', tree.sysroot]), tree.conf, '--json'], {
     cwd: workDir,
     encoding: 'utf8',
     maxBuffer: 1 << 30,
@@ -178,11 +190,28 @@ function describeTree(tree: ApacheTree, apacheFiles: readonly string[] | undefin
 }
 
 function verifyLint(command: BenchCommand, workDir: string): void {
-  const run = spawnSync(command.argv[0] as string, command.argv.slice(1), { cwd: workDir, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const run = spawnSync(command.argv[0] as string, command.argv.slice(1), { cwd: command.cwd ?? workDir, encoding: 'utf8', maxBuffer: 1 << 30 });
   if (run.status === null || !command.okExitCodes.includes(run.status)) throw new Error(`${command.id} failed:\n${run.stderr}`);
   const report = JSON.parse(run.stdout) as { results: { language: string }[] };
   const languages = new Set(report.results.map((result) => result.language));
   if (!languages.has('apache') || !languages.has('mycnf')) throw new Error(`${command.id}: expected Apache and my.cnf results, got ${[...languages].join(', ')}`);
+}
+
+/** The CLI file timed, relative to the repository, and the commit checked out there. */
+function describeBuild(cli: string): string {
+  const root = fileURLToPath(new URL('.', MANIFEST));
+  const commit = spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  const dirty = spawnSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' });
+  const at = commit.status === 0 ? ` at ${commit.stdout.trim()}${dirty.stdout.trim() === '' ? '' : ' with uncommitted changes'}` : '';
+  return `${path.relative(root, cli)}${at}`;
+}
+
+/** The `bin` of package.json: the file `tune-lint` runs once installed. */
+function binFromManifest(): string {
+  const manifest = JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as { bin?: string | Record<string, string> };
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.['tune-lint'];
+  if (bin === undefined) throw new Error('package.json has no bin for tune-lint');
+  return fileURLToPath(new URL(bin, MANIFEST));
 }
 
 function apacheVersion(binary: string): string {

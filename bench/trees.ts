@@ -6,7 +6,8 @@
  *   verbatim) under `<root>/etc`, with `/etc/alternatives/my.cnf` (my.cnf's
  *   target) and `/etc/modsecurity` (security2.conf's IncludeOptional) beside
  *   them, so `--sysroot <root>` reads only the copy, as a pre-commit hook on a
- *   config repository does. `/etc` is only read.
+ *   config repository does, and once more with a `.tune-lint.yaml`. `/etc`
+ *   is only read.
  * - Generated vhost trees: that Apache copy plus rewrite, headers, proxy and
  *   proxy_http enabled and N virtual hosts of 24 lines each, one file per
  *   site in sites-enabled as `a2ensite` lays them out, each with an existing
@@ -18,6 +19,11 @@ import * as path from 'node:path';
 export interface DebianTree {
   /** The sysroot: `<root>/etc/apache2`, `<root>/etc/mysql`. */
   readonly root: string;
+  /**
+   * The same tree as a config repository for a pre-commit hook: the copy
+   * again, with a `.tune-lint.yaml` giving the host's facts at its root.
+   */
+  readonly repository: string;
   readonly apacheConf: string;
   readonly myCnf: string;
 }
@@ -44,8 +50,14 @@ export function copyDebianTree(into: string, etc = '/etc'): DebianTree {
   if (fs.existsSync(alternative)) copyVerbatim(alternative, path.join(target, 'alternatives', 'my.cnf'));
   const modsecurity = path.join(etc, 'modsecurity');
   if (fs.existsSync(modsecurity)) copyVerbatim(modsecurity, path.join(target, 'modsecurity'));
-  return { root, apacheConf: path.join(target, 'apache2', 'apache2.conf'), myCnf: path.join(target, 'mysql', 'my.cnf') };
+  const repository = path.join(into, 'config-repo');
+  copyVerbatim(root, repository);
+  fs.writeFileSync(path.join(repository, '.tune-lint.yaml'), REPOSITORY_CONFIG);
+  return { root, repository, apacheConf: path.join(target, 'apache2', 'apache2.conf'), myCnf: path.join(target, 'mysql', 'my.cnf') };
 }
+
+/** Host facts as a hook's repository gives them, so the sizing rules run too. */
+const REPOSITORY_CONFIG = 'host:\n  ram: 2G\n  cpus: 2\n';
 
 export function buildVhostTree(into: string, vhosts: number, apacheSource = '/etc/apache2'): VhostTree {
   const base = path.join(into, `vhosts-${vhosts}`);
