@@ -54,7 +54,7 @@ export function formatReport({ machine, trees, samples, sizes }: ReportInput): s
     `Machine: ${machine.cpu}, ${machine.cpus} CPUs, ${machine.memoryGiB.toFixed(1)} GiB RAM, ${machine.kernel}; Node ${machine.node}` +
       `${machine.apache === undefined ? '; apache2 not installed' : `; ${machine.apache}`}.`,
     `tune-lint: ${machine.measured}.`,
-    `${machine.repetitions} rounds after one warm-up, every command once per round (${machine.seconds.toFixed(0)} s); ` +
+    `${machine.repetitions} round${machine.repetitions === 1 ? '' : 's'} after one warm-up, every command once per round (${machine.seconds.toFixed(0)} s); ` +
       `load average ${load(machine.loadBefore)} before, ${load(machine.loadAfter)} after.`,
     '',
     '| Tree | Files read | Lines | Bytes | Same files as `apache2 -D DUMP_INCLUDES` |',
