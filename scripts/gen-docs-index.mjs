@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Writes docs/rules/README.md, the index of the catalogue, from the rules'
 // metadata (run after `npm run build`). `--check` exits 1 when it is stale.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { builtinRules } = await import(join(root, 'dist', 'rules', 'index.js'));
@@ -38,15 +38,4 @@ for (const [prefix, title] of FAMILIES) {
 }
 const text = lines.join('\n');
 const target = join(root, 'docs', 'rules', 'README.md');
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(target, 'utf8');
-  } catch {}
-  if (current !== text) {
-    console.error('docs/rules/README.md is stale: run `npm run docs`');
-    process.exit(1);
-  }
-} else {
-  writeFileSync(target, text);
-}
+writeOrCheck(target, text, 'npm run docs');

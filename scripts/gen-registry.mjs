@@ -2,9 +2,10 @@
 // Writes rules/index.ts: one static import per rule module, sorted by id, so
 // the CLI loads the catalogue without scanning directories at start-up.
 // `--check` exits 1 when the file is stale (the conventions test runs it too).
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', 'rules');
 const modules = [];
@@ -28,15 +29,4 @@ const text = [
   '',
 ].join('\n');
 const target = join(root, 'index.ts');
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(target, 'utf8');
-  } catch {}
-  if (current !== text) {
-    console.error('rules/index.ts is stale: run `npm run registry`');
-    process.exit(1);
-  }
-} else {
-  writeFileSync(target, text);
-}
+writeOrCheck(target, text, 'npm run registry');

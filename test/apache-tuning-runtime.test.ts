@@ -11,6 +11,7 @@ import { parseTargetSpec } from '../src/engine/targets.js';
 import { lint } from '../src/lint.js';
 import { apacheConfigTest } from './helpers/apache-oracle.js';
 import { requireTool } from './helpers/tools.js';
+import { childrenOf, freeLoopbackPort } from './helpers/processes.js';
 
 /*
  * AP2003's claims about what httpd does at run time, checked against the
@@ -96,31 +97,6 @@ function configText(root: string, port: number, spec: ServerSpec, asRoot: boolea
     ...spec.lines.map((line) => line.replaceAll('{port}', String(port)).replaceAll('{root}', root)),
     '',
   ].join('\n');
-}
-
-async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function childrenOf(parent: number): number[] {
-  const children: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = fs.readFileSync(`/proc/${entry}/status`, 'utf8');
-      if (Number(/^PPid:\s+(\d+)$/m.exec(status)?.[1]) === parent && !/^State:\s+Z/m.test(status)) children.push(Number(entry));
-    } catch {
-      continue;
-    }
-  }
-  return children;
 }
 
 function alive(pid: number): boolean {

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { temporaryDirectory } from './host-fixtures.js';
+import { childrenOf, freeLoopbackPort } from './processes.js';
 
 export interface RunningApache {
   /** PID of the parent, from its PidFile. */
@@ -14,31 +14,6 @@ export interface RunningApache {
 }
 
 const START_SERVERS = 3;
-
-async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function childrenOf(parent: number): number[] {
-  const children: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const ppid = /^PPid:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
-      if (Number(ppid) === parent) children.push(Number(entry));
-    } catch {
-      continue;
-    }
-  }
-  return children;
-}
 
 function alive(pid: number): boolean {
   return fs.existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readOr(`/proc/${pid}/status`, ''));

@@ -1,23 +1,8 @@
-import { accessSync, constants } from 'node:fs';
-import * as path from 'node:path';
 import type { TestContext } from 'node:test';
-
-const SEARCH_PATH = [...(process.env['PATH'] ?? '').split(path.delimiter), '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+import { findServerTool } from '../../src/engine/server-tools.js';
 
 /** Absolute path of an executable on PATH (or the usual sbin directories), if any. */
-export function findTool(name: string): string | undefined {
-  for (const dir of SEARCH_PATH) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      continue;
-    }
-  }
-  return undefined;
-}
+export const findTool = (name: string): string | undefined => findServerTool(name);
 
 /** True when tests run in CI, where every oracle must be present. */
 export const inCI = process.env['CI'] === 'true';
