@@ -33,6 +33,8 @@ export default defineRule({
     return {
       directive: {
         '*': (use) => {
+          // Most lines have no `#` at all; only those need their argument nodes built.
+          if (!use.node.argsText.includes('#')) return;
           const at = use.node.args.findIndex((arg) => arg.quote === undefined && use.file.text.startsWith('#', arg.range[0]) && !isNumericId(use.name, arg.value));
           const first = use.node.args[at];
           if (first === undefined) return;

@@ -33,7 +33,7 @@ export default defineRule({
           seen.add(source.path);
           for (const { line, comment } of logicalLines(document.nodes)) {
             if (comment) checkComment(source, line);
-            else checkBlankAfterBackslash(source, line);
+            else if (blankAfterLastBackslash(source.text, line)) checkBlankAfterBackslash(source, line);
           }
         }
       },
@@ -136,6 +136,18 @@ function backslashThenBlanks(text: string): [string, string, string, string] | u
   let leadStart = wordStart;
   while (leadStart > 0 && isBlank(leadStart - 1)) leadStart--;
   return [text.slice(leadStart), text.slice(leadStart, wordStart), text.slice(wordStart, backslash), text.slice(blanksStart)];
+}
+
+/**
+ * Whether the last physical line of a logical line ends in a backslash and
+ * blanks, read in place: the test every line takes, so it slices nothing.
+ */
+function blankAfterLastBackslash(text: string, line: LogicalLine): boolean {
+  let end = line.end - line.eol.length;
+  if (end > line.start && text.charCodeAt(end - 1) === 13) end--;
+  let at = end;
+  while (at > line.start && (text.charCodeAt(at - 1) === 32 || text.charCodeAt(at - 1) === 9)) at--;
+  return at < end && at > line.start && text.charCodeAt(at - 1) === 92;
 }
 
 function classify(text: string): Piece['kind'] {

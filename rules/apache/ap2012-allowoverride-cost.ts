@@ -1,6 +1,6 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/engine/targets.js';
-import { documentRoots, overrideLinesAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
+import { documentRoots, linesIn, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { scopedSetting } from '../../src/languages/apache/scopes.js';
 
@@ -62,11 +62,12 @@ interface Override {
  * other than None.
  */
 function overrides(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): Override | undefined {
-  const allow = overrideLinesAtPath(config, 'allowoverride', directory, vhost).at(-1);
+  const sections = overrideSectionsAtPath(config, directory, vhost);
+  const allow = linesIn(config, 'allowoverride', sections).at(-1);
   const allowArgs = allow?.args ?? [versionAtLeast(config.httpd, '2.3.9') ? 'None' : 'All'];
   if (allowArgs[0]?.toLowerCase() !== 'none') return { directive: allow?.node.name ?? 'AllowOverride', args: allowArgs, use: allow };
   if (!versionAtLeast(config.httpd, '2.4')) return undefined;
-  const list = overrideLinesAtPath(config, 'allowoverridelist', directory, vhost).at(-1);
+  const list = linesIn(config, 'allowoverridelist', sections).at(-1);
   if (list !== undefined && list.args[0]?.toLowerCase() !== 'none') return { directive: list.node.name, args: list.args, use: list };
   return undefined;
 }

@@ -32,8 +32,17 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
+/** Answers by `version\0minimum`: rules ask the same few questions once per directive on trees of a quarter of a million lines. */
+const atLeast = new Map<string, boolean>();
+
 export function versionAtLeast(version: string, minimum: string): boolean {
-  return compareVersions(version, minimum) >= 0;
+  const key = `${version}\0${minimum}`;
+  let answer = atLeast.get(key);
+  if (answer === undefined) {
+    answer = compareVersions(version, minimum) >= 0;
+    if (atLeast.size < 1_000) atLeast.set(key, answer);
+  }
+  return answer;
 }
 
 /** Major.minor of a version string: `10.11.9` -> `10.11`. */

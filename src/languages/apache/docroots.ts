@@ -164,16 +164,18 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
  * directory, in the order httpd applies them: plain paths are looked up per
  * directory level, so a tree with a section per site stays linear.
  */
-function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, directory: string): DirectorySection[] {
+function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, levels: readonly string[]): DirectorySection[] {
   const index = sectionIndex(config);
-  const servers = vhost === undefined ? [index.get(undefined)] : [index.get(undefined), index.get(vhost)];
   const found: DirectorySection[] = [];
-  for (const server of servers) {
+  for (const server of vhost === undefined ? [index.get(undefined)] : [index.get(undefined), index.get(vhost)]) {
     if (server === undefined) continue;
-    for (const level of pathLevels(directory)) found.push(...(server.byPath.get(level) ?? []));
+    for (const level of levels) {
+      const sections = server.byPath.get(level);
+      if (sections !== undefined) found.push(...sections);
+    }
     found.push(...server.others);
   }
-  return found.sort(httpdOrder);
+  return found.length < 2 ? found : found.sort(httpdOrder);
 }
 
 /** core.c `reorder_sorter`: non-regex before regex, fewer components first, then the server's before the vhost's, then file order. */
@@ -236,7 +238,7 @@ export function linesAtPath(
     if (vhost !== undefined) lines.push(...(byContainer.get(vhost) ?? []));
   }
   const target = components(directory);
-  for (const entry of sectionsFor(config, vhost, directory)) {
+  for (const entry of sectionsFor(config, vhost, levelsOf(target))) {
     if (!appliesTo(entry, directory, target)) continue;
     lines.push(...(byContainer.get(entry.section) ?? []));
   }
@@ -244,26 +246,38 @@ export function linesAtPath(
 }
 
 /**
- * The lines deciding whether httpd reads access files in a directory
- * (AllowOverride, AllowOverrideList), in the order they take effect. The
+ * The sections whose lines decide whether httpd reads access files in a
+ * directory (AllowOverride, AllowOverrideList), in the order they take effect. The
  * manual says regex sections do not count for these; httpd 2.4.71 reads
  * `.htaccess` when a `<DirectoryMatch>` or `<Directory ~>` that matches the
  * directory or one of its parents allows it, unless a non-regex `<Directory>`
  * of any depth says otherwise: regex sections first, then the others by
  * depth (measured by test/apache-tuning-runtime.test.ts).
  */
-export function overrideLinesAtPath(config: ApacheConfig, lowerName: string, directory: string, vhost: ApacheSectionUse | undefined): ApacheDirectiveUse[] {
-  const sections = sectionsFor(config, vhost, directory);
+export function overrideSectionsAtPath(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): ApacheSectionUse[] {
   const target = components(directory);
+  const levels = levelsOf(target);
+  const sections = sectionsFor(config, vhost, levels);
+  const applying: ApacheSectionUse[] = [];
   // Only regex sections need every parent path: AP2012 asks this for every level of a docroot, which is cubic in its depth otherwise.
   const regexSections = sections.filter((entry) => entry.components === undefined);
-  const levels = regexSections.length === 0 ? [] : pathLevels(directory).flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
-  const applying = [
-    ...regexSections.filter((entry) => levels.some((level) => entry.regex?.test(level) === true)),
-    ...sections.filter((entry) => entry.components !== undefined && appliesTo(entry, directory, target)),
-  ];
+  if (regexSections.length > 0) {
+    const candidates = levels.flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
+    for (const entry of regexSections) if (candidates.some((level) => entry.regex?.test(level) === true)) applying.push(entry.section);
+  }
+  for (const entry of sections) if (entry.components !== undefined && appliesTo(entry, directory, target)) applying.push(entry.section);
+  return applying;
+}
+
+/** The lines of a directive set directly in these sections, section by section. */
+export function linesIn(config: ApacheConfig, lowerName: string, sections: readonly ApacheSectionUse[]): ApacheDirectiveUse[] {
   const byContainer = linesByContainer(config, lowerName);
-  return applying.flatMap((entry) => byContainer.get(entry.section) ?? []);
+  const lines: ApacheDirectiveUse[] = [];
+  for (const section of sections) {
+    const own = byContainer.get(section);
+    if (own !== undefined) lines.push(...own);
+  }
+  return lines;
 }
 
 /** The value of a per-directory directive for files in a directory of a server. */
@@ -276,7 +290,7 @@ export function settingAtPath(config: ApacheConfig, lowerName: string, directory
 
 /** The `<Directory>` sections (non-regex, same server) whose path is exactly this directory, last applied last. */
 export function exactDirectorySections(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): ApacheSectionUse[] {
-  return sectionsFor(config, vhost, directory)
+  return sectionsFor(config, vhost, pathLevels(directory))
     .filter((entry) => entry.components !== undefined && !entry.components.some(hasWildcard) && `/${entry.components.join('/')}` === directory)
     .map((entry) => entry.section);
 }
@@ -303,9 +317,13 @@ export function lineOf(at: Located): string {
 
 /** The directory levels from `/` down to a directory: `/`, `/var`, `/var/www`. */
 export function pathLevels(directory: string): string[] {
+  return levelsOf(components(directory));
+}
+
+function levelsOf(components: readonly string[]): string[] {
   const levels = ['/'];
   let level = '';
-  for (const part of components(directory)) {
+  for (const part of components) {
     level += `/${part}`;
     levels.push(level);
   }

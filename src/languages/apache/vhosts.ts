@@ -34,8 +34,11 @@ export function decidingLines(servers: readonly ServerSetting[]): ApacheDirectiv
 /** Whether a server keeps connections alive; httpd 2.2 takes every value but Off and 0 as On (upgrading doc). */
 export function keepAliveOn(config: ApacheConfig, vhost: ApacheSectionUse | undefined): boolean {
   const value = scopedSetting(config, 'keepalive', vhost).args[0] ?? 'On';
-  return !(versionAtLeast(config.httpd, '2.4') ? /^off$/i : /^(off|0)$/i).test(value);
+  return !(versionAtLeast(config.httpd, '2.4') ? KEEPALIVE_OFF : KEEPALIVE_OFF_22).test(value);
 }
+
+const KEEPALIVE_OFF = /^off$/i;
+const KEEPALIVE_OFF_22 = /^(off|0)$/i;
 
 /** The lines deciding a keep-alive setting for at least one server that keeps connections alive, in read order. */
 export function keepAliveLines(config: ApacheConfig, lowerName: string): ApacheDirectiveUse[] {
