@@ -113,4 +113,7 @@ for (const stream of [process.stdout, process.stderr]) {
     if (error.code !== 'EPIPE') throw error;
   });
 }
-process.exitCode = await main(process.argv);
+// No top-level await: the bin runs this file bundled as a CommonJS script (scripts/bundle.mjs).
+void main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -12,6 +12,7 @@ import { lint, type LintResult } from '../src/lint.js';
 import { apacheConfigTest } from './helpers/apache-oracle.js';
 import { MARIADB_10_11, materialise } from './helpers/mycnf-fixtures.js';
 import { printDefaults } from './helpers/mycnf-oracle.js';
+import { CLI } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
 import { requireTool } from './helpers/tools.js';
 
@@ -28,7 +29,6 @@ import { requireTool } from './helpers/tools.js';
 /** A 500 MB VPS (the stories); the 16 GB host leaves MaxClients 150 alone and raises max_connections to match it. */
 const SMALL = { ram: '500M', perChild: '20M', cpus: '1' };
 const LARGE = { ram: '16G', perChild: '20M', cpus: '4' };
-const CLI = repoPath('dist', 'src', 'cli.js');
 const CONFIG_FILE = /\.(conf|load|cnf)$/;
 
 interface Tree {

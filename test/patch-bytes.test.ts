@@ -4,10 +4,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { repoPath } from './helpers/paths.js';
+import { CLI } from './helpers/cli.js';
 import { requireTool } from './helpers/tools.js';
 
-const CLI = repoPath('dist', 'src', 'cli.js');
 
 /*
  * --format diff writes each file's lines in that file's own bytes: a config

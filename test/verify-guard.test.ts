@@ -8,10 +8,9 @@ import { ConfigFileSystem } from '../src/engine/files.js';
 import { apacheVerifyHazards, mycnfVerifyHazards } from '../src/engine/verify-guard.js';
 import { loadApache } from '../src/languages/apache/model.js';
 import { loadMycnf } from '../src/languages/mycnf/model.js';
-import { repoPath } from './helpers/paths.js';
+import { CLI } from './helpers/cli.js';
 import { findTool, requireTool } from './helpers/tools.js';
 
-const CLI = repoPath('dist', 'src', 'cli.js');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-guard-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 

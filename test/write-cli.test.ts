@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { CLI } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
 import { findTool, requireTool } from './helpers/tools.js';
 
@@ -14,7 +15,6 @@ import { findTool, requireTool } from './helpers/tools.js';
  * one file of the tree written, not even the ones that could have been.
  */
 
-const CLI = repoPath('dist', 'src', 'cli.js');
 const NOBODY = 65534;
 const ARGS = ['--no-probe', '--host-ram', '500M', '--per-child', '20M', '--host-cpus', '1', '--sysroot', '.', 'etc/apache2/apache2.conf'];
 const MPM = 'etc/apache2/mods-available/mpm_prefork.conf';

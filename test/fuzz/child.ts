@@ -2,10 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The command line built with these tests (dist/src/cli.js beside dist/test/). */
-export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+import { CLI } from '../helpers/cli.js';
 
 export const NOBODY = 65534;
 

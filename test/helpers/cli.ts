@@ -2,11 +2,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { repoPath } from './paths.js';
 
-/** The command line built with these tests (`dist/src/cli.js` beside `dist/test/`), as `npx tune-lint` runs it. */
-export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+/** package.json's `bin`, what `npx tune-lint` and the pre-commit hook run: the bundled CLI built with these tests. */
+export const CLI = repoPath((JSON.parse(fs.readFileSync(repoPath('package.json'), 'utf8')) as { bin: Record<string, string> }).bin['tune-lint'] as string);
 
 export interface CliRun {
   readonly status: number | null;

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { describe, it } from 'node:test';
+import { CLI } from './helpers/cli.js';
+import { repoPath } from './helpers/paths.js';
+
+/*
+ * The bin is the CLI bundled into one script and compiled from a V8 code
+ * cache (scripts/bundle.mjs, bin/tune-lint.cjs); every other CLI test runs
+ * it. Here: the cache is one this Node accepts (a rejected cache still works,
+ * only slower, so nothing else would notice), and the bundle says exactly what
+ * the module build it was made from says.
+ */
+
+const MODULE_CLI = repoPath('dist', 'src', 'cli.js');
+const FLEET = repoPath('fixtures', 'cli', 'repo-fleet');
+
+function run(cli: string, args: readonly string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 });
+  if (result.error !== undefined) throw result.error;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('the bundled bin', () => {
+  it('is what package.json names, and V8 accepts the code cache the build made', () => {
+    assert.equal(CLI, repoPath('bin', 'tune-lint.cjs'));
+    const loader = createRequire(import.meta.url)(CLI) as { compile(): { cachedDataRejected?: boolean } };
+    assert.equal(loader.compile().cachedDataRejected, false);
+  });
+
+  const cases: readonly { name: string; args: readonly string[]; status: number }[] = [
+    { name: 'a lint of two hosts, stylish report and patch', args: ['--no-probe', 'hosts/lamp1/apache2.conf', 'hosts/lamp1/my.cnf', 'hosts/web2/httpd.conf'], status: 1 },
+    { name: 'the same as JSON', args: ['--no-probe', '--format', 'json', 'hosts/lamp1/apache2.conf', 'hosts/lamp1/my.cnf'], status: 1 },
+    { name: 'SARIF', args: ['--no-probe', '--format', 'sarif', 'hosts/web2/httpd.conf'], status: 0 },
+    { name: 'dump', args: ['dump', '--json', 'hosts/lamp1/apache2.conf'], status: 0 },
+    { name: 'the rule catalogue', args: ['rules', '--json'], status: 0 },
+    { name: 'a bad flag value', args: ['--no-probe', '--host-ram', 'lots', 'hosts/web2/httpd.conf'], status: 2 },
+    { name: 'a missing file', args: ['--no-probe', 'hosts/nowhere/httpd.conf'], status: 2 },
+  ];
+  for (const { name, args, status } of cases) {
+    it(`prints what the module build prints: ${name}`, () => {
+      const bundled = run(CLI, args, FLEET);
+      assert.equal(bundled.status, status, bundled.stderr);
+      assert.deepEqual(bundled, run(MODULE_CLI, args, FLEET));
+    });
+  }
+
+  it('loads systeminformation for a probe, outside the bundle', () => {
+    const probe = run(CLI, ['probe', '--yaml'], repoPath());
+    assert.equal(probe.status, 0, probe.stderr);
+    assert.match(probe.stdout, /^ram: \d+K {2}# probe \(/m);
+  });
+});
