@@ -31,6 +31,7 @@ export default defineRule({
         for (const { source, document } of apache.files) {
           if (seen.has(source.path)) continue;
           seen.add(source.path);
+          if (!MAY_CONTINUE.test(source.text)) continue;
           for (const { line, comment } of logicalLines(document.nodes)) {
             if (comment) checkComment(source, line);
             else if (blankAfterLastBackslash(source.text, line)) checkBlankAfterBackslash(source, line);
@@ -107,6 +108,13 @@ export default defineRule({
     }
   },
 });
+
+/**
+ * Both hazards need a backslash at the end of a physical line (blanks and
+ * carriage returns after it allowed) or right before a NUL, which ends a line
+ * for httpd: most files have none and are not walked line by line.
+ */
+const MAY_CONTINUE = /\\(?:[ \t]*\r*(?:\n|$)|\0)/;
 
 interface Piece {
   /** Offset of the first byte of the physical line. */

@@ -71,6 +71,17 @@ export class ConfigFileSystem {
    * against `base`, which is itself such a path.
    */
   locate(configPath: string, base?: string): string {
+    if (base !== undefined) return this.locateFrom(configPath, base);
+    // Remembered: an include walk locates each file it lists, then each file it reads.
+    let located = this.known.located.get(configPath);
+    if (located === undefined) {
+      located = this.locateFrom(configPath, undefined);
+      this.known.located.set(configPath, located);
+    }
+    return located;
+  }
+
+  private locateFrom(configPath: string, base: string | undefined): string {
     const absolute = path.posix.resolve(base ?? '/', configPath);
     if (this.sysroot === undefined) return path.resolve(this.cwd, base === undefined ? configPath : absolute);
     return path.join(this.sysroot, absolute);
@@ -95,9 +106,21 @@ export class ConfigFileSystem {
 
   /** Path relative to the working directory, with `/` separators, for people and patches. */
   display(hostPath: string): string {
+    let shown = this.known.displayed.get(hostPath);
+    if (shown === undefined) {
+      shown = this.relativeToCwd(hostPath);
+      this.known.displayed.set(hostPath, shown);
+    }
+    return shown;
+  }
+
+  private relativeToCwd(hostPath: string): string {
+    // What path.relative gives for a normalised path under the working directory, without its cost per included file.
+    const under = this.cwd.endsWith('/') ? this.cwd : `${this.cwd}/`;
+    const normalised = !hostPath.endsWith('/') && !hostPath.includes('/.') && !hostPath.includes('//');
+    if (normalised && hostPath.startsWith(under)) return hostPath.slice(under.length);
     const relative = path.relative(this.cwd, hostPath);
-    const shown = relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? hostPath : relative;
-    return shown.split(path.sep).join('/');
+    return (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? hostPath : relative).split(path.sep).join('/');
   }
 
   /**
@@ -238,13 +261,13 @@ export class ConfigFileSystem {
   private rememberEntries(hostPath: string, entries: readonly fs.Dirent[]): void {
     const realDirectory = this.resolve(hostPath);
     for (const entry of entries) {
-      const entryPath = path.join(hostPath, entry.name);
+      const entryPath = childPath(hostPath, entry.name);
       if (entry.isSymbolicLink()) {
         this.known.entryKinds.set(entryPath, 'symlink');
         continue;
       }
       const kind: FileKind = entry.isFile() ? 'file' : entry.isDirectory() ? 'directory' : 'other';
-      const real = path.join(realDirectory, entry.name);
+      const real = childPath(realDirectory, entry.name);
       this.known.entryKinds.set(entryPath, kind);
       this.known.kinds.set(entryPath, kind);
       this.known.realPaths.set(entryPath, real);
@@ -322,6 +345,19 @@ class DiskKnowledge {
   readonly links = new Map<string, string | null>();
   /** Files as read from disk, by host path. */
   readonly files = new Map<string, SourceFile>();
+  /** locate() without a base, by config path. */
+  readonly located = new Map<string, string>();
+  /** display() by host path. */
+  readonly displayed = new Map<string, string>();
+}
+
+/**
+ * `path.join(directory, name)` for a normalised absolute directory and a name
+ * from a listing (never `.`, `..` or containing `/`), without normalising
+ * again: a directory of 10,000 vhosts is listed with one join per entry.
+ */
+export function childPath(directory: string, name: string): string {
+  return directory.endsWith('/') ? `${directory}${name}` : `${directory}/${name}`;
 }
 
 function isCode(error: unknown, code: string): boolean {

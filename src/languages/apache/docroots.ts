@@ -5,6 +5,7 @@ import { compileFnmatch, hasWildcard } from './fnmatch.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import { linesByContainer, scopedSetting } from './scopes.js';
 import { flagValue } from './settings.js';
+import { virtualHosts } from './vhosts.js';
 
 /**
  * Where the config serves files from, and which `<Directory>` sections apply
@@ -30,17 +31,14 @@ export interface ServedPlace {
 
 interface DirectorySection {
   readonly section: ApacheSectionUse;
-  /** Path components of a non-regex section (`/` has none); undefined for a regex one. */
-  readonly components: readonly string[] | undefined;
-  /** One test per component, `apr_fnmatch` for those with wildcards. */
+  /** Number of path components of a non-regex section (`/` has none); undefined for a regex one. */
+  readonly depth: number | undefined;
+  /** The normalised path of a non-regex section without wildcards, by which it is indexed. */
+  readonly path: string | undefined;
+  /** For a non-regex section with wildcards: one test per component, `apr_fnmatch` for those with wildcards. */
   readonly matchers: readonly ((name: string) => boolean)[] | undefined;
   readonly regex: RegExp | undefined;
   readonly inVhost: boolean;
-}
-
-/** The `<VirtualHost>` sections in effect, in file order. */
-export function virtualHosts(config: ApacheConfig): ApacheSectionUse[] {
-  return config.sections.filter((section) => section.name === 'virtualhost');
 }
 
 /** The `<VirtualHost>` a directive or section belongs to, if any. */
@@ -134,10 +132,12 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
     const written = section.name === 'directory' && isRegex ? section.args[1] : section.args[0];
     if (written === undefined) continue;
     const parts = isRegex ? undefined : components(path.posix.resolve('/', written));
+    const wildcards = parts !== undefined && parts.some(hasWildcard);
     const entry: DirectorySection = {
       section,
-      components: parts,
-      matchers: parts?.map((part) => (hasWildcard(part) ? compileFnmatch(part) : (name: string) => name === part)),
+      depth: parts?.length,
+      path: parts === undefined || wildcards ? undefined : `/${parts.join('/')}`,
+      matchers: wildcards ? parts.map((part) => (hasWildcard(part) ? compileFnmatch(part) : (name: string) => name === part)) : undefined,
       regex: isRegex ? compileRegex(written) : undefined,
       inVhost: owner !== undefined,
     };
@@ -146,12 +146,11 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
       index = { byPath: new Map(), others: [] };
       perServer.set(owner, index);
     }
-    if (parts === undefined || parts.some(hasWildcard)) {
+    if (entry.path === undefined) {
       index.others.push(entry);
     } else {
-      const key = `/${parts.join('/')}`;
-      const list = index.byPath.get(key);
-      if (list === undefined) index.byPath.set(key, [entry]);
+      const list = index.byPath.get(entry.path);
+      if (list === undefined) index.byPath.set(entry.path, [entry]);
       else list.push(entry);
     }
   }
@@ -180,8 +179,8 @@ function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, 
 
 /** core.c `reorder_sorter`: non-regex before regex, fewer components first, then the server's before the vhost's, then file order. */
 function httpdOrder(a: DirectorySection, b: DirectorySection): number {
-  if ((a.components === undefined) !== (b.components === undefined)) return a.components === undefined ? 1 : -1;
-  const depth = (a.components?.length ?? 0) - (b.components?.length ?? 0);
+  if ((a.depth === undefined) !== (b.depth === undefined)) return a.depth === undefined ? 1 : -1;
+  const depth = (a.depth ?? 0) - (b.depth ?? 0);
   if (depth !== 0) return depth;
   if (a.inVhost !== b.inVhost) return a.inVhost ? 1 : -1;
   return a.section.order - b.section.order;
@@ -207,8 +206,9 @@ function components(absolute: string): string[] {
  * when it matches the directory path with its trailing slash.
  */
 function appliesTo(entry: DirectorySection, directory: string, target: readonly string[]): boolean {
-  if (entry.matchers === undefined) return entry.regex?.test(directory === '/' ? '/' : `${directory}/`) === true;
-  if (entry.matchers.length > target.length) return false;
+  if (entry.depth === undefined) return entry.regex?.test(directory === '/' ? '/' : `${directory}/`) === true;
+  if (entry.path !== undefined) return entry.depth <= target.length && `/${target.slice(0, entry.depth).join('/')}` === entry.path;
+  if (entry.matchers === undefined || entry.matchers.length > target.length) return false;
   return entry.matchers.every((matches, index) => matches(target[index] as string));
 }
 
@@ -260,12 +260,12 @@ export function overrideSectionsAtPath(config: ApacheConfig, directory: string, 
   const sections = sectionsFor(config, vhost, levels);
   const applying: ApacheSectionUse[] = [];
   // Only regex sections need every parent path: AP2012 asks this for every level of a docroot, which is cubic in its depth otherwise.
-  const regexSections = sections.filter((entry) => entry.components === undefined);
+  const regexSections = sections.filter((entry) => entry.depth === undefined);
   if (regexSections.length > 0) {
     const candidates = levels.flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
     for (const entry of regexSections) if (candidates.some((level) => entry.regex?.test(level) === true)) applying.push(entry.section);
   }
-  for (const entry of sections) if (entry.components !== undefined && appliesTo(entry, directory, target)) applying.push(entry.section);
+  for (const entry of sections) if (entry.depth !== undefined && appliesTo(entry, directory, target)) applying.push(entry.section);
   return applying;
 }
 
@@ -291,7 +291,7 @@ export function settingAtPath(config: ApacheConfig, lowerName: string, directory
 /** The `<Directory>` sections (non-regex, same server) whose path is exactly this directory, last applied last. */
 export function exactDirectorySections(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): ApacheSectionUse[] {
   return sectionsFor(config, vhost, pathLevels(directory))
-    .filter((entry) => entry.components !== undefined && !entry.components.some(hasWildcard) && `/${entry.components.join('/')}` === directory)
+    .filter((entry) => entry.path === directory)
     .map((entry) => entry.section);
 }
 

@@ -15,12 +15,22 @@ export interface ServerSetting {
   readonly setting: EffectiveSetting;
 }
 
+/** The `<VirtualHost>` sections in effect, in file order; found once per config, as rules ask for them over and over. */
+export function virtualHosts(config: ApacheConfig): readonly ApacheSectionUse[] {
+  let found = vhostLists.get(config);
+  if (found === undefined) {
+    found = config.sections.filter((section) => section.name === 'virtualhost');
+    vhostLists.set(config, found);
+  }
+  return found;
+}
+
+const vhostLists = new WeakMap<ApacheConfig, readonly ApacheSectionUse[]>();
+
 /** The setting for the main server and for each `<VirtualHost>`, in file order. */
 export function perServer(config: ApacheConfig, lowerName: string): ServerSetting[] {
   const servers: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
-  for (const vhost of config.sections) {
-    if (vhost.name === 'virtualhost') servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
-  }
+  for (const vhost of virtualHosts(config)) servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
   return servers;
 }
 
