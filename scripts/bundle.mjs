@@ -12,6 +12,22 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const EXTERNAL = ['ora', 'systeminformation'];
 const OUTFILE = 'dist/bundle/cli/cli.js';
 
+// commander requires node:child_process at load time, for executable
+// subcommands tune-lint has none of; with net, stream and the rest it pulls in,
+// that is about a tenth of Node's own start-up. Commander gets it on first use.
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
+      importer.includes('/node_modules/commander/') ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+      contents: "module.exports = new Proxy({}, { get: (_, name) => require('node:child_process')[name] });",
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   entryPoints: ['dist/src/cli.js'],
   outfile: OUTFILE,
@@ -22,6 +38,7 @@ await build({
   external: EXTERNAL,
   // The loader passes the bundle's own URL in; commands/version.ts finds package.json from it (dist/bundle/cli is as deep as dist/src/commands).
   define: { 'import.meta.url': '__moduleUrl' },
+  plugins: [lazyChildProcessForCommander],
   logLevel: 'warning',
 });
 
