@@ -114,7 +114,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     if (seen.has(fingerprint)) break;
     seen.add(fingerprint);
     const loaded = load(fs.withOverlay(next));
-    const relinted = lintUnit(unitOf(loaded), input.rules);
+    const relinted = lintUnit(unitOf(loaded), input.rules, { fixesOnly: true });
     if (parseErrorCount(relinted.diagnostics) > baselineErrors) break;
     for (const file of loaded.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
     overlay.clear();

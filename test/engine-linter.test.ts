@@ -4,8 +4,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { builtinRules } from '../rules/index.js';
+import { defineRule } from '../src/engine/define-rule.js';
+import { ConfigFileSystem } from '../src/engine/files.js';
+import { lintUnit, type LintUnit } from '../src/engine/linter.js';
 import { selectRules, type UserRuleSetting } from '../src/engine/selection.js';
+import { DEFAULT_BUDGET } from '../src/engine/sizing.js';
+import { DEFAULT_TARGETS } from '../src/engine/targets.js';
 import type { Diagnostic } from '../src/engine/types.js';
+import { loadApache } from '../src/languages/apache/model.js';
 import { lint } from '../src/lint.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-engine-'));
@@ -95,5 +101,38 @@ describe('diagnostics', () => {
     fs.writeFileSync(path.join(dir, 'twice.inc'), 'MaxClients 10\n');
     const found = await run(`${PREFORK}Include ${path.join(dir, 'twice.inc')}\nInclude ${path.join(dir, 'twice.inc')}\n`, { name: 'twice.conf' });
     assert.deepEqual(ids(found.filter((d) => d.ruleId === 'AP4001')), ['1:AP4001:warn']);
+  });
+});
+
+describe('fix passes', () => {
+  const noted = defineRule({
+    meta: { id: 'AP9901', name: 'noted', language: 'apache', category: 'performance', description: 'reports every Timeout', defaultSeverity: 'warn', recommended: true, messages: { seen: 'seen' } },
+    defaultOptions: {},
+    create: (ctx) => ({ directive: { timeout: (use) => ctx.report({ at: use, messageId: 'seen' }) } }),
+  });
+  const fixer = defineRule({
+    meta: { ...noted.meta, id: 'AP9902', name: 'fixer', fix: 'safe' },
+    defaultOptions: {},
+    create: (ctx) => ({ directive: { timeout: (use) => ctx.report({ at: use, messageId: 'seen', fix: () => ({ file: use.file, range: use.range, text: 'Timeout 60' }) }) } }),
+  });
+  const tools = builtinRules.filter((rule) => rule.meta.language === 'tool');
+
+  function unitOf(text: string): LintUnit {
+    const file = path.join(dir, 'passes.conf');
+    fs.writeFileSync(file, text);
+    const apache = loadApache(file, { fs: new ConfigFileSystem({ cwd: dir }), httpd: '2.4' });
+    return { apache: [apache], mycnf: undefined, host: {}, targets: DEFAULT_TARGETS, budget: DEFAULT_BUDGET };
+  }
+
+  it('a fix pass runs the rules that can fix and reports reader errors, without notes about the run', () => {
+    const unit = unitOf('# tune-lint-disable-next-line AP4001\nTimeout 300\n<Directory /srv>\n');
+    const selection = selectRules([noted, fixer, ...tools], 'recommended', new Map());
+    assert.deepEqual(ids(lintUnit(unit, selection).diagnostics), ['1:TL0003:warn', '2:AP9901:warn', '2:AP9902:warn', '3:TL0001:error']);
+    assert.deepEqual(ids(lintUnit(unit, selection, { fixesOnly: true }).diagnostics), ['2:AP9902:warn', '3:TL0001:error']);
+  });
+
+  it('a rule that reports a fix must say so in meta.fix, or fix passes would never see its fixes', () => {
+    const undeclared = defineRule({ ...fixer, meta: { ...noted.meta, id: 'AP9903' } });
+    assert.throws(() => lintUnit(unitOf('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())), /AP9903 reported a fix but declares no fix kind/);
   });
 });

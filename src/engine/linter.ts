@@ -50,12 +50,24 @@ export interface UnitResult {
 
 type AnyRule = Rule<RuleOptions, string>;
 
+export interface LintUnitOptions {
+  /**
+   * Only what a fix pass uses: reader problems and the rules that can fix
+   * (`meta.fix`), without the notes about the run (skipped rules, unused
+   * disable comments). A fix pass re-lints the patched configs to find the
+   * fixes they lead to and the reader errors they would cause; on a tree of
+   * 10,000 vhosts the other rules would be a third of the run.
+   */
+  readonly fixesOnly?: boolean;
+}
+
 /**
  * Runs the rules over one unit: reader problems become diagnostics of their
  * rule ids, every rule's visitors see the directives and options in effect,
  * disable comments are applied per file, and unused ones are reported.
  */
-export function lintUnit(unit: LintUnit, selection: RuleSelection): UnitResult {
+export function lintUnit(unit: LintUnit, selection: RuleSelection, options: LintUnitOptions = {}): UnitResult {
+  const fixesOnly = options.fixesOnly === true;
   const sizing = computeSizing({ apache: unit.apache, mycnf: unit.mycnf, host: unit.host, budget: unit.budget });
   const rulesById = new Map(selection.rules.map((rule) => [rule.meta.id, rule as AnyRule]));
   const roots = [...unit.apache.map((config) => config.root), ...(unit.mycnf === undefined ? [] : [unit.mycnf.root])];
@@ -96,7 +108,7 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection): UnitResult {
   const hostRules: AnyRule[] = [];
   for (const rule of rulesById.values()) {
     if (anchor === undefined || !roots.some((root) => enabledFor(rule, root) !== undefined)) continue;
-    if (rule.meta.language === 'tool') continue;
+    if (rule.meta.language === 'tool' || (fixesOnly && rule.meta.fix === undefined)) continue;
     if (rule.meta.needsHost === true && unit.host.ram === undefined) {
       skippedForHost.push(rule);
       continue;
@@ -142,7 +154,7 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection): UnitResult {
 
   const tool = (id: string): AnyRule | undefined => rulesById.get(id);
   const hostNote = tool('TL0004');
-  if (skippedForHost.length > 0 && hostNote !== undefined && anchor !== undefined && enabledFor(hostNote, anchor) !== undefined) {
+  if (!fixesOnly && skippedForHost.length > 0 && hostNote !== undefined && anchor !== undefined && enabledFor(hostNote, anchor) !== undefined) {
     const ids = skippedForHost.map((rule) => rule.meta.id).sort();
     push(
       hostNote,
@@ -157,7 +169,7 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection): UnitResult {
   const ran = ruleNames([...apacheRules, ...mycnfRules, ...hostRules, ...[...rulesById.values()].filter((rule) => rule.meta.language === 'tool')]);
   const known = ruleNames(rulesById.values());
   const files = [...unit.apache.flatMap((config) => config.files.map((entry) => entry.source)), ...(unit.mycnf?.files.map((entry) => entry.source) ?? [])];
-  const unusedRule = tool('TL0003');
+  const unusedRule = fixesOnly ? undefined : tool('TL0003');
   // A disable for a rule that did not run (off, or skipped for lack of host facts) is not unused; a typo is.
   const reportUnused = (file: SourceFile, names: readonly string[]): Severity | undefined => {
     const setting = unusedRule === undefined ? undefined : enabledFor(unusedRule, file);
@@ -209,8 +221,9 @@ function append<K, T>(map: Map<K, T[]>, key: K, value: T): void {
 
 function buildFix(rule: AnyRule, descriptor: ReportDescriptor<string>): Diagnostic['fix'] {
   if (descriptor.fix === undefined) return undefined;
-  const kind: FixKind | undefined = descriptor.fixKind ?? rule.meta.fix;
-  if (kind === undefined) throw new Error(`${rule.meta.id} reported a fix but declares no fix kind`);
+  // meta.fix is what says a rule can fix: fix passes run only such rules.
+  if (rule.meta.fix === undefined) throw new Error(`${rule.meta.id} reported a fix but declares no fix kind`);
+  const kind: FixKind = descriptor.fixKind ?? rule.meta.fix;
   const result = descriptor.fix();
   if (result === null) return undefined;
   const edits: readonly TextEdit[] = Array.isArray(result) ? result : [result as TextEdit];

@@ -69,6 +69,7 @@ export interface RuleMeta<MessageId extends string = string> {
   readonly description: string;
   readonly defaultSeverity: Severity;
   readonly recommended: boolean;
+  /** The kind of fix the rule offers (a report may name another); a rule without one never fixes, and fix passes skip it. */
   readonly fix?: FixKind;
   /** Skipped, with one TL0004 note, when RAM is unknown. */
   readonly needsHost?: boolean;
