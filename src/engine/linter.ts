@@ -186,17 +186,17 @@ function dispatchApache(config: ApacheConfig, visitors: readonly Visitors[]): vo
     for (const [name, handler] of Object.entries(visitor.directive ?? {})) append(directiveHandlers, name, handler);
     for (const [name, handler] of Object.entries(visitor.section ?? {})) append(sectionHandlers, name, handler);
   }
-  const everyDirective = directiveHandlers.get('*') ?? [];
+  const everyDirective = directiveHandlers.get('*') ?? NO_HANDLERS;
   if (directiveHandlers.size > 0) {
     for (const use of config.uses) {
-      for (const handler of directiveHandlers.get(use.name) ?? []) (handler as (u: typeof use) => void)(use);
+      for (const handler of directiveHandlers.get(use.name) ?? NO_HANDLERS) (handler as (u: typeof use) => void)(use);
       for (const handler of everyDirective) (handler as (u: typeof use) => void)(use);
     }
   }
-  const everySection = sectionHandlers.get('*') ?? [];
+  const everySection = sectionHandlers.get('*') ?? NO_HANDLERS;
   if (sectionHandlers.size > 0) {
     for (const section of config.sections) {
-      for (const handler of sectionHandlers.get(section.name) ?? []) (handler as (u: typeof section) => void)(section);
+      for (const handler of sectionHandlers.get(section.name) ?? NO_HANDLERS) (handler as (u: typeof section) => void)(section);
       for (const handler of everySection) (handler as (u: typeof section) => void)(section);
     }
   }
@@ -206,12 +206,15 @@ function dispatchMycnf(config: MycnfConfig, visitors: readonly Visitors[]): void
   const handlers = new Map<string, ((use: never) => void)[]>();
   for (const visitor of visitors) for (const [name, handler] of Object.entries(visitor.option ?? {})) append(handlers, name, handler);
   if (handlers.size === 0) return;
-  const every = handlers.get('*') ?? [];
+  const every = handlers.get('*') ?? NO_HANDLERS;
   for (const use of config.uses) {
-    for (const handler of handlers.get(use.name.key) ?? []) (handler as (u: typeof use) => void)(use);
+    for (const handler of handlers.get(use.name.key) ?? NO_HANDLERS) (handler as (u: typeof use) => void)(use);
     for (const handler of every) (handler as (u: typeof use) => void)(use);
   }
 }
+
+/** Shared by every line without handlers of its own: one empty list, not one per line. */
+const NO_HANDLERS: readonly ((use: never) => void)[] = [];
 
 function append<K, T>(map: Map<K, T[]>, key: K, value: T): void {
   const list = map.get(key);

@@ -27,8 +27,9 @@ interface OpenSection {
   /** Lower-cased once: every close tag compares against the whole stack. */
   readonly nameLower: string;
   readonly nameRange: Range;
-  readonly args: readonly ApacheArg[];
   readonly argsText: string;
+  /** Where argsText starts in the line's text. */
+  readonly argsOffset: number;
   readonly afterClose: string;
   readonly children: ApacheNode[];
 }
@@ -169,11 +170,8 @@ function openSection(line: LogicalLine, firstText: string, first: Word, problems
   const argsText = lastGt === -1 ? rest : rest.slice(0, lastGt).trimEnd();
   const afterClose = lastGt === -1 ? '' : rest.slice(lastGt + 1);
   const argsOffset = argsText === '' ? first.end : line.text.indexOf(argsText, first.end);
-  const args = splitWords(argsText).map((word) =>
-    toArg(line, { ...word, start: word.start + argsOffset, end: word.end + argsOffset }),
-  );
   const nameEnd = first.start + 1 + bareName.length;
-  return { line, name: bareName, nameLower: bareName.toLowerCase(), nameRange: sourceRange(line, first.start + 1, nameEnd), args, argsText, afterClose, children: [] };
+  return { line, name: bareName, nameLower: bareName.toLowerCase(), nameRange: sourceRange(line, first.start + 1, nameEnd), argsText, argsOffset, afterClose, children: [] };
 }
 
 function closeSection(line: LogicalLine, firstText: string, stack: OpenSections, root: ApacheNode[], problems: ParseProblem[]): void {
@@ -252,20 +250,47 @@ function parentOf(stack: OpenSections, root: ApacheNode[]): ApacheNode[] {
 
 function finishSection(open: OpenSection, close: CloseTag | undefined): SectionNode {
   const last = open.children[open.children.length - 1];
-  const end = close?.range[1] ?? last?.range[1] ?? open.line.end;
-  return {
-    kind: 'section',
-    name: open.name,
-    nameLower: open.nameLower,
-    nameRange: open.nameRange,
-    args: open.args,
-    argsText: open.argsText,
-    afterClose: open.afterClose,
-    open: open.line,
-    children: open.children,
-    close,
-    range: [open.line.start, end],
-  };
+  return new Section(open, close, close?.range[1] ?? last?.range[1] ?? open.line.end);
+}
+
+/** A section; like a directive's, its argument nodes are built on first use (the model reads the argument text). */
+class Section implements SectionNode {
+  readonly name: string;
+  readonly nameLower: string;
+  readonly nameRange: Range;
+  readonly argsText: string;
+  readonly afterClose: string;
+  readonly open: LogicalLine;
+  readonly children: readonly ApacheNode[];
+  readonly range: Range;
+  private readonly argsOffset: number;
+  private cachedArgs: readonly ApacheArg[] | undefined;
+
+  constructor(
+    opened: OpenSection,
+    readonly close: CloseTag | undefined,
+    end: number,
+  ) {
+    this.name = opened.name;
+    this.nameLower = opened.nameLower;
+    this.nameRange = opened.nameRange;
+    this.argsText = opened.argsText;
+    this.argsOffset = opened.argsOffset;
+    this.afterClose = opened.afterClose;
+    this.open = opened.line;
+    this.children = opened.children;
+    this.range = [opened.line.start, end];
+  }
+
+  get kind(): 'section' {
+    return 'section';
+  }
+
+  get args(): readonly ApacheArg[] {
+    return (this.cachedArgs ??= splitWords(this.argsText).map((word) =>
+      toArg(this.open, { ...word, start: word.start + this.argsOffset, end: word.end + this.argsOffset }),
+    ));
+  }
 }
 
 function toArg(line: LogicalLine, word: Word): ApacheArg {
