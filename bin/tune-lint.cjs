@@ -21,7 +21,14 @@ function compile() {
   } catch {
     cachedData = undefined;
   }
-  const source = fs.readFileSync(bundle, 'utf8');
+  let source;
+  try {
+    source = fs.readFileSync(bundle, 'utf8');
+  } catch (error) {
+    // A checkout built with tsc alone: say what is missing rather than print a stack.
+    process.stderr.write(`tune-lint: cannot read ${bundle} (${error.code ?? error.message}); run npm run build\n`);
+    process.exit(2);
+  }
   return new vm.Script(`(function (require, __moduleUrl, __importExternal) {${source}\n})`, { filename: bundle, cachedData });
 }
 

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { CLI } from './helpers/cli.js';
+import { CLI, removeScratch, scratchDir } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
 
 /*
@@ -45,6 +47,20 @@ describe('the bundled bin', () => {
       assert.deepEqual(bundled, run(MODULE_CLI, args, FLEET));
     });
   }
+
+  it('without the bundle (a checkout built with tsc alone): one line naming the file and the build, exit 2', () => {
+    const scratch = scratchDir('bundle-missing');
+    try {
+      fs.mkdirSync(path.join(scratch, 'bin'));
+      fs.copyFileSync(CLI, path.join(scratch, 'bin', 'tune-lint.cjs'));
+      const missing = run(path.join(scratch, 'bin', 'tune-lint.cjs'), ['--version'], scratch);
+      assert.equal(missing.status, 2);
+      assert.equal(missing.stdout, '');
+      assert.equal(missing.stderr, `tune-lint: cannot read ${path.join(scratch, 'dist', 'bundle', 'cli', 'cli.js')} (ENOENT); run npm run build\n`);
+    } finally {
+      removeScratch(scratch);
+    }
+  });
 
   it('loads systeminformation for a probe, outside the bundle', () => {
     const probe = run(CLI, ['probe', '--yaml'], repoPath());
