@@ -34,7 +34,7 @@ export default defineRule({
       directive: {
         '*': (use) => {
           // Most lines have no `#` at all; only those need their argument nodes built.
-          if (!use.node.argsText.includes('#')) return;
+          if (!use.node.line.text.includes('#')) return;
           const at = use.node.args.findIndex((arg) => arg.quote === undefined && use.file.text.startsWith('#', arg.range[0]) && !isNumericId(use.name, arg.value));
           const first = use.node.args[at];
           if (first === undefined) return;

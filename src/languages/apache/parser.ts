@@ -109,11 +109,15 @@ class Directive implements DirectiveNode {
     /** Offsets of the name in the line's text. */
     private readonly nameStart: number,
     private readonly nameEnd: number,
-    readonly argsText: string,
   ) {}
 
   get kind(): 'directive' {
     return 'directive';
+  }
+
+  /** Sliced on each use, not kept: the model asks once per line, and the lines are many. */
+  get argsText(): string {
+    return this.line.text.slice(this.nameEnd).trimStart();
   }
 
   get range(): Range {
@@ -157,7 +161,7 @@ function spelling(name: string): readonly [string, string] {
 
 function directive(line: LogicalLine, first: Word): DirectiveNode {
   const [name, nameLower] = spelling(first.value);
-  return new Directive(line, name, nameLower, first.start, first.end, line.text.slice(first.end).trimStart());
+  return new Directive(line, name, nameLower, first.start, first.end);
 }
 
 function openSection(line: LogicalLine, firstText: string, first: Word, problems: ParseProblem[]): OpenSection {
