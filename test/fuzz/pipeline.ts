@@ -42,7 +42,7 @@ const KNOWN_RULES = new Set(builtinRules.map((rule) => rule.meta.id));
 
 /** A scratch directory reused by every run of a property; each run starts from an empty tree. */
 export class Workspace {
-  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-fuzz-'));
+  readonly dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-fuzz-')));
 
   reset(): void {
     fs.rmSync(this.dir, { recursive: true, force: true });
@@ -86,7 +86,11 @@ export async function checkScenario(workspace: Workspace, scenario: Scenario, bu
   }
   if (result.fixes.length > 0) {
     assert.ok(result.passes < MAX_FIX_PASSES, `the fix passes did not settle within ${MAX_FIX_PASSES} passes`);
-    for (const fix of result.fixes) fs.writeFileSync(fix.file.realPath, fix.file.encode(fix.after));
+    for (const fix of result.fixes) {
+      // The test writes the fixes itself: never outside its workspace, whatever a generated include points at.
+      assert.ok(fix.file.realPath.startsWith(`${workspace.dir}${path.sep}`), `a fix outside the workspace: ${fix.file.realPath}`);
+      fs.writeFileSync(fix.file.realPath, fix.file.encode(fix.after));
+    }
     const again = await lintOnce(workspace.dir, mains, scenario);
     const parseErrorsAfter = again.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001');
     assert.ok(parseErrorsAfter.length <= parseErrors, `the fixes added parse errors: ${parseErrorsAfter.map((d) => `${d.file.displayPath}:${d.start.line} ${d.message}`).join('; ')}`);
@@ -123,7 +127,9 @@ function writeScenario(dir: string, scenario: Scenario): string[] {
 }
 
 async function lintOnce(dir: string, paths: readonly string[], scenario: Scenario): Promise<LintResult> {
-  return lint({ paths, cwd: dir, rules: ALL_RULES, host: scenario.host, targets: scenario.targets, fixType: 'all', includeBase: dir });
+  // The workspace is the sysroot: a generated `!includedir /etc/mysql/...` or `Include /etc/apache2/...` reads (and its fix would
+  // write) inside it, never this machine's configs.
+  return lint({ paths, cwd: dir, sysroot: dir, rules: ALL_RULES, host: scenario.host, targets: scenario.targets, fixType: 'all', includeBase: dir });
 }
 
 function snapshot(dir: string): Map<string, string> {
