@@ -58,6 +58,8 @@ export default defineRule({
           for (const use of uses.slice(0, -1)) {
             // The same line read again (a file included twice) is not a second setting.
             if (use.file.path === winner.file.path && use.range[0] === winner.range[0]) continue;
+            // The clients read [client-server] too: a later server-only line overrides it for the server alone.
+            if (readByClients(use) && !readByClients(winner)) continue;
             const same = sameSetting(use, winner, mycnf);
             const data = {
               written: shownLine(use),
@@ -74,6 +76,11 @@ export default defineRule({
     };
   },
 });
+
+/** MariaDB's [client-server]: read by the server and by every client program. */
+function readByClients(use: MycnfOptionUse): boolean {
+  return use.group.trim().toLowerCase() === 'client-server';
+}
 
 /** Whether two lines set the option to the same thing: the same boolean, the same number of bytes, or the same text. */
 function sameSetting(a: MycnfOptionUse, b: MycnfOptionUse, mycnf: MycnfConfig): boolean {
