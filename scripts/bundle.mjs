@@ -9,6 +9,8 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 
+process.chdir(new URL('..', import.meta.url).pathname);
+
 const EXTERNAL = ['ora', 'systeminformation'];
 const OUTFILE = 'dist/bundle/cli/cli.js';
 
@@ -17,11 +19,11 @@ const OUTFILE = 'dist/bundle/cli/cli.js';
 // that is about a tenth of Node's own start-up. Commander gets it on first use.
 const lazyChildProcessForCommander = {
   name: 'lazy-child-process-for-commander',
-  setup(build) {
-    build.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
+  setup(bundler) {
+    bundler.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
       importer.includes('/node_modules/commander/') ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined,
     );
-    build.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
+    bundler.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({
       contents: "module.exports = new Proxy({}, { get: (_, name) => require('node:child_process')[name] });",
       loader: 'js',
     }));
@@ -29,6 +31,7 @@ const lazyChildProcessForCommander = {
 };
 
 await build({
+  absWorkingDir: process.cwd(),
   entryPoints: ['dist/src/cli.js'],
   outfile: OUTFILE,
   bundle: true,
