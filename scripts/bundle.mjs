@@ -8,8 +8,9 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-process.chdir(new URL('..', import.meta.url).pathname);
+process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 
 const EXTERNAL = ['ora', 'systeminformation'];
 const OUTFILE = 'dist/bundle/cli/cli.js';
