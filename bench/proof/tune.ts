@@ -32,7 +32,7 @@ function snapshot(root: string): Map<string, string> {
 }
 
 /**
- * Runs the real tune-lint CLI (the repo's built `dist/src/cli.js`) with `--fix`
+ * Runs the real tune-lint CLI (package.json's bin, as built in the repo) with `--fix`
  * on a server tree (and the database's option file, linted together so the
  * cross-service rules see both), with the memory cap as the host's RAM and
  * the measured per-child size as facts, and records exactly what it changed.
@@ -43,9 +43,10 @@ export async function applyTuneLint(
   facts: { hostRam: string; perChild: string },
   database?: { configFile: string; target: string; dir: string },
 ): Promise<TuneOutcome> {
-  const cli = path.join(repoRoot, 'dist', 'src', 'cli.js');
-  if (!fs.existsSync(cli)) {
-    throw new Error(`the tune-lint CLI is not built (${cli} is missing): run "npm run build" first`);
+  const cli = path.join(repoRoot, 'bin', 'tune-lint.cjs');
+  const bundle = path.join(repoRoot, 'dist', 'bundle', 'cli', 'cli.js');
+  if (!fs.existsSync(bundle)) {
+    throw new Error(`the tune-lint CLI is not built (${bundle} is missing): run "npm run build" first`);
   }
   const args = ['--fix', '--fix-type', 'all', '--host-ram', facts.hostRam, '--per-child', facts.perChild, '--no-probe'];
   if (database) args.push('--target', database.target);
