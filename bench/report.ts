@@ -14,6 +14,8 @@ export interface MachineInfo {
   readonly rss: boolean;
   /** Which build of the CLI was timed (file, commit). */
   readonly measured: string;
+  /** NODE_EXTRA_CA_CERTS, when set: every Node process, `node -e 0` included, parses it before running a line. */
+  readonly extraCaCerts: string | undefined;
 }
 
 export interface TreeInfo {
@@ -54,6 +56,9 @@ export function formatReport({ machine, trees, samples, sizes }: ReportInput): s
     `Machine: ${machine.cpu}, ${machine.cpus} CPUs, ${machine.memoryGiB.toFixed(1)} GiB RAM, ${machine.kernel}; Node ${machine.node}` +
       `${machine.apache === undefined ? '; apache2 not installed' : `; ${machine.apache}`}.`,
     `tune-lint: ${machine.measured}.`,
+    ...(machine.extraCaCerts === undefined
+      ? []
+      : [`NODE_EXTRA_CA_CERTS=${machine.extraCaCerts}: every Node process, \`node -e 0\` included, parses it at start, which raises the floor.`]),
     `${machine.repetitions} round${machine.repetitions === 1 ? '' : 's'} after one warm-up, every command once per round (${machine.seconds.toFixed(0)} s); ` +
       `load average ${load(machine.loadBefore)} before, ${load(machine.loadAfter)} after.`,
     '',

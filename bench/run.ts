@@ -123,6 +123,7 @@ async function main(): Promise<void> {
       repetitions,
       rss: withRss,
       measured: describeBuild(cli),
+      extraCaCerts: process.env['NODE_EXTRA_CA_CERTS'],
     };
     process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes }));
     if (values.json !== undefined) {
