@@ -23,6 +23,7 @@ import {
   withSysrootCopy,
 } from './helpers/apache-oracle.js';
 import type { ApacheConfigTestResult, ApacheOracleOptions } from './helpers/apache-oracle.js';
+import { mapLimited } from './helpers/processes.js';
 import { inCI, requireTool } from './helpers/tools.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -542,19 +543,6 @@ async function recordCase(binary: string, root: string, caseFile: string, input:
       return { file: relative(file), line, name, argsLength: args.length, argsSha256, depth };
     });
   return recorded;
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  });
-  await Promise.all(workers);
-  return results;
 }
 
 for (const set of ['parser', 'mpm']) {

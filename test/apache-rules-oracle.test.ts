@@ -12,6 +12,7 @@ import type { Diagnostic } from '../src/engine/types.js';
 import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, type DirectiveSpec } from '../src/languages/apache/directives.js';
 import type { MpmName } from '../src/languages/apache/names.js';
 import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
+import { mapLimited } from './helpers/processes.js';
 import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
 import { findTool, inCI, requireTool } from './helpers/tools.js';
 
@@ -159,19 +160,6 @@ async function accepted(t: TestContext, id: string, name: string): Promise<Apach
   assert.equal(result.exitCode, 0, result.stderr);
   assert.ok(result.syntaxOk);
   return result;
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  });
-  await Promise.all(workers);
-  return results;
 }
 
 /** apache2 -t on a config text written to a scratch directory. */

@@ -27,3 +27,17 @@ export function childrenOf(parent: number): number[] {
   }
   return children;
 }
+
+/** Runs `work` over the items at most `limit` at a time (each one starts a server or a tool), results in item order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}
