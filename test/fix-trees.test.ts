@@ -10,11 +10,12 @@ import { selectRules } from '../src/engine/selection.js';
 import { hostFactsFromConfig } from '../src/host/profile.js';
 import { lint, type LintResult } from '../src/lint.js';
 import { apacheConfigTest } from './helpers/apache-oracle.js';
+import { CLI } from './helpers/cli.js';
 import { MARIADB_10_11, materialise } from './helpers/mycnf-fixtures.js';
 import { printDefaults } from './helpers/mycnf-oracle.js';
-import { CLI } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
 import { requireTool } from './helpers/tools.js';
+import { snapshotTree } from './helpers/trees.js';
 
 /*
  * The whole fix path on real trees: the installed Debian /etc/apache2 (a
@@ -156,22 +157,6 @@ function forEachFile(dir: string, visit: (file: string) => void): void {
   }
 }
 
-/** Every entry under root: file bytes, or the link text of a symlink. */
-function snapshot(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      const key = path.relative(root, full);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isSymbolicLink()) out.set(key, `symlink -> ${fs.readlinkSync(full)}`);
-      else out.set(key, fs.readFileSync(full, 'latin1'));
-    }
-  };
-  walk(root);
-  return out;
-}
-
 async function lintTree(root: string, tree: Tree, off: readonly string[] = []): Promise<LintResult> {
   return lint({
     paths: tree.paths,
@@ -265,7 +250,7 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
         }
         assert.ok((await apacheVerdict(root)).ok, 'the unpatched tree passes apache2 -t');
         const argsBefore = serverArguments(t, root);
-        const original = snapshot(root);
+        const original = snapshotTree(root);
         const result = await lintTree(root, tree);
         const patch = await patchOf(result);
         assert.notEqual(patch, '', 'the tree has something to fix');
@@ -277,7 +262,7 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
         await succeed(patchTool, ['-p1', '--dry-run', '--batch', '-i', patchFile], applied);
         await succeed(git, ['apply', patchFile], applied);
 
-        const patched = snapshot(applied);
+        const patched = snapshotTree(applied);
         const fixedFiles = new Set(result.fixes.map((fix) => path.relative(root, fix.file.realPath)));
         for (const [file, content] of original) {
           if (fixedFiles.has(file)) continue;
@@ -312,13 +297,13 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
         );
 
         const written = copyOf(root);
-        const links = [...snapshot(written)].filter(([, value]) => value.startsWith('symlink -> '));
+        const links = [...snapshotTree(written)].filter(([, value]) => value.startsWith('symlink -> '));
         const first = await cli(written, tree, ['--fix', '--verify']);
         if (tree.verifyNote === undefined) assert.equal(first.stderr, '', 'no note: every tool is installed and the patch is verified');
         else assert.match(first.stderr, tree.verifyNote, 'only the note about what the server refused before the patch');
-        sameTree(snapshot(written), patched, '--fix writes what git apply gives, through the symlinks');
-        assert.deepEqual([...snapshot(written)].filter(([, value]) => value.startsWith('symlink -> ')), links, 'symlinks stay symlinks');
-        const times = new Map([...snapshot(written).keys()].map((file) => [file, fs.lstatSync(path.join(written, file)).mtimeMs]));
+        sameTree(snapshotTree(written), patched, '--fix writes what git apply gives, through the symlinks');
+        assert.deepEqual([...snapshotTree(written)].filter(([, value]) => value.startsWith('symlink -> ')), links, 'symlinks stay symlinks');
+        const times = new Map([...snapshotTree(written).keys()].map((file) => [file, fs.lstatSync(path.join(written, file)).mtimeMs]));
         const second = await cli(written, tree, ['--fix', '--format', 'diff']);
         assert.equal(second.stdout, '', 'the second --fix has no patch');
         for (const [file, mtime] of times) assert.equal(fs.lstatSync(path.join(written, file)).mtimeMs, mtime, `${file} untouched by the second --fix`);
@@ -364,7 +349,7 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
     }
     const written = copyOf(root);
     await cli(written, tree, ['--fix', '--rule', 'AP1013=off']);
-    sameTree(snapshot(written), snapshot(applied), '--fix writes what git apply gives');
+    sameTree(snapshotTree(written), snapshotTree(applied), '--fix writes what git apply gives');
   });
 
   it('--fix-type selects the same fixes for the printed patch and for the writes', async (t) => {
@@ -380,7 +365,7 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
       fs.writeFileSync(patchFile, printed.stdout);
       await succeed(git, ['apply', patchFile], applied);
       await cli(root, tree, ['--fix', '--fix-type', fixType]);
-      sameTree(snapshot(root), snapshot(applied), `${fixType}: --fix writes exactly the printed patch`);
+      sameTree(snapshotTree(root), snapshotTree(applied), `${fixType}: --fix writes exactly the printed patch`);
     }
     const safeRoot = prepare(tree, 'lf') as string;
     const safe = await cli(safeRoot, tree, ['--format', 'json', '--fix-type', 'safe']);

@@ -14,6 +14,7 @@ import { insertMycnfOption, replaceMycnfValue } from '../src/languages/mycnf/edi
 import { lint, type LintInput, type LintResult } from '../src/lint.js';
 import { repoPath } from './helpers/paths.js';
 import { requireTool } from './helpers/tools.js';
+import { snapshotTree } from './helpers/trees.js';
 
 /*
  * --verify against the real servers: fixes apache2 -t, my_print_defaults or
@@ -86,20 +87,6 @@ function storyCopy(name: string): string {
   const target = fs.mkdtempSync(path.join(scratch, `${name}-`));
   fs.cpSync(repoPath('fixtures', 'apache', name), target, { recursive: true, verbatimSymlinks: true });
   return target;
-}
-
-function snapshotTree(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isSymbolicLink()) out.set(full, `-> ${fs.readlinkSync(full)}`);
-      else out.set(full, fs.readFileSync(full, 'latin1'));
-    }
-  };
-  walk(root);
-  return out;
 }
 
 function rejections(result: LintResult): string[] {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { CLI } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
 import { findTool, requireTool } from './helpers/tools.js';
+import { snapshotTree } from './helpers/trees.js';
 
 /*
  * `tune-lint --fix` refusing to write, end to end: a read-only file, a
@@ -33,20 +34,6 @@ function story(): string {
   return root;
 }
 
-function snapshot(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isSymbolicLink()) out.set(full, `-> ${fs.readlinkSync(full)}`);
-      else out.set(full, `${(fs.statSync(full).mode & 0o7777).toString(8)} ${fs.readFileSync(full, 'latin1')}`);
-    }
-  };
-  walk(root);
-  return out;
-}
-
 function run(cwd: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; uid?: number } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const ids = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
@@ -67,12 +54,12 @@ describe('tune-lint --fix refusals', () => {
     const root = story();
     assert.deepEqual(await fixedFiles(root), ['etc/apache2/apache2.conf', MPM]);
     fs.chmodSync(path.join(root, MPM), 0o444);
-    const before = snapshot(root);
+    const before = snapshotTree(root, { modes: true });
     const result = await run(root, [...ARGS, '--fix']);
     assert.equal(result.status, 2);
     assert.equal(result.stderr, 'tune-lint: etc/apache2/mods-enabled/mpm_prefork.conf: read-only (mode 0444); nothing written\n');
     assert.equal(result.stdout, '');
-    assert.deepEqual(snapshot(root), before);
+    assert.deepEqual(snapshotTree(root, { modes: true }), before);
   });
 
   it('a directory the user cannot write, run as nobody: one line, exit 2, nothing written', async (t) => {
@@ -90,14 +77,14 @@ describe('tune-lint --fix refusals', () => {
     spawnSync('chown', ['-R', '-h', `${NOBODY}:${NOBODY}`, root]);
     fs.chownSync(path.join(root, 'etc/apache2/mods-available'), 0, 0);
     fs.chmodSync(path.join(root, 'etc/apache2/mods-available'), 0o755);
-    const before = snapshot(root);
+    const before = snapshotTree(root, { modes: true });
     const result = await run(root, [...ARGS, '--fix'], { uid: NOBODY });
     assert.equal(result.status, 2, result.stderr);
     assert.equal(
       result.stderr,
       `tune-lint: etc/apache2/mods-enabled/mpm_prefork.conf: its directory ${fs.realpathSync(path.join(root, 'etc/apache2/mods-available'))} is not writable (EACCES), and the file is replaced by renaming a new file over it; nothing written\n`,
     );
-    assert.deepEqual(snapshot(root), before, 'apache2.conf, which nobody could write, is not written either');
+    assert.deepEqual(snapshotTree(root, { modes: true }), before, 'apache2.conf, which nobody could write, is not written either');
   });
 
   it('a file saved by someone else while tune-lint runs: one line, exit 2, the other save kept', async (t) => {
