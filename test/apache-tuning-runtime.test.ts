@@ -10,8 +10,9 @@ import { selectRules } from '../src/engine/selection.js';
 import { parseTargetSpec } from '../src/engine/targets.js';
 import { lint } from '../src/lint.js';
 import { apacheConfigTest } from './helpers/apache-oracle.js';
-import { requireTool } from './helpers/tools.js';
+import { loopbackServerLines } from './helpers/host-apache.js';
 import { childrenOf, freeLoopbackPort } from './helpers/processes.js';
+import { requireTool } from './helpers/tools.js';
 
 /*
  * AP2003's claims about what httpd does at run time, checked against the
@@ -82,15 +83,8 @@ interface ServerSpec {
 
 function configText(root: string, port: number, spec: ServerSpec, asRoot: boolean): string {
   return [
-    `ServerRoot "${root}"`,
-    'ServerName 127.0.0.1',
-    `Listen 127.0.0.1:${port}`,
-    `PidFile "${root}/apache2.pid"`,
-    `ErrorLog "${root}/error.log"`,
+    ...loopbackServerLines(root, port, asRoot),
     'LogLevel info',
-    `DefaultRuntimeDir "${root}"`,
-    `Mutex file:${root} default`,
-    ...(asRoot ? ['User www-data', 'Group www-data'] : []),
     `LoadModule mpm_${spec.mpm}_module ${MODULES}/mod_mpm_${spec.mpm}.so`,
     `LoadModule authz_core_module ${MODULES}/mod_authz_core.so`,
     `DocumentRoot "${root}"`,

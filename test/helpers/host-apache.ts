@@ -36,7 +36,12 @@ async function waitFor(condition: () => boolean, milliseconds: number): Promise<
   return condition();
 }
 
-function configuration(root: string, port: number, modules: string, asRoot: boolean): string {
+/**
+ * How every Apache a test starts begins: its own ServerRoot with the pid,
+ * log, runtime and mutex files in it, one listener on 127.0.0.1, and (when
+ * the test runs as root) www-data's user and group for the children.
+ */
+export function loopbackServerLines(root: string, port: number, asRoot: boolean): string[] {
   return [
     `ServerRoot "${root}"`,
     'ServerName 127.0.0.1',
@@ -46,6 +51,12 @@ function configuration(root: string, port: number, modules: string, asRoot: bool
     `DefaultRuntimeDir "${root}"`,
     `Mutex file:${root} default`,
     ...(asRoot ? ['User www-data', 'Group www-data'] : []),
+  ];
+}
+
+function configuration(root: string, port: number, modules: string, asRoot: boolean): string {
+  return [
+    ...loopbackServerLines(root, port, asRoot),
     `LoadModule mpm_prefork_module ${modules}/mod_mpm_prefork.so`,
     `LoadModule authz_core_module ${modules}/mod_authz_core.so`,
     `StartServers ${START_SERVERS}`,
