@@ -12,7 +12,7 @@ import { parseTargetSpec } from '../src/engine/targets.js';
 import type { Diagnostic, Rule } from '../src/engine/types.js';
 import { lint } from '../src/lint.js';
 import { parseMyCnf } from '../src/languages/mycnf/parser.js';
-import { temporaryDirectory } from './helpers/mycnf-fixtures.js';
+import { inTemporaryDirectory } from './helpers/mycnf-fixtures.js';
 import { printDefaults, serverSeries } from './helpers/mycnf-oracle.js';
 import { ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
 import { requireTool } from './helpers/tools.js';
@@ -112,8 +112,7 @@ describe('MySQL rules against mariadbd 10.11', () => {
   it('quote what mariadbd says about each line they report', async (t) => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('rules-wording');
-    try {
+    await inTemporaryDirectory('rules-wording', async (dir) => {
       const checks: Promise<void>[] = [];
       let index = 0;
       for (const rule of MY_RULES) {
@@ -136,16 +135,13 @@ describe('MySQL rules against mariadbd 10.11', () => {
       }
       assert.ok(checks.length >= 30, `${checks.length} quoted messages checked`);
       await Promise.all(checks);
-    } finally {
-      cleanup();
-    }
+    });
   });
 
   it('fix what they fix: the fixed file gives mariadbd nothing to complain about that the rule reported', async (t) => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('rules-fixed');
-    try {
+    await inTemporaryDirectory('rules-fixed', async (dir) => {
       const checks: Promise<void>[] = [];
       let index = 0;
       for (const rule of MY_RULES) {
@@ -170,16 +166,13 @@ describe('MySQL rules against mariadbd 10.11', () => {
       }
       assert.ok(checks.length >= 20, `${checks.length} fixed files checked`);
       await Promise.all(checks);
-    } finally {
-      cleanup();
-    }
+    });
   });
 
   it('find an error in every fixture mariadbd refuses: a file with no error finding starts', async (t) => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('rules-clean');
-    try {
+    await inTemporaryDirectory('rules-clean', async (dir) => {
       const everything = selectRules(builtinRules, 'all', new Map());
       const checks: Promise<void>[] = [];
       let index = 0;
@@ -203,9 +196,7 @@ describe('MySQL rules against mariadbd 10.11', () => {
       }
       assert.ok(checks.length >= 60, `${checks.length} files without an error finding checked`);
       await Promise.all(checks);
-    } finally {
-      cleanup();
-    }
+    });
   });
 });
 
@@ -219,24 +210,20 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
   it('MY1002: the server reads nothing under [ mysqld ], and everything once fixed', async (t) => {
     const tool = requireTool(t, 'my_print_defaults');
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('my1002');
-    try {
+    await inTemporaryDirectory('my1002', async (dir) => {
       const testCase = caseOf('MY1002', 'bad-spaces.cnf');
       const original = fs.readFileSync(path.join(testCase.cwd, 'bad-spaces.cnf'), 'latin1');
       const before = printDefaults(tool, writeOptionFile(dir, 'before.cnf', original), ['--mysqld'], dir);
       assert.equal(before.stdout, '');
       const after = printDefaults(tool, writeOptionFile(dir, 'after.cnf', (await fixedText(testCase)) as string), ['--mysqld'], dir);
       assert.equal(after.stdout, '--max_connections=100\n--innodb_buffer_pool_size=256M\n');
-    } finally {
-      cleanup();
-    }
+    });
   });
 
-  it('MY1001: a reader error in the main file stops the reader, in an included file only that file', (t) => {
+  it('MY1001: a reader error in the main file stops the reader, in an included file only that file', async (t) => {
     const tool = requireTool(t, 'my_print_defaults');
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('my1001');
-    try {
+    await inTemporaryDirectory('my1001', async (dir) => {
       for (const name of ['bad-option-before-group', 'bad-unclosed-group', 'bad-include-without-path', 'bad-bom-crlf']) {
         const text = fs.readFileSync(path.join(caseOf('MY1001', name).cwd, 'my.cnf'), 'latin1');
         const result = printDefaults(tool, writeOptionFile(dir, `${name}.cnf`, text), ['--mysqld'], dir);
@@ -249,16 +236,13 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       assert.equal(result.status, 0, result.stderr);
       assert.equal(result.stdout, '--max_connections=100\n--port=3306\n', 'the rest of extra.cnf is not read');
       assert.match(result.stderr, /Found option without preceding group/);
-    } finally {
-      cleanup();
-    }
+    });
   });
 
   it('MY1003, MY1004: a comment after a suffix letter and a second letter are ignored; 1e3 is an exabyte; the fixes keep or give the value meant', async (t) => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('sizes');
-    try {
+    await inTemporaryDirectory('sizes', async (dir) => {
       const accidental = await run(tool, dir, 'a.cnf', '[mysqld]\nkey_buffer_size = 64M ; index cache\nmax_heap_table_size = 512MB\ninnodb_log_file_size = 1e3\n');
       assert.equal(accidental.status, 0, accidental.stderr);
       assert.equal(accidental.values.get('key_buffer_size'), String(64 * 2 ** 20));
@@ -272,16 +256,13 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       const hex = await run(tool, dir, 'hex.cnf', (await fixedText(caseOf('MY1004', 'bad-space-hex-crlf.cnf'))) as string);
       assert.equal(hex.values.get('max_allowed_packet'), String(16 * 2 ** 20));
       assert.equal(hex.values.get('tmp_table_size'), String(16 * 2 ** 20));
-    } finally {
-      cleanup();
-    }
+    });
   });
 
   it('MY1005: an invalid boolean is ignored or set OFF as the finding says; the fix sets what was meant', async (t) => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('booleans');
-    try {
+    await inTemporaryDirectory('booleans', async (dir) => {
       const testCase = caseOf('MY1005', 'bad-yes-no.cnf');
       const original = await run(tool, dir, 'original.cnf', fs.readFileSync(path.join(testCase.cwd, 'bad-yes-no.cnf'), 'latin1'));
       assert.equal(original.values.get('innodb_file_per_table'), 'TRUE', 'ignored: the default stays');
@@ -291,16 +272,13 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       assert.equal(fixed.values.get('skip_name_resolve'), 'TRUE');
       assert.equal(fixed.values.get('innodb_file_per_table'), 'TRUE');
       assert.doesNotMatch(fixed.stderr, /value '(?:yes|no|Enabled)'/, 'only slow_query_log = 2, which has no fix, is left');
-    } finally {
-      cleanup();
-    }
+    });
   });
 
-  it('MY1007: the clients refuse a server option in [client]', (t) => {
+  it('MY1007: the clients refuse a server option in [client]', async (t) => {
     const tool = requireTool(t, 'mariadb');
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('my1007');
-    try {
+    await inTemporaryDirectory('my1007', async (dir) => {
       const testCase = caseOf('MY1007', 'bad-server-in-client.cnf');
       const file = writeOptionFile(dir, 'client.cnf', fs.readFileSync(path.join(testCase.cwd, 'bad-server-in-client.cnf'), 'latin1'));
       // --help processes the option files and exits without connecting anywhere.
@@ -310,16 +288,13 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       const goodFile = writeOptionFile(dir, 'good.cnf', fs.readFileSync(path.join(good.cwd, 'good-groups.cnf'), 'latin1'));
       const clean = spawnSync(tool, [`--defaults-file=${goodFile}`, '--help'], { encoding: 'utf8' });
       assert.doesNotMatch(clean.stderr, /^(?!Warning:).*unknown (?:variable|option)/m, 'only the loose- option is skipped, with a warning');
-    } finally {
-      cleanup();
-    }
+    });
   });
 
-  it('MY1008: dot-files and copies ending in .cnf are read from an !includedir; a relative include follows the working directory', (t) => {
+  it('MY1008: dot-files and copies ending in .cnf are read from an !includedir; a relative include follows the working directory', async (t) => {
     const tool = requireTool(t, 'my_print_defaults');
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('my1008');
-    try {
+    await inTemporaryDirectory('my1008', async (dir) => {
       const confd = path.join(dir, 'conf.d');
       fs.mkdirSync(confd);
       const source = path.join(caseOf('MY1008', 'bad-hidden-and-backup').cwd, 'etc', 'mysql', 'conf.d');
@@ -335,16 +310,13 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       const including = writeOptionFile(dir, 'including.cnf', fs.readFileSync(path.join(relative, 'my.cnf'), 'latin1'));
       assert.equal(printDefaults(tool, including, ['--mysqld'], dir).stdout, '--port=3306\n--max_connections=100\n');
       assert.equal(printDefaults(tool, including, ['--mysqld'], elsewhere).stdout, '--port=3306\n', 'from another directory the include finds nothing');
-    } finally {
-      cleanup();
-    }
+    });
   });
 
   it('MY2004, MY2005, MY2006, MY2007: clamp, query cache, tiny key cache and thread cache autosizing as the findings say', async (t) => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('memory');
-    try {
+    await inTemporaryDirectory('memory', async (dir) => {
       const clamped = await run(tool, dir, 'clamped.cnf', '[mysqld]\nmax_connections = 200000\n');
       assert.match(clamped.stderr, /option 'max_connections': unsigned value 200000 adjusted to 100000/);
       for (const name of ['bad-size-set.cnf', 'bad-type-off-size-set.cnf', 'bad-type-on-default-size.cnf', 'bad-large.cnf']) {
@@ -360,16 +332,13 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       const threads = caseOf('MY2007', 'bad-zero.cnf');
       const fixedThreads = await run(tool, dir, 'threads.cnf', (await fixedText(threads)) as string);
       assert.equal(fixedThreads.values.get('thread_cache_size'), '100', 'autosized to max_connections, as the message says');
-    } finally {
-      cleanup();
-    }
+    });
   });
 
   it('MY4001, MY4003, MY4004, MY5001: the rewritten lines set what the old ones meant', async (t) => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('rewrites');
-    try {
+    await inTemporaryDirectory('rewrites', async (dir) => {
       const story = await run(tool, dir, 'story.cnf', (await fixedText(caseOf('MY4001', 'bad-story-lines.cnf'))) as string);
       assert.equal(story.status, 0, story.stderr);
       assert.equal(story.values.get('max_connections'), '15');
@@ -391,9 +360,7 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       const sameBefore = await run(tool, dir, 'same.cnf', fs.readFileSync(path.join(same.cwd, 'bad-same.cnf'), 'latin1'));
       const sameAfter = await run(tool, dir, 'same-fixed.cnf', (await fixedText(same)) as string);
       assert.deepEqual(sameAfter.values, sameBefore.values, 'removing a dead equal line changes nothing');
-    } finally {
-      cleanup();
-    }
+    });
   });
 });
 
@@ -406,8 +373,7 @@ describe('the tables the MySQL rules rely on, against the binaries', () => {
     const bare = new Set([...help.stdout.matchAll(/^ {2}(?:-\S, )?--([a-z0-9-]+)(?: |$)/gm)].map((match) => (match[1] as string).replaceAll('-', '_')));
     for (const name of [...OPTION_TYPE_LISTS.integer, ...OPTION_TYPE_LISTS.decimal]) assert.ok(numeric.has(name), `${name} is listed as --${name}=#`);
     for (const name of [...OPTION_TYPE_LISTS.booleanIgnored, ...OPTION_TYPE_LISTS.booleanSetOff]) assert.ok(bare.has(name), `${name} is listed bare`);
-    const { dir, cleanup } = temporaryDirectory('types');
-    try {
+    await inTemporaryDirectory('types', async (dir) => {
       const lines = (names: readonly string[], value: string): string => `[mysqld]\n${names.map((name) => `${name}=${value}`).join('\n')}\n`;
       const [ignored, off, decimal] = await Promise.all([
         mariadbd(tool, writeOptionFile(dir, 'ignored.cnf', lines(OPTION_TYPE_LISTS.booleanIgnored, 'yes'))),
@@ -428,16 +394,13 @@ describe('the tables the MySQL rules rely on, against the binaries', () => {
       negatives.forEach((result, index) => assert.match(result.stderr, /Incorrect unsigned value: '-1'/, `${unsigned[index] as string} refuses -1`));
       const allSigned = await mariadbd(tool, writeOptionFile(dir, 'signed.cnf', lines(OPTION_TYPE_LISTS.signedInteger, '-1')));
       assert.doesNotMatch(allSigned.stderr, /ERROR/, 'the signed options take -1');
-    } finally {
-      cleanup();
-    }
+    });
   });
 
   it('MariaDB no-ops: each option of the lists gets its "does nothing" warning', async (t) => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
-    const { dir, cleanup } = temporaryDirectory('noops');
-    try {
+    await inTemporaryDirectory('noops', async (dir) => {
       const names = [...MARIADB_NOOP_LISTS.removed, ...MARIADB_NOOP_LISTS.mysql];
       const result = await mariadbd(tool, writeOptionFile(dir, 'noops.cnf', `[mysqld]\n${names.map((name) => `${name}=1`).join('\n')}\n`));
       assert.equal(result.status, 0, result.stderr);
@@ -448,9 +411,7 @@ describe('the tables the MySQL rules rely on, against the binaries', () => {
         const written = result.stderr.includes(`'${name}' is MySQL 5.6 / 5.7 compatible option`) || result.stderr.includes(`'${name.replaceAll('_', '-')}' is MySQL 5.6 / 5.7 compatible option`);
         assert.ok(written, `${name}: MySQL-compatibility warning`);
       }
-    } finally {
-      cleanup();
-    }
+    });
   });
 
   it('client options: the list is every option the MariaDB client programs list', (t) => {

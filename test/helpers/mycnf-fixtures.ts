@@ -87,3 +87,13 @@ export function temporaryDirectory(label: string): { dir: string; cleanup(): voi
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `tune-lint-mycnf-${label}-`));
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** Runs `body` in a new temporary directory, which is removed afterwards whatever happens. */
+export async function inTemporaryDirectory(label: string, body: (dir: string) => void | Promise<void>): Promise<void> {
+  const { dir, cleanup } = temporaryDirectory(label);
+  try {
+    await body(dir);
+  } finally {
+    cleanup();
+  }
+}
