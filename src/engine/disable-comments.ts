@@ -18,7 +18,7 @@ export interface DisableDirective {
 const COMMENT = /^[ \t]*[#;][ \t]*tune-lint-(disable-next-line|disable|enable)\b([^\r\n]*)/gm;
 
 export function findDisableDirectives(file: SourceFile): DisableDirective[] {
-  if (!file.text.includes('tune-lint-')) return [];
+  if (!file.text.includes('tune-lint-disable') && !file.text.includes('tune-lint-enable')) return [];
   const found: DisableDirective[] = [];
   for (const match of file.text.matchAll(COMMENT)) {
     const start = match.index ?? 0;

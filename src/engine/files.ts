@@ -82,6 +82,8 @@ export class ConfigFileSystem {
   }
 
   private locateFrom(configPath: string, base: string | undefined): string {
+    // What resolve gives for a path it would leave as it is, without its cost per included file.
+    if (isNormalAbsolute(configPath)) return this.sysroot === undefined ? configPath : childPath(this.sysroot, configPath.slice(1));
     const absolute = path.posix.resolve(base ?? '/', configPath);
     if (this.sysroot === undefined) return path.resolve(this.cwd, base === undefined ? configPath : absolute);
     return path.join(this.sysroot, absolute);
@@ -117,8 +119,8 @@ export class ConfigFileSystem {
   private relativeToCwd(hostPath: string): string {
     // What path.relative gives for a normalised path under the working directory, without its cost per included file.
     const under = this.cwd.endsWith('/') ? this.cwd : `${this.cwd}/`;
-    const normalised = !hostPath.endsWith('/') && !hostPath.includes('/.') && !hostPath.includes('//');
-    if (normalised && hostPath.startsWith(under)) return hostPath.slice(under.length);
+    // A path outside the working directory is shown absolute, as it is.
+    if (isNormalAbsolute(hostPath)) return hostPath.startsWith(under) ? hostPath.slice(under.length) : hostPath;
     const relative = path.relative(this.cwd, hostPath);
     return (relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? hostPath : relative).split(path.sep).join('/');
   }
@@ -369,4 +371,10 @@ function codeOf(error: unknown): string {
     return (error as { code: string }).code;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** An absolute path that path.resolve leaves unchanged: no empty, `.` or `..` component and no trailing `/`. */
+function isNormalAbsolute(candidate: string): boolean {
+  if (candidate.charCodeAt(0) !== 47 || candidate.length === 1 || candidate.endsWith('/')) return false;
+  return !candidate.includes('//') && !candidate.includes('/./') && !candidate.includes('/../') && !candidate.endsWith('/.') && !candidate.endsWith('/..');
 }

@@ -149,6 +149,32 @@ class DirectiveInEffect implements ApacheDirectiveUse {
   }
 }
 
+/** A section in effect; like a directive's, its arguments are split on first use. */
+class SectionInEffect implements ApacheSectionUse {
+  private splitArgs: readonly string[] | undefined;
+
+  constructor(
+    readonly node: SectionNode,
+    readonly file: SourceFile,
+    readonly parent: ApacheSectionUse | undefined,
+    readonly order: number,
+    readonly argsText: string,
+    readonly conditional: boolean,
+  ) {}
+
+  get name(): string {
+    return this.node.nameLower;
+  }
+
+  get range(): Range {
+    return this.node.open.content;
+  }
+
+  get args(): readonly string[] {
+    return (this.splitArgs ??= splitWords(this.argsText).map((word) => word.value));
+  }
+}
+
 /**
  * The effective Apache configuration: the include tree read the way httpd
  * reads it (EXEC_ON_READ directives in file order, conditionals evaluated
@@ -280,11 +306,11 @@ export class ApacheConfig {
   }
 
   private section(node: SectionNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
-    const expanded = this.expand(node.argsText, file, node.open.content);
-    const args = splitWords(expanded.text).map((word) => word.value);
+    // Expanded now, as for a directive: a later Define may change what the names stand for.
+    const argsText = node.argsText.includes('${') ? this.expand(node.argsText, file, node.open.content).text : node.argsText;
     const name = node.nameLower;
     const conditional = CONDITIONAL_SECTIONS.has(name);
-    const use: ApacheSectionUse = { node, file, range: node.open.content, name, args, argsText: expanded.text, parent, conditional, order: this.order++ };
+    const use = new SectionInEffect(node, file, parent, this.order++, argsText, conditional);
     if (conditional) {
       const evaluation = this.evaluate(use);
       this.conditionals.push(evaluation);

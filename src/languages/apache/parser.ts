@@ -49,13 +49,12 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
 
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as LogicalLine;
-    const range: Range = [line.start, line.end];
     if (line.text.length === 0) {
-      current().push({ kind: 'blank', line, range });
+      current().push(new TextLine('blank', line));
       continue;
     }
     if (line.text.startsWith('#')) {
-      current().push({ kind: 'comment', line, range });
+      current().push(new TextLine('comment', line));
       continue;
     }
     const first = nextWord(line.text, 0) as Word;
@@ -89,6 +88,20 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
     current().push(finishSection(open, undefined));
   }
   return new ApacheDocument(text, root, problems);
+}
+
+/** A comment or blank line; its range is made on first use, as a directive's. */
+class TextLine<Kind extends 'comment' | 'blank'> {
+  private cachedRange: Range | undefined;
+
+  constructor(
+    readonly kind: Kind,
+    readonly line: LogicalLine,
+  ) {}
+
+  get range(): Range {
+    return (this.cachedRange ??= [this.line.start, this.line.end]);
+  }
 }
 
 /**
