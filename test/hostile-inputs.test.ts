@@ -239,3 +239,47 @@ describe('hostile inputs: patterns', () => {
     assert.equal(messages(run, 'AP4001').length, 1, 'no glob matched, so AP4001 still runs');
   });
 });
+
+describe('hostile inputs: names that Object.prototype has', () => {
+  // Lookup tables keyed by names from the configs must find nothing for these, not inherited members.
+  const NAMES = ['constructor', '__proto__', 'hasOwnProperty', 'toString', 'valueOf'];
+
+  it('as Apache directive, module and section names: read as any unknown name, no crash, no phantom MPM', async () => {
+    const text = [
+      'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so',
+      ...NAMES.map((name) => `LoadModule ${name} modules/mod_${name}.so`),
+      ...NAMES.map((name) => `${name} on`),
+      ...NAMES.map((name) => `<IfModule ${name}>\n    KeepAlive On\n</IfModule>`),
+      '',
+    ].join('\n');
+    writeTree(scratch, { 'proto.conf': text });
+    const run = await runTuneLint(['--format', 'json', 'proto.conf'], { cwd: scratch });
+    assert.equal(run.stderr, '');
+    assert.ok(run.status === 0 || run.status === 1, `exit ${run.status}`);
+    assert.deepEqual(messages(run, 'AP1007'), [], 'one MPM is loaded');
+    assert.deepEqual(messages(run, 'AP4003'), [], 'none of these is a removed directive');
+    const dump = await runTuneLint(['dump', '--json', 'proto.conf'], { cwd: scratch, subcommand: true });
+    assert.equal((JSON.parse(dump.stdout) as { mpm: { name: string } }).mpm.name, 'prefork');
+  });
+
+  it('as option names and values in my.cnf, and in our own inputs: findings and clear errors, no crash', async () => {
+    writeTree(scratch, { 'proto.cnf': `[mysqld]\n${NAMES.map((name) => `${name} = 1`).join('\n')}\ngeneral_log = constructor\nquery_cache_type = constructor\n` });
+    const run = await runTuneLint(['--format', 'json', 'proto.cnf'], { cwd: scratch });
+    assert.equal(run.stderr, '');
+    assert.equal(run.status, 1);
+    assert.equal(messages(run, 'MY1006').length, NAMES.length, 'each is an unknown option');
+    assert.deepEqual(
+      messages(run, 'MY1005').map((m) => m.split(':').slice(0, 2).join(':')),
+      ['proto.cnf:7 general_log = constructor'],
+      'constructor is no boolean',
+    );
+    const size = await runTuneLint(['--host-ram', '512constructor', 'proto.cnf'], { cwd: scratch });
+    assert.equal(size.status, 2);
+    assert.match(size.stderr, /^tune-lint: .*512constructor.*\n$/);
+    const repo = path.join(scratch, 'proto-repo');
+    writeTree(repo, { '.tune-lint.yaml': 'budget:\n  constructor: 1\n', 'my.cnf': '[mysqld]\n' });
+    const budget = await runTuneLint(['my.cnf'], { cwd: repo });
+    assert.equal(budget.status, 2);
+    assert.match(budget.stderr, /unknown budget key "constructor"/);
+  });
+});

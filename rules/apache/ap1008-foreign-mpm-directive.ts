@@ -8,6 +8,7 @@ import { indentationOf } from '../../src/languages/apache/edits.js';
 import type { ApacheConfig, ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import { MPM_ALIASES } from '../../src/languages/apache/mpm.js';
 import { MPM_MODULES, type MpmName } from '../../src/languages/apache/names.js';
+import { lookupTable } from '../../src/util/lookup.js';
 
 export default defineRule({
   meta: {
@@ -84,7 +85,7 @@ function describeOwners(owners: readonly MpmName[]): string {
 }
 
 function mpmOf(subject: string): MpmName | undefined {
-  const bySource: Readonly<Record<string, MpmName>> = { 'prefork.c': 'prefork', 'worker.c': 'worker', 'event.c': 'event' };
+  const bySource: Readonly<Record<string, MpmName>> = lookupTable({ 'prefork.c': 'prefork', 'worker.c': 'worker', 'event.c': 'event' });
   return MPM_MODULES[subject] ?? bySource[subject];
 }
 

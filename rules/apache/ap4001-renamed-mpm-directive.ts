@@ -1,11 +1,12 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/engine/targets.js';
 import { renameApacheDirective } from '../../src/languages/apache/edits.js';
+import { lookupTable } from '../../src/util/lookup.js';
 
-const RENAMED: Readonly<Record<string, string>> = {
+const RENAMED: Readonly<Record<string, string>> = lookupTable({
   maxclients: 'MaxRequestWorkers',
   maxrequestsperchild: 'MaxConnectionsPerChild',
-};
+});
 
 export default defineRule({
   meta: {

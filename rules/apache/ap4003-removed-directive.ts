@@ -4,6 +4,7 @@ import { versionAtLeast } from '../../src/engine/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { inCaseOf, removeApacheLine } from '../../src/languages/apache/edits.js';
 import type { ApacheConfig, ApacheDirectiveUse } from '../../src/languages/apache/model.js';
+import { lookupTable } from '../../src/util/lookup.js';
 
 /** Mutex mechanisms httpd 2.2 and the 2.4 Mutex directive name alike (no path, so nothing to reinterpret). */
 const MECHANISMS = new Set(['default', 'fcntl', 'flock', 'posixsem', 'pthread', 'sysvsem', 'sem']);
@@ -15,7 +16,7 @@ interface Removed {
   readonly fix?: (use: ApacheDirectiveUse, apache: ApacheConfig) => TextEdit | null;
 }
 
-const REMOVED: Readonly<Record<string, Removed>> = {
+const REMOVED: Readonly<Record<string, Removed>> = lookupTable({
   lockfile: { instead: (use) => `Mutex file:${path.posix.dirname(use.args[0] ?? '/var/lock/x')} default, if the lock files must live there` },
   acceptmutex: {
     instead: (use, apache) =>
@@ -63,7 +64,7 @@ const REMOVED: Readonly<Record<string, Removed>> = {
       'anonymous_authoritative',
     ].map((name) => [name, { instead: () => 'nothing: 2.4 combines authorization providers with <RequireAny> and <RequireAll>' } satisfies Removed]),
   ),
-};
+});
 
 export default defineRule({
   meta: {

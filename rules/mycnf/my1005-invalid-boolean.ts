@@ -3,9 +3,10 @@ import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
 import { invalidBooleanOutcome, optionType } from './support/option-types.js';
+import { lookupTable } from '../../src/util/lookup.js';
 
 /** Words whose meaning is plain; anything else (`2`, `maybe`) gets no fix. */
-const MEANING: Readonly<Record<string, boolean>> = { yes: true, y: true, enable: true, enabled: true, no: false, n: false, disable: false, disabled: false };
+const MEANING: Readonly<Record<string, boolean>> = lookupTable({ yes: true, y: true, enable: true, enabled: true, no: false, n: false, disable: false, disabled: false });
 
 export default defineRule({
   meta: {

@@ -5,8 +5,9 @@ import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { formatBytes, parseFriendlySize } from '../../src/util/units.js';
 import { intendedEffective, lineOf, type IntendedOption } from './support/intent.js';
+import { lookupTable } from '../../src/util/lookup.js';
 
-const TYPE_WORDS: Readonly<Record<string, 'OFF' | 'ON' | 'DEMAND'>> = { '0': 'OFF', off: 'OFF', '1': 'ON', on: 'ON', '2': 'DEMAND', demand: 'DEMAND' };
+const TYPE_WORDS: Readonly<Record<string, 'OFF' | 'ON' | 'DEMAND'>> = lookupTable({ '0': 'OFF', off: 'OFF', '1': 'ON', on: 'ON', '2': 'DEMAND', demand: 'DEMAND' });
 
 export default defineRule({
   meta: {

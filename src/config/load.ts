@@ -8,6 +8,7 @@ import type { Rule, RuleOptions, SeveritySetting } from '../engine/types.js';
 import { HostFactsError } from '../host/facts.js';
 import { locateYaml } from '../host/profile.js';
 import { hostFactsFromLocated } from '../host/values.js';
+import { lookupTable } from '../util/lookup.js';
 import { parseFriendlySize } from '../util/units.js';
 import { ConfigError, type ConfigHost, type ConfigOverride, type ResolvedConfig } from './types.js';
 
@@ -36,7 +37,7 @@ type Pair = import('yaml').Pair<Node, Node>;
 const TOP_KEYS = ['extends', 'target', 'host', 'budget', 'rules', 'overrides'];
 const OVERRIDE_KEYS = ['name', 'files', 'host', 'rules', 'target', 'budget'];
 const SEVERITIES: readonly SeveritySetting[] = ['off', 'info', 'warn', 'error'];
-const BUDGET_KEYS: Record<keyof Budget, 'share' | 'size' | 'count'> = {
+const BUDGET_KEYS: Readonly<Partial<Record<string, 'share' | 'size' | 'count'>>> = lookupTable<'share' | 'size' | 'count'>({
   apacheShare: 'share',
   osReserveShare: 'share',
   osReserveMin: 'size',
@@ -44,7 +45,7 @@ const BUDGET_KEYS: Record<keyof Budget, 'share' | 'size' | 'count'> = {
   mysqlMaxShare: 'share',
   adminConnections: 'count',
   overcommitTolerance: 'share',
-};
+} satisfies Record<keyof Budget, 'share' | 'size' | 'count'>);
 
 /**
  * Reads and validates `.tune-lint.yaml`. Every error names `file:line:col`
@@ -197,7 +198,7 @@ class ConfigReader {
     if (!yaml.isMap(node)) return this.fail(node, 'budget must be a mapping like { apacheShare: 0.5 }');
     const out: Partial<Record<keyof Budget, number>> = {};
     for (const entry of (node as YamlMap).items) {
-      const key = this.keyOf(entry) as keyof Budget;
+      const key = this.keyOf(entry);
       const kind = BUDGET_KEYS[key];
       if (kind === undefined) this.fail(entry, `unknown budget key "${key}"; expected ${Object.keys(BUDGET_KEYS).join(', ')}`);
       const valueNode = this.valueOf(entry);
@@ -211,7 +212,7 @@ class ConfigReader {
         const expected = kind === 'share' ? 'a share above 0 and at most 1, like 0.5' : kind === 'size' ? 'a size like 512M' : 'a whole number';
         this.fail(valueNode ?? entry, `budget ${key} must be ${expected}`);
       }
-      out[key] = value as number;
+      out[key as keyof Budget] = value as number;
     }
     return out;
   }

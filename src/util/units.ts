@@ -1,9 +1,10 @@
+import { lookupTable } from './lookup.js';
 const KIB = 1024;
 const MIB = KIB * 1024;
 const GIB = MIB * 1024;
 const TIB = GIB * 1024;
 
-const FRIENDLY_UNITS: Record<string, number> = {
+const FRIENDLY_UNITS: Readonly<Record<string, number>> = lookupTable({
   '': 1,
   b: 1,
   k: KIB,
@@ -18,7 +19,7 @@ const FRIENDLY_UNITS: Record<string, number> = {
   t: TIB,
   tb: TIB,
   tib: TIB,
-};
+});
 
 /**
  * Parses a size given by a person on our own command line or in our own YAML:

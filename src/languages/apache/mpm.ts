@@ -1,6 +1,7 @@
 import { versionAtLeast } from '../../engine/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, LoadedModule } from './model.js';
 import type { MpmName } from './names.js';
+import { lookupTable } from '../../util/lookup.js';
 
 export type MpmDirective =
   | 'ServerLimit'
@@ -49,7 +50,7 @@ export interface MpmSettings {
 }
 
 /** The 2.2 names set the same variables as the 2.4 ones; the last line of either wins. */
-export const MPM_ALIASES: Readonly<Record<string, MpmDirective>> = {
+export const MPM_ALIASES: Readonly<Record<string, MpmDirective>> = lookupTable({
   maxclients: 'MaxRequestWorkers',
   maxrequestworkers: 'MaxRequestWorkers',
   maxrequestsperchild: 'MaxConnectionsPerChild',
@@ -62,7 +63,7 @@ export const MPM_ALIASES: Readonly<Record<string, MpmDirective>> = {
   threadsperchild: 'ThreadsPerChild',
   minsparethreads: 'MinSpareThreads',
   maxsparethreads: 'MaxSpareThreads',
-};
+});
 
 const PREFORK_DIRECTIVES: readonly MpmDirective[] = ['ServerLimit', 'MaxRequestWorkers', 'StartServers', 'MinSpareServers', 'MaxSpareServers', 'MaxConnectionsPerChild'];
 const THREADED_DIRECTIVES: readonly MpmDirective[] = [

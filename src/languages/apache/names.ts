@@ -1,10 +1,11 @@
+import { lookupTable } from '../../util/lookup.js';
 export type MpmName = 'prefork' | 'worker' | 'event';
 
-export const MPM_MODULES: Readonly<Record<string, MpmName>> = {
+export const MPM_MODULES: Readonly<Record<string, MpmName>> = lookupTable({
   mpm_prefork_module: 'prefork',
   mpm_worker_module: 'worker',
   mpm_event_module: 'event',
-};
+});
 
 /**
  * Modules compiled into Debian's apache2 2.4 (`apache2 -l`); `<IfModule>` on
@@ -38,7 +39,7 @@ export function moduleSourceName(identifier: string, file?: string): string {
   return `mod_${identifier.replace(/_module$/, '')}.c`;
 }
 
-const SPECIAL_SOURCE_NAMES: Readonly<Record<string, string>> = {
+const SPECIAL_SOURCE_NAMES: Readonly<Record<string, string>> = lookupTable({
   core_module: 'core.c',
   http_module: 'http_core.c',
   so_module: 'mod_so.c',
@@ -50,7 +51,7 @@ const SPECIAL_SOURCE_NAMES: Readonly<Record<string, string>> = {
   php_module: 'mod_php.c',
   php7_module: 'mod_php7.c',
   php5_module: 'mod_php5.c',
-};
+});
 
 /** Modules that are not thread-safe and tie httpd to prefork. */
 export function isNonThreadSafeModule(identifier: string): boolean {

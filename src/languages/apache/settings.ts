@@ -1,8 +1,9 @@
 import { versionAtLeast } from '../../engine/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
+import { lookupTable } from '../../util/lookup.js';
 
 /** Core directives whose effective value matters for tuning, with the compiled-in defaults. */
-export const CORE_SETTINGS: Readonly<Record<string, { readonly name: string; readonly default: (httpd: string) => string }>> = {
+export const CORE_SETTINGS: Readonly<Record<string, { readonly name: string; readonly default: (httpd: string) => string }>> = lookupTable({
   keepalive: { name: 'KeepAlive', default: () => 'On' },
   keepalivetimeout: { name: 'KeepAliveTimeout', default: () => '5' },
   maxkeepaliverequests: { name: 'MaxKeepAliveRequests', default: () => '100' },
@@ -13,7 +14,7 @@ export const CORE_SETTINGS: Readonly<Record<string, { readonly name: string; rea
   listenbacklog: { name: 'ListenBacklog', default: () => '511' },
   allowoverride: { name: 'AllowOverride', default: (httpd) => (versionAtLeast(httpd, '2.4') ? 'None' : 'All') },
   extendedstatus: { name: 'ExtendedStatus', default: () => 'Off' },
-};
+});
 
 export interface EffectiveSetting {
   /** Canonical spelling, e.g. `KeepAliveTimeout`. */

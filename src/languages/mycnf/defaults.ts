@@ -1,4 +1,5 @@
 import { compareVersions, type DatabaseTarget } from '../../engine/targets.js';
+import { lookupTable } from '../../util/lookup.js';
 
 const K = 1024;
 const M = 1024 * K;
@@ -36,7 +37,7 @@ const always = (value: Rule): History => [['0', value]];
  * MariaDB target except where reference/mysql.md §3.2 records a change
  * (query cache off since 10.1.7, one 96M redo log since 10.5).
  */
-export const VARIABLE_DEFAULTS: Readonly<Record<string, VariableDefaults>> = {
+export const VARIABLE_DEFAULTS: Readonly<Record<string, VariableDefaults>> = lookupTable({
   max_connections: { unit: 'count', mysql: always(151), mariadb: always(151) },
   innodb_buffer_pool_size: { unit: 'bytes', mysql: always(128 * M), mariadb: always(128 * M) },
   innodb_buffer_pool_instances: {
@@ -90,7 +91,7 @@ export const VARIABLE_DEFAULTS: Readonly<Record<string, VariableDefaults>> = {
   interactive_timeout: { unit: 'seconds', mysql: always(28800), mariadb: always(28800) },
   innodb_io_capacity: { unit: 'count', mysql: [['0', 200], ['8.4', 10000]], mariadb: always(200) },
   innodb_adaptive_hash_index: { unit: 'boolean', mysql: [['0', true], ['8.4', false]], mariadb: always(false) },
-};
+});
 
 const BASE_CONTEXT: DefaultContext = { maxConnections: 151, tableOpenCache: 2000, innodbBufferPoolSize: 128 * M };
 

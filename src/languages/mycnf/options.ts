@@ -1,6 +1,7 @@
 import { versionAtLeast, type DatabaseTarget } from '../../engine/targets.js';
 import { mariadbOptionNames, isMariadbOption } from './mariadb-options.js';
 import { normaliseKey, normaliseOptionName, OPTION_PREFIXES, withPrefixes, type OptionName, type OptionPrefix } from './names.js';
+import { lookupTable } from '../../util/lookup.js';
 
 /**
  * What the target's option parser makes of a name:
@@ -26,7 +27,7 @@ export interface ResolvedOption {
  * "Alias for ..." or "Deprecated; use ... instead"; setting one changes the
  * value printed for the other).
  */
-const MARIADB_ALIASES: Readonly<Record<string, string>> = {
+const MARIADB_ALIASES: Readonly<Record<string, string>> = lookupTable({
   table_cache: 'table_open_cache',
   tmp_memory_table_size: 'tmp_table_size',
   log_slow_query_time: 'long_query_time',
@@ -34,7 +35,7 @@ const MARIADB_ALIASES: Readonly<Record<string, string>> = {
   log_slow_query: 'slow_query_log',
   log_slow_query_file: 'slow_query_log_file',
   slave_parallel_workers: 'slave_parallel_threads',
-};
+});
 
 /** `findopt`: an exact name, else every option the text is a prefix of. */
 function findOption(key: string): readonly string[] {
