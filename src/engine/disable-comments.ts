@@ -16,9 +16,10 @@ export interface DisableDirective {
 }
 
 const COMMENT = /^[ \t]*[#;][ \t]*tune-lint-(disable-next-line|disable|enable)\b([^\r\n]*)/gm;
+const PREFIX = 'tune-lint-';
 
 export function findDisableDirectives(file: SourceFile): DisableDirective[] {
-  if (!file.text.includes('tune-lint-disable') && !file.text.includes('tune-lint-enable')) return [];
+  if (!namesDirective(file.text)) return [];
   const found: DisableDirective[] = [];
   for (const match of file.text.matchAll(COMMENT)) {
     const start = match.index ?? 0;
@@ -35,6 +36,14 @@ export function findDisableDirectives(file: SourceFile): DisableDirective[] {
     });
   }
   return found;
+}
+
+/** Whether the text has `tune-lint-disable` or `tune-lint-enable` anywhere: one scan, most files have neither. */
+function namesDirective(text: string): boolean {
+  for (let at = text.indexOf(PREFIX); at !== -1; at = text.indexOf(PREFIX, at + PREFIX.length)) {
+    if (text.startsWith('disable', at + PREFIX.length) || text.startsWith('enable', at + PREFIX.length)) return true;
+  }
+  return false;
 }
 
 /**

@@ -103,7 +103,10 @@ const parsedFiles = new WeakMap<SourceFile, { readonly maxNesting: number; reado
 /** The variables and unresolved names of the many lines without `${...}`: one shared empty list. */
 const NONE: readonly string[] = Object.freeze([]);
 
-interface ExpandedArguments {
+/** What a line with `${...}` references carries: the names, those left unresolved, and the arguments after expansion. */
+interface References {
+  readonly variables: readonly string[];
+  readonly unresolved: readonly string[];
   readonly text: string;
   readonly args: readonly string[];
 }
@@ -111,7 +114,9 @@ interface ExpandedArguments {
 /**
  * A directive in effect. The arguments of a line without `${...}` are split
  * on first use: a tree of 10,000 vhosts has a quarter of a million lines, and
- * the rules read the arguments of a few directive names.
+ * the rules read the arguments of a few directive names. Such a line also
+ * carries no reference lists of its own (one object per line is what the
+ * model costs there).
  */
 class DirectiveInEffect implements ApacheDirectiveUse {
   private splitArgs: readonly string[] | undefined;
@@ -121,11 +126,8 @@ class DirectiveInEffect implements ApacheDirectiveUse {
     readonly file: SourceFile,
     readonly parent: ApacheSectionUse | undefined,
     readonly order: number,
-    readonly variables: readonly string[],
-    readonly unresolved: readonly string[],
-    /** The arguments after `${NAME}` expansion, for a line with references. */
-    private readonly expanded: ExpandedArguments | undefined,
-    readonly include?: IncludeOutcome,
+    /** Expanded when read: a later Define may change what the names stand for. */
+    private readonly references: References | undefined,
   ) {}
 
   get name(): string {
@@ -136,16 +138,38 @@ class DirectiveInEffect implements ApacheDirectiveUse {
     return this.node.line.content;
   }
 
+  get variables(): readonly string[] {
+    return this.references?.variables ?? NONE;
+  }
+
+  get unresolved(): readonly string[] {
+    return this.references?.unresolved ?? NONE;
+  }
+
   get argsText(): string {
-    return this.expanded?.text ?? this.node.argsText;
+    return this.references?.text ?? this.node.argsText;
   }
 
   get args(): readonly string[] {
-    return this.expanded?.args ?? (this.splitArgs ??= argValues(this.node));
+    return this.references?.args ?? (this.splitArgs ??= argValues(this.node));
   }
 
-  withInclude(include: IncludeOutcome): DirectiveInEffect {
-    return new DirectiveInEffect(this.node, this.file, this.parent, this.order, this.variables, this.unresolved, this.expanded, include);
+  withInclude(include: IncludeOutcome): IncludeInEffect {
+    return new IncludeInEffect(this.node, this.file, this.parent, this.order, this.references, include);
+  }
+}
+
+/** An Include or IncludeOptional line, with what its pattern matched. */
+class IncludeInEffect extends DirectiveInEffect {
+  constructor(
+    node: DirectiveNode,
+    file: SourceFile,
+    parent: ApacheSectionUse | undefined,
+    order: number,
+    references: References | undefined,
+    readonly include: IncludeOutcome,
+  ) {
+    super(node, file, parent, order, references);
   }
 }
 
@@ -341,16 +365,14 @@ export class ApacheConfig {
   }
 
   private directive(node: DirectiveNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
-    const variables = node.line.text.includes('${') ? [...node.line.text.matchAll(DEFINE_IN_VALUE)].map((match) => match[1] as string) : NONE;
-    let unresolved: readonly string[] = NONE;
-    let expanded: ExpandedArguments | undefined;
+    const text = node.line.text;
+    const variables = text.includes('${') ? [...text.matchAll(DEFINE_IN_VALUE)].map((match) => match[1] as string) : NONE;
+    let references: References | undefined;
     if (variables.length > 0) {
-      // Expanded now: a later Define may change what the names stand for.
       const expansion = this.expand(node.argsText, file, node.line.content);
-      unresolved = expansion.unresolved;
-      expanded = { text: expansion.text, args: splitWords(expansion.text).map((word) => word.value) };
+      references = { variables, unresolved: expansion.unresolved, text: expansion.text, args: splitWords(expansion.text).map((word) => word.value) };
     }
-    const use = new DirectiveInEffect(node, file, parent, this.order++, variables, unresolved, expanded);
+    const use = new DirectiveInEffect(node, file, parent, this.order++, references);
     const name = use.name;
     if (name === 'include' || name === 'includeoptional') {
       this.include(use, depth);
