@@ -5,6 +5,9 @@ import { printApache } from './print.js';
 
 export const DEFAULT_MAX_NESTING = 1_000;
 
+/** Shared by every file that parses cleanly, most of them. */
+const NO_PROBLEMS: readonly ParseProblem[] = Object.freeze([]);
+
 /**
  * A parsed Apache config file. The nodes tile the text, so `toString()`
  * gives back the input byte for byte, whatever it contains.
@@ -26,7 +29,9 @@ interface OpenSection {
   readonly name: string;
   /** Lower-cased once: every close tag compares against the whole stack. */
   readonly nameLower: string;
-  readonly nameRange: Range;
+  /** Offsets of the name in the line's text. */
+  readonly nameStart: number;
+  readonly nameEnd: number;
   readonly argsText: string;
   /** Where argsText starts in the line's text. */
   readonly argsOffset: number;
@@ -87,7 +92,7 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
     problems.push({ message: `<${open.name}> was not closed`, range: open.line.content });
     current().push(finishSection(open, undefined));
   }
-  return new ApacheDocument(text, root, problems);
+  return new ApacheDocument(text, root, problems.length === 0 ? NO_PROBLEMS : problems);
 }
 
 /** A comment or blank line; its range is made on first use, as a directive's. */
@@ -188,12 +193,12 @@ function openSection(line: LogicalLine, firstText: string, first: Word, problems
   const afterClose = lastGt === -1 ? '' : rest.slice(lastGt + 1);
   const argsOffset = argsText === '' ? first.end : line.text.indexOf(argsText, first.end);
   const nameEnd = first.start + 1 + bareName.length;
-  return { line, name: bareName, nameLower: bareName.toLowerCase(), nameRange: sourceRange(line, first.start + 1, nameEnd), argsText, argsOffset, afterClose, children: [] };
+  return { line, name: bareName, nameLower: bareName.toLowerCase(), nameStart: first.start + 1, nameEnd, argsText, argsOffset, afterClose, children: [] };
 }
 
 function closeSection(line: LogicalLine, firstText: string, stack: OpenSections, root: ApacheNode[], problems: ParseProblem[]): void {
   const name = firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2);
-  const closeTag: CloseTag = { line, name, range: [line.start, line.end] };
+  const closeTag = new CloseLine(line, name);
   const top = stack.top();
   const matchAt = stack.find(name.toLowerCase());
   if (top !== undefined && matchAt === stack.length - 1) {
@@ -267,46 +272,73 @@ function parentOf(stack: OpenSections, root: ApacheNode[]): ApacheNode[] {
 
 function finishSection(open: OpenSection, close: CloseTag | undefined): SectionNode {
   const last = open.children[open.children.length - 1];
-  return new Section(open, close, close?.range[1] ?? last?.range[1] ?? open.line.end);
+  return new Section(open, close, close?.line.end ?? last?.range[1] ?? open.line.end);
 }
 
-/** A section; like a directive's, its argument nodes are built on first use (the model reads the argument text). */
+/**
+ * A section; like a directive's, its argument nodes and source ranges are
+ * built on first use (the model reads the argument text).
+ */
 class Section implements SectionNode {
   readonly name: string;
   readonly nameLower: string;
-  readonly nameRange: Range;
   readonly argsText: string;
   readonly afterClose: string;
   readonly open: LogicalLine;
   readonly children: readonly ApacheNode[];
-  readonly range: Range;
+  private readonly nameStart: number;
+  private readonly nameEnd: number;
   private readonly argsOffset: number;
   private cachedArgs: readonly ApacheArg[] | undefined;
+  private cachedRange: Range | undefined;
+  private cachedNameRange: Range | undefined;
 
   constructor(
     opened: OpenSection,
     readonly close: CloseTag | undefined,
-    end: number,
+    private readonly end: number,
   ) {
     this.name = opened.name;
     this.nameLower = opened.nameLower;
-    this.nameRange = opened.nameRange;
+    this.nameStart = opened.nameStart;
+    this.nameEnd = opened.nameEnd;
     this.argsText = opened.argsText;
     this.argsOffset = opened.argsOffset;
     this.afterClose = opened.afterClose;
     this.open = opened.line;
     this.children = opened.children;
-    this.range = [opened.line.start, end];
   }
 
   get kind(): 'section' {
     return 'section';
   }
 
+  get range(): Range {
+    return (this.cachedRange ??= [this.open.start, this.end]);
+  }
+
+  get nameRange(): Range {
+    return (this.cachedNameRange ??= sourceRange(this.open, this.nameStart, this.nameEnd));
+  }
+
   get args(): readonly ApacheArg[] {
     return (this.cachedArgs ??= splitWords(this.argsText).map((word) =>
       toArg(this.open, { ...word, start: word.start + this.argsOffset, end: word.end + this.argsOffset }),
     ));
+  }
+}
+
+/** A close tag line; its range is made on first use. */
+class CloseLine implements CloseTag {
+  private cachedRange: Range | undefined;
+
+  constructor(
+    readonly line: LogicalLine,
+    readonly name: string,
+  ) {}
+
+  get range(): Range {
+    return (this.cachedRange ??= [this.line.start, this.line.end]);
   }
 }
 
