@@ -1,39 +1,42 @@
+import { LazyList } from '../util/streamed-output.js';
+
 /**
  * The readable form of a dump: each section of the JSON as an indented
  * block, scalars inline, so `tune-lint dump` reads like `apache2 -S` output
- * without a second data model to keep in step with the JSON.
+ * without a second data model to keep in step with the JSON. Line by line,
+ * the lists made as they are written (see LazyList).
  */
-export function formatDumpText(dump: Record<string, unknown>): string {
-  const out: string[] = [];
+export function* dumpTextLines(dump: Record<string, unknown>): Generator<string> {
   for (const [key, value] of Object.entries(dump)) {
     if (key === 'version') continue;
     if (value === null || typeof value !== 'object') {
-      out.push(`${label(key)}: ${scalar(value)}`);
+      yield `${label(key)}: ${scalar(value)}`;
       continue;
     }
-    out.push(`${label(key)}:`);
-    block(value, '  ', out);
+    yield `${label(key)}:`;
+    yield* block(value, '  ');
   }
-  return `${out.join('\n')}\n`;
 }
 
-function block(value: object, indent: string, out: string[]): void {
-  if (Array.isArray(value)) {
-    if (value.length === 0) out.push(`${indent}(none)`);
-    for (const item of value) {
-      if (item !== null && typeof item === 'object') out.push(`${indent}- ${inline(item as Record<string, unknown>)}`);
-      else out.push(`${indent}- ${scalar(item)}`);
+function* block(value: object, indent: string): Generator<string> {
+  if (Array.isArray(value) || value instanceof LazyList) {
+    let none = true;
+    for (const item of value as Iterable<unknown>) {
+      none = false;
+      if (item !== null && typeof item === 'object') yield `${indent}- ${inline(item as Record<string, unknown>)}`;
+      else yield `${indent}- ${scalar(item)}`;
     }
+    if (none) yield `${indent}(none)`;
     return;
   }
   const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length === 0) out.push(`${indent}(none)`);
+  if (entries.length === 0) yield `${indent}(none)`;
   for (const [key, child] of entries) {
     if (child !== null && typeof child === 'object' && !isFlat(child)) {
-      out.push(`${indent}${key}:`);
-      block(child, `${indent}  `, out);
+      yield `${indent}${key}:`;
+      yield* block(child, `${indent}  `);
     } else {
-      out.push(`${indent}${key}: ${child !== null && typeof child === 'object' ? inline(child as Record<string, unknown>) : scalar(child)}`);
+      yield `${indent}${key}: ${child !== null && typeof child === 'object' ? inline(child as Record<string, unknown>) : scalar(child)}`;
     }
   }
 }

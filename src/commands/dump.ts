@@ -5,7 +5,8 @@ import { detectLanguage, languageFromName } from '../languages/detect.js';
 import { loadApache } from '../languages/apache/model.js';
 import { loadMycnf } from '../languages/mycnf/model.js';
 import { ConfigError } from '../config/types.js';
-import { formatDumpText } from './dump-text.js';
+import { writeJson, writeLines } from '../util/streamed-output.js';
+import { dumpTextLines } from './dump-text.js';
 import { mainPath } from './paths.js';
 
 export interface DumpOptions {
@@ -35,6 +36,12 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
     language === 'apache'
       ? loadApache(hostPath, { fs, httpd: targets.httpd, ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }) }).toDump()
       : loadMycnf(hostPath, { fs, target: targets.db, ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }) }).toDump();
-  process.stdout.write(options.json ? `${JSON.stringify(dump, null, 2)}\n` : formatDumpText(dump as Record<string, unknown>));
+  const write = (chunk: string): void => void process.stdout.write(chunk);
+  if (options.json) {
+    writeJson(dump, write);
+    write('\n');
+  } else {
+    writeLines(dumpTextLines(dump as Record<string, unknown>), write);
+  }
   return 0;
 }

@@ -1,6 +1,7 @@
 import type { Located } from '../../engine/types.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import type { MpmDirective } from './mpm.js';
+import { LazyList } from '../../util/streamed-output.js';
 import { CORE_SETTINGS, effectiveSetting, type EffectiveSetting } from './settings.js';
 
 interface Where {
@@ -17,7 +18,11 @@ function settingJson(setting: EffectiveSetting): object {
   return { value: setting.args.join(' '), ...where(setting.use) };
 }
 
-/** `tune-lint dump --json` for Apache: what httpd would run with, and where each value comes from. */
+/**
+ * `tune-lint dump --json` for Apache: what httpd would run with, and where
+ * each value comes from. The lists that grow with the config (files,
+ * vhosts, directories, directives) are made as they are written.
+ */
 export function dumpApacheConfig(config: ApacheConfig): object {
   const mpm = config.mpm;
   const mpmSettings: Record<string, object> = {};
@@ -41,41 +46,43 @@ export function dumpApacheConfig(config: ApacheConfig): object {
     const container = config.container(use);
     if (!serverNames.has(container)) serverNames.set(container, use);
   }
-  const virtualHosts = config.sections
-    .filter((section) => section.name === 'virtualhost')
-    .map((vhost) => {
+  const virtualHosts = new LazyList(function* () {
+    for (const vhost of config.sections) {
+      if (vhost.name !== 'virtualhost') continue;
       const settings: Record<string, object> = {};
       for (const lower of ['keepalive', 'keepalivetimeout', 'maxkeepaliverequests', 'timeout', 'hostnamelookups', 'enablesendfile', 'enablemmap']) {
         const setting = effectiveSetting(config, lower, vhost);
         if (setting.use !== undefined && config.container(setting.use) === vhost) settings[setting.name] = settingJson(setting);
       }
       const serverName = serverNames.get(vhost);
-      return { address: vhost.args.join(' '), ...where(vhost), serverName: serverName?.args[0] ?? null, settings };
-    });
-  const directories = config.sections
-    .filter((section) => section.name === 'directory' || section.name === 'directorymatch')
-    .map((directory) => {
+      yield { address: vhost.args.join(' '), ...where(vhost), serverName: serverName?.args[0] ?? null, settings };
+    }
+  });
+  const directories = new LazyList(function* () {
+    for (const directory of config.sections) {
+      if (directory.name !== 'directory' && directory.name !== 'directorymatch') continue;
       const allowOverride = effectiveSetting(config, 'allowoverride', directory);
       const own = allowOverride.use !== undefined && config.container(allowOverride.use) === directory;
-      return {
+      yield {
         path: directory.args[0] ?? '',
         match: directory.name === 'directorymatch',
         ...where(directory),
         virtualHost: enclosingVirtualHost(directory),
         allowOverride: own ? settingJson(allowOverride) : { value: CORE_SETTINGS['allowoverride']?.default(config.httpd) ?? 'None', default: true },
       };
-    });
+    }
+  });
   return {
     version: 1,
     language: 'apache',
     root: config.root.displayPath,
     target: { httpd: config.httpd },
     serverRoot: config.serverRoot,
-    files: config.files.map((entry) => ({
-      path: entry.source.displayPath,
-      depth: entry.depth,
-      includedFrom: entry.includedFrom === undefined ? null : where(entry.includedFrom),
-    })),
+    files: new LazyList(function* () {
+      for (const entry of config.files) {
+        yield { path: entry.source.displayPath, depth: entry.depth, includedFrom: entry.includedFrom === undefined ? null : where(entry.includedFrom) };
+      }
+    }),
     modules: [...config.modules.values()].map((module) =>
       module.use === undefined
         ? { name: module.identifier, kind: 'static' }
@@ -94,7 +101,9 @@ export function dumpApacheConfig(config: ApacheConfig): object {
     server,
     virtualHosts,
     directories,
-    directives: config.uses.map((use) => directiveJson(config, use)),
+    directives: new LazyList(function* () {
+      for (const use of config.uses) yield directiveJson(config, use);
+    }),
     problems: config.problems.map((problem) => ({
       ruleId: problem.ruleId,
       severity: problem.severity,
