@@ -3,12 +3,15 @@ import { versionAtLeast } from '../../src/engine/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { directiveCount } from '../../src/languages/apache/blocks.js';
 import type { ApacheNode, DirectiveNode } from '../../src/languages/apache/cst.js';
-import { directiveSpec } from '../../src/languages/apache/directives.js';
+import { DIRECTIVES, directiveSpec } from '../../src/languages/apache/directives.js';
 import { indentationOf } from '../../src/languages/apache/edits.js';
 import type { ApacheConfig, ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import { MPM_ALIASES } from '../../src/languages/apache/mpm.js';
 import { MPM_MODULES, type MpmName } from '../../src/languages/apache/names.js';
 import { lookupTable } from '../../src/util/lookup.js';
+
+/** The directives only some MPMs define: the lines this rule looks at (lower case). */
+const MPM_ONLY = DIRECTIVES.filter((spec) => spec.mpms !== undefined).map((spec) => spec.name.toLowerCase());
 
 export default defineRule({
   meta: {
@@ -36,14 +39,13 @@ export default defineRule({
     if (active === undefined || mpm === undefined) return {};
     const load = active.module?.use === undefined ? 'compiled in' : `LoadModule at ${active.module.use.file.displayPath}:${active.module.use.file.position(active.module.use.range[0]).line}`;
     const foreign = new Map<DirectiveNode, { use: ApacheDirectiveUse; guard: string; owners: string }>();
+    const check = (use: ApacheDirectiveUse): void => {
+      const owners = directiveSpec(use.name)?.mpms;
+      if (owners === undefined || owners.includes(mpm)) return;
+      foreign.set(use.node, { use, guard: guardFor(owners), owners: describeOwners(owners) });
+    };
     return {
-      directive: {
-        '*': (use) => {
-          const owners = directiveSpec(use.name)?.mpms;
-          if (owners === undefined || owners.includes(mpm)) return;
-          foreign.set(use.node, { use, guard: guardFor(owners), owners: describeOwners(owners) });
-        },
-      },
+      directive: Object.fromEntries(MPM_ONLY.map((name) => [name, check])),
       end() {
         for (const { use, guard, owners } of foreign.values()) {
           ctx.report({

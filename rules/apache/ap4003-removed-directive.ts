@@ -85,21 +85,17 @@ export default defineRule({
   create(ctx) {
     const apache = ctx.apache;
     if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return {};
-    return {
-      directive: {
-        '*': (use) => {
-          const removed = REMOVED[use.name];
-          if (removed === undefined) return;
-          const fix = removed.fix;
-          ctx.report({
-            at: use,
-            messageId: 'removed',
-            data: { written: `${use.node.name} ${use.argsText}`.trim(), name: use.node.name, instead: removed.instead(use, apache) },
-            ...(fix === undefined ? {} : { fix: () => fix(use, apache) }),
-          });
-        },
-      },
+    const report = (use: ApacheDirectiveUse): void => {
+      const removed = REMOVED[use.name] as Removed;
+      const fix = removed.fix;
+      ctx.report({
+        at: use,
+        messageId: 'removed',
+        data: { written: `${use.node.name} ${use.argsText}`.trim(), name: use.node.name, instead: removed.instead(use, apache) },
+        ...(fix === undefined ? {} : { fix: () => fix(use, apache) }),
+      });
     };
+    return { directive: Object.fromEntries(Object.keys(REMOVED).map((name) => [name, report])) };
   },
 });
 
