@@ -374,7 +374,7 @@ function codeOf(error: unknown): string {
 }
 
 /** An absolute path that path.resolve leaves unchanged: no empty, `.` or `..` component and no trailing `/`. */
-function isNormalAbsolute(candidate: string): boolean {
+export function isNormalAbsolute(candidate: string): boolean {
   if (candidate.charCodeAt(0) !== 47 || candidate.length === 1 || candidate.endsWith('/')) return false;
   return !candidate.includes('//') && !candidate.includes('/./') && !candidate.includes('/../') && !candidate.endsWith('/.') && !candidate.endsWith('/..');
 }

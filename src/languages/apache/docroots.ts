@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { isNormalAbsolute } from '../../engine/files.js';
 import type { Located } from '../../engine/types.js';
 import { filesystemTypeOf, isNetworkFilesystem, type Fact, type MountEntry } from '../../host/facts.js';
 import { compileFnmatch, hasWildcard } from './fnmatch.js';
@@ -51,7 +52,7 @@ export function vhostOf(use: { readonly parent: ApacheSectionUse | undefined }):
 
 /** A path as httpd's config resolves it: relative to ServerRoot, without a trailing slash. */
 export function serverPath(config: ApacheConfig, written: string): string {
-  return path.posix.resolve(config.serverRoot, written);
+  return isNormalAbsolute(written) ? written : path.posix.resolve(config.serverRoot, written);
 }
 
 /**
@@ -131,7 +132,7 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
     const isRegex = section.name === 'directorymatch' || section.args[0] === '~';
     const written = section.name === 'directory' && isRegex ? section.args[1] : section.args[0];
     if (written === undefined) continue;
-    const parts = isRegex ? undefined : components(path.posix.resolve('/', written));
+    const parts = isRegex ? undefined : components(isNormalAbsolute(written) ? written : path.posix.resolve('/', written));
     const wildcards = parts !== undefined && parts.some(hasWildcard);
     const entry: DirectorySection = {
       section,
@@ -196,6 +197,8 @@ function compileRegex(source: string): RegExp | undefined {
 }
 
 function components(absolute: string): string[] {
+  // The common case, a normalised path, without a pass to drop empty parts.
+  if (isNormalAbsolute(absolute)) return absolute.slice(1).split('/');
   return absolute.split('/').filter((part) => part !== '');
 }
 
@@ -205,9 +208,9 @@ function components(absolute: string): string[] {
  * component, as `apr_fnmatch` with APR_FNM_PATHNAME does), a regex section
  * when it matches the directory path with its trailing slash.
  */
-function appliesTo(entry: DirectorySection, directory: string, target: readonly string[]): boolean {
+function appliesTo(entry: DirectorySection, directory: string, target: readonly string[], levels: readonly string[]): boolean {
   if (entry.depth === undefined) return entry.regex?.test(directory === '/' ? '/' : `${directory}/`) === true;
-  if (entry.path !== undefined) return entry.depth <= target.length && `/${target.slice(0, entry.depth).join('/')}` === entry.path;
+  if (entry.path !== undefined) return entry.depth <= target.length && levels[entry.depth] === entry.path;
   if (entry.matchers === undefined || entry.matchers.length > target.length) return false;
   return entry.matchers.every((matches, index) => matches(target[index] as string));
 }
@@ -238,8 +241,9 @@ export function linesAtPath(
     if (vhost !== undefined) lines.push(...(byContainer.get(vhost) ?? []));
   }
   const target = components(directory);
-  for (const entry of sectionsFor(config, vhost, levelsOf(target))) {
-    if (!appliesTo(entry, directory, target)) continue;
+  const levels = levelsOf(target);
+  for (const entry of sectionsFor(config, vhost, levels)) {
+    if (!appliesTo(entry, directory, target, levels)) continue;
     lines.push(...(byContainer.get(entry.section) ?? []));
   }
   return lines;
@@ -265,7 +269,7 @@ export function overrideSectionsAtPath(config: ApacheConfig, directory: string, 
     const candidates = levels.flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
     for (const entry of regexSections) if (candidates.some((level) => entry.regex?.test(level) === true)) applying.push(entry.section);
   }
-  for (const entry of sections) if (entry.depth !== undefined && appliesTo(entry, directory, target)) applying.push(entry.section);
+  for (const entry of sections) if (entry.depth !== undefined && appliesTo(entry, directory, target, levels)) applying.push(entry.section);
   return applying;
 }
 
