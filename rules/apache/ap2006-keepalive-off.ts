@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { inCaseOf, replaceApacheArg } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
-import { keepAliveOn, perServer } from '../../src/languages/apache/vhosts.js';
+import { keepsAlive, perServer } from '../../src/languages/apache/vhosts.js';
 
 export default defineRule({
   meta: {
@@ -30,7 +30,7 @@ export default defineRule({
         const reported = new Set<ApacheDirectiveUse>();
         for (const server of perServer(apache, 'keepalive')) {
           const use = server.setting.use;
-          if (use === undefined || keepAliveOn(apache, server.vhost) || reported.has(use)) continue;
+          if (use === undefined || keepsAlive(apache, server.setting) || reported.has(use)) continue;
           reported.add(use);
           const value = use.args[0] ?? '';
           if (mpm === 'event') {

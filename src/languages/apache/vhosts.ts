@@ -27,12 +27,28 @@ export function virtualHosts(config: ApacheConfig): readonly ApacheSectionUse[] 
 
 const vhostLists = new WeakMap<ApacheConfig, readonly ApacheSectionUse[]>();
 
-/** The setting for the main server and for each `<VirtualHost>`, in file order. */
-export function perServer(config: ApacheConfig, lowerName: string): ServerSetting[] {
-  const servers: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
-  for (const vhost of virtualHosts(config)) servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
+/**
+ * The setting for the main server and for each `<VirtualHost>`, in file
+ * order; worked out once per config and name, as several rules ask for the
+ * same one (KeepAlive for three) and a tree can have 10,000 vhosts.
+ */
+export function perServer(config: ApacheConfig, lowerName: string): readonly ServerSetting[] {
+  let byName = serverSettings.get(config);
+  if (byName === undefined) {
+    byName = new Map();
+    serverSettings.set(config, byName);
+  }
+  let servers = byName.get(lowerName);
+  if (servers === undefined) {
+    const found: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
+    for (const vhost of virtualHosts(config)) found.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
+    servers = found;
+    byName.set(lowerName, servers);
+  }
   return servers;
 }
+
+const serverSettings = new WeakMap<ApacheConfig, Map<string, readonly ServerSetting[]>>();
 
 /** The lines that decide the setting of at least one server, each once, in read order. */
 export function decidingLines(servers: readonly ServerSetting[]): ApacheDirectiveUse[] {
@@ -41,9 +57,9 @@ export function decidingLines(servers: readonly ServerSetting[]): ApacheDirectiv
   return [...lines].sort((a, b) => a.order - b.order);
 }
 
-/** Whether a server keeps connections alive; httpd 2.2 takes every value but Off and 0 as On (upgrading doc). */
-export function keepAliveOn(config: ApacheConfig, vhost: ApacheSectionUse | undefined): boolean {
-  const value = scopedSetting(config, 'keepalive', vhost).args[0] ?? 'On';
+/** Whether a server with this KeepAlive setting keeps connections alive; httpd 2.2 takes every value but Off and 0 as On (upgrading doc). */
+export function keepsAlive(config: ApacheConfig, keepAlive: EffectiveSetting): boolean {
+  const value = keepAlive.args[0] ?? 'On';
   return !(versionAtLeast(config.httpd, '2.4') ? KEEPALIVE_OFF : KEEPALIVE_OFF_22).test(value);
 }
 
@@ -52,5 +68,6 @@ const KEEPALIVE_OFF_22 = /^(off|0)$/i;
 
 /** The lines deciding a keep-alive setting for at least one server that keeps connections alive, in read order. */
 export function keepAliveLines(config: ApacheConfig, lowerName: string): ApacheDirectiveUse[] {
-  return decidingLines(perServer(config, lowerName).filter((server) => keepAliveOn(config, server.vhost)));
+  const keepAlive = perServer(config, 'keepalive');
+  return decidingLines(perServer(config, lowerName).filter((_server, index) => keepsAlive(config, (keepAlive[index] as ServerSetting).setting)));
 }
