@@ -268,6 +268,8 @@ function finish(
   }
   const out: Diagnostic[] = [];
   for (const [file, diagnostics] of byFile) {
+    // Nothing to suppress and no unused comment to report: the file's text need not be searched.
+    if (diagnostics.length === 0 && unusedRule === undefined) continue;
     const { kept, unused } = applyDisableDirectives(file, diagnostics);
     out.push(...kept);
     if (unusedRule === undefined) continue;
