@@ -130,11 +130,16 @@ export function median(values: readonly number[]): number {
  * side's median only.
  */
 export function pairedRatio(a: readonly Sample[], b: readonly Sample[]): number {
+  return median(roundRatios(a, b));
+}
+
+/** The ratio of wall times in each round, in round order. */
+export function roundRatios(a: readonly Sample[], b: readonly Sample[]): number[] {
   const ratios: number[] = [];
   for (let index = 0; index < Math.min(a.length, b.length); index++) {
     ratios.push((a[index] as Sample).wallMs / (b[index] as Sample).wallMs);
   }
-  return median(ratios);
+  return ratios;
 }
 
 export function scratchDirectory(): string {
