@@ -337,6 +337,9 @@ export class ConfigFileSystem {
 /**
  * Answers about the disk remembered for one run (files do not change under a
  * lint): real paths, kinds, directory entries, symlinks and file contents.
+ * The methods above look them up inline rather than through remembered()
+ * (util/remembered.ts): a closure per lookup on the include walk's path cost
+ * 5% of the instructions of a lint of 1,000 vhosts.
  */
 class DiskKnowledge {
   readonly realPaths = new Map<string, string>();

@@ -1,5 +1,6 @@
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import { CORE_SETTINGS, type EffectiveSetting } from './settings.js';
+import { remembered } from '../../util/remembered.js';
 
 /**
  * Lookups by scope that stay linear on trees with thousands of virtual
@@ -12,23 +13,16 @@ const indexes = new WeakMap<ApacheConfig, Map<string, Map<ApacheSectionUse | und
 
 /** The lines of a directive grouped by innermost container (conditionals skipped), in read order. */
 export function linesByContainer(config: ApacheConfig, lowerName: string): ReadonlyMap<ApacheSectionUse | undefined, readonly ApacheDirectiveUse[]> {
-  let perName = indexes.get(config);
-  if (perName === undefined) {
-    perName = new Map();
-    indexes.set(config, perName);
-  }
-  let grouped = perName.get(lowerName);
-  if (grouped === undefined) {
-    grouped = new Map();
+  return remembered(remembered(indexes, config, () => new Map()), lowerName, () => {
+    const grouped = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>();
     for (const use of config.named(lowerName)) {
       const container = config.container(use);
       const list = grouped.get(container);
       if (list === undefined) grouped.set(container, [use]);
       else list.push(use);
     }
-    perName.set(lowerName, grouped);
-  }
-  return grouped;
+    return grouped;
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { versionAtLeast } from '../../engine/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import { lookupTable } from '../../util/lookup.js';
+import { remembered } from '../../util/remembered.js';
 
 /** Core directives whose effective value matters for tuning, with the compiled-in defaults. */
 export const CORE_SETTINGS: Readonly<Record<string, { readonly name: string; readonly default: (httpd: string) => string }>> = lookupTable({
@@ -55,11 +56,7 @@ const lastLinesCache = new WeakMap<ApacheConfig, Map<string, LastLines>>();
  */
 function lastLines(config: ApacheConfig, lowerName: string): LastLines {
   const uses = config.named(lowerName);
-  let byName = lastLinesCache.get(config);
-  if (byName === undefined) {
-    byName = new Map();
-    lastLinesCache.set(config, byName);
-  }
+  const byName = remembered(lastLinesCache, config, () => new Map());
   const cached = byName.get(lowerName);
   if (cached !== undefined && cached.count === uses.length) return cached;
   let atServer: ApacheDirectiveUse | undefined;

@@ -2,6 +2,7 @@ import { versionAtLeast } from '../../engine/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import { scopedSetting } from './scopes.js';
 import type { EffectiveSetting } from './settings.js';
+import { remembered } from '../../util/remembered.js';
 
 /**
  * The servers a config defines and the lines that decide a server-scope
@@ -17,12 +18,7 @@ export interface ServerSetting {
 
 /** The `<VirtualHost>` sections in effect, in file order; found once per config, as rules ask for them over and over. */
 export function virtualHosts(config: ApacheConfig): readonly ApacheSectionUse[] {
-  let found = vhostLists.get(config);
-  if (found === undefined) {
-    found = config.sections.filter((section) => section.name === 'virtualhost');
-    vhostLists.set(config, found);
-  }
-  return found;
+  return remembered(vhostLists, config, () => config.sections.filter((section) => section.name === 'virtualhost'));
 }
 
 const vhostLists = new WeakMap<ApacheConfig, readonly ApacheSectionUse[]>();
@@ -33,19 +29,11 @@ const vhostLists = new WeakMap<ApacheConfig, readonly ApacheSectionUse[]>();
  * same one (KeepAlive for three) and a tree can have 10,000 vhosts.
  */
 export function perServer(config: ApacheConfig, lowerName: string): readonly ServerSetting[] {
-  let byName = serverSettings.get(config);
-  if (byName === undefined) {
-    byName = new Map();
-    serverSettings.set(config, byName);
-  }
-  let servers = byName.get(lowerName);
-  if (servers === undefined) {
-    const found: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
-    for (const vhost of virtualHosts(config)) found.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
-    servers = found;
-    byName.set(lowerName, servers);
-  }
-  return servers;
+  return remembered(remembered(serverSettings, config, () => new Map()), lowerName, () => {
+    const servers: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
+    for (const vhost of virtualHosts(config)) servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
+    return servers;
+  });
 }
 
 const serverSettings = new WeakMap<ApacheConfig, Map<string, readonly ServerSetting[]>>();
