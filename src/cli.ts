@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { LintCommandOptions } from './commands/options.js';
 import { describeError } from './commands/errors.js';
 import { readVersion } from './commands/version.js';
+import { stderr, stdout } from './util/stdio.js';
 
 /** commander wiring only: flags -> options -> the command runners, which load lazily. */
 function buildProgram(setExit: (code: number) => void): Command {
@@ -12,7 +13,8 @@ function buildProgram(setExit: (code: number) => void): Command {
     .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
-      writeErr: (text) => process.stderr.write(text),
+      writeOut: (text) => stdout.write(text),
+      writeErr: (text) => stderr.write(text),
       outputError: (text, write) => write(text.replace(/^error: /, 'tune-lint: ')),
     })
     .version(readVersion(), '-V, --version')
@@ -102,17 +104,11 @@ async function main(argv: readonly string[]): Promise<number> {
     return exit;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    process.stderr.write(`${describeError(error, debug)}\n`);
+    stderr.write(`${describeError(error, debug)}\n`);
     return 2;
   }
 }
 
-// `tune-lint ... | head`: a reader that stops reading is no error of ours; the run ends with its own exit code.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
-  });
-}
 // No top-level await: the bin runs this file bundled as a CommonJS script (scripts/bundle.mjs).
 void main(process.argv).then((code) => {
   process.exitCode = code;

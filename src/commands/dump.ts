@@ -8,6 +8,7 @@ import { ConfigError } from '../config/types.js';
 import { writeJson, writeLines } from '../util/streamed-output.js';
 import { dumpTextLines } from './dump-text.js';
 import { mainPath } from './paths.js';
+import { stdout } from '../util/stdio.js';
 
 export interface DumpOptions {
   readonly json: boolean;
@@ -36,7 +37,7 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
     language === 'apache'
       ? loadApache(hostPath, { fs, httpd: targets.httpd, ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }) }).toDump()
       : loadMycnf(hostPath, { fs, target: targets.db, ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }) }).toDump();
-  const write = (chunk: string): void => void process.stdout.write(chunk);
+  const write = (chunk: string): void => stdout.write(chunk);
   if (options.json) {
     writeJson(dump, write);
     write('\n');

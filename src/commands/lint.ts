@@ -17,6 +17,7 @@ import { parseFriendlySize } from '../util/units.js';
 import type { LintCommandOptions } from './options.js';
 import { mainPath, mainPaths } from './paths.js';
 import { readVersion } from './version.js';
+import { stderr, stdout } from '../util/stdio.js';
 
 /** The main configs of one host, linted together so cross-service rules see both. */
 interface HostUnit {
@@ -55,7 +56,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const wrote = options.fix && fixes.length > 0;
   if (wrote) {
     const written = (await import('../engine/write.js')).writeFixes(fixes);
-    for (const stale of written.staleTempFiles) process.stderr.write(`tune-lint: removed ${stale}, a temporary file left by an interrupted --fix\n`);
+    for (const stale of written.staleTempFiles) stderr.write(`tune-lint: removed ${stale}, a temporary file left by an interrupted --fix\n`);
   }
   // After --fix the exit code is about the configs as written, as with ESLint: what the fixes left.
   const judged = wrote ? await lintUnits(units, run, 'none') : outcomes;
@@ -67,14 +68,14 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
           units: outcomes,
           rules: builtinRules.map((rule) => rule.meta),
           version: readVersion(),
-          color: options.color && colorWanted(),
+          color: options.format === 'stylish' && options.color && (await colorWanted()),
           patch,
           wrote,
           fixType: options.fixType,
           quiet: options.quiet,
           remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
         });
-  process.stdout.write(report);
+  stdout.write(report);
   if (options.format === 'diff' && patch === '') noteEmptyPatch(outcomes, options);
   return exitCode(judged.map((outcome) => outcome.result), options);
 }
@@ -84,7 +85,7 @@ function noteEmptyPatch(outcomes: readonly UnitOutcome[], options: LintCommandOp
   const shown = outcomes.flatMap((outcome) => outcome.result.diagnostics).filter((diagnostic) => !options.quiet || diagnostic.severity === 'error');
   if (shown.length === 0) return;
   const kind = options.fixType === 'all' ? '' : ` with --fix-type ${options.fixType}`;
-  process.stderr.write(`tune-lint: ${shown.length} ${shown.length === 1 ? 'problem' : 'problems'} found, none fixable${kind}: nothing to patch\n`);
+  stderr.write(`tune-lint: ${shown.length} ${shown.length === 1 ? 'problem' : 'problems'} found, none fixable${kind}: nothing to patch\n`);
 }
 
 async function loadRunConfig(options: LintCommandOptions, cwd: string): Promise<ResolvedConfig> {
@@ -98,7 +99,7 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: LintInpu
   const common = { ...commonLintInput(options, run.cwd), fixType };
   const outcomes: UnitOutcome[] = [];
   for (const unit of units) {
-    const host = await resolveHostFacts({ ...hostSources(options, unit.group), probe: options.probe, probeCache, ...(spinnerWanted(options) ? { onSlowProbe: startSpinner } : {}) });
+    const host = await resolveHostFacts({ ...hostSources(options, unit.group), probe: options.probe, probeCache, ...((await spinnerWanted(options)) ? { onSlowProbe: startSpinner } : {}) });
     const result = await lint({
       ...common,
       paths: unit.paths,
@@ -116,7 +117,7 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: LintInpu
 async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintCommandOptions, cwd: string): Promise<UnitOutcome[]> {
   const { FixVerifier } = await import('../engine/verify.js');
   const includeBase = options.includeBase === undefined ? undefined : path.resolve(cwd, options.includeBase);
-  const verifier = new FixVerifier({ cwd, sysroot: options.sysroot, includeBase, defines: options.define, onNote: (note) => process.stderr.write(`tune-lint: ${note}\n`) });
+  const verifier = new FixVerifier({ cwd, sysroot: options.sysroot, includeBase, defines: options.define, onNote: (note) => stderr.write(`tune-lint: ${note}\n`) });
   const verified: UnitOutcome[] = [];
   for (const outcome of outcomes) verified.push({ ...outcome, result: await verifier.verify(outcome.result) });
   return verified;
@@ -204,7 +205,7 @@ async function printConfigOf(file: string, run: Run): Promise<number> {
   const host: HostFacts = await resolveHostFacts({ ...hostSources(run.options, group), probe: false });
   const targets = targetsOf(group, run.cliTarget);
   const { printConfig } = await import('../config/print.js');
-  process.stdout.write(printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run.cliRules), rules: builtinRules }));
+  stdout.write(printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run.cliRules), rules: builtinRules }));
   return 0;
 }
 
@@ -233,8 +234,8 @@ function sizeFlag(flag: string, value: string): number {
   return bytes;
 }
 
-function spinnerWanted(options: LintCommandOptions): boolean {
-  return options.format === 'stylish' && process.stderr.isTTY === true;
+async function spinnerWanted(options: LintCommandOptions): Promise<boolean> {
+  return options.format === 'stylish' && (await stderr.isTerminal());
 }
 
 function startSpinner(): () => void {
@@ -252,8 +253,8 @@ function startSpinner(): () => void {
 }
 
 /** Colour only for a person at a terminal: not in pipes or logs, and never when NO_COLOR is set (no-color.org) or the terminal is dumb. */
-function colorWanted(): boolean {
+async function colorWanted(): Promise<boolean> {
   const noColor = process.env['NO_COLOR'];
-  return process.stdout.isTTY === true && (noColor === undefined || noColor === '') && process.env['TERM'] !== 'dumb';
+  return (noColor === undefined || noColor === '') && process.env['TERM'] !== 'dumb' && (await stdout.isTerminal());
 }
 

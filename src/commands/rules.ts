@@ -1,6 +1,7 @@
 import { builtinRules } from '../../rules/index.js';
 import { docsUrl } from '../docs-url.js';
 import { readVersion } from './version.js';
+import { stdout } from '../util/stdio.js';
 
 /** `tune-lint rules`: the catalogue as a table (id, name, default severity, fix kind, preset, description), or as JSON. */
 export async function runRules(options: { json: boolean }): Promise<number> {
@@ -19,7 +20,7 @@ export async function runRules(options: { json: boolean }): Promise<number> {
       needsHost: meta.needsHost === true,
       docs: docsUrl(version, meta.id),
     }));
-    process.stdout.write(`${JSON.stringify({ version: 1, rules: list }, null, 2)}\n`);
+    stdout.write(`${JSON.stringify({ version: 1, rules: list }, null, 2)}\n`);
     return 0;
   }
   const rows = [
@@ -29,6 +30,6 @@ export async function runRules(options: { json: boolean }): Promise<number> {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] as string).length))) ?? [];
   const lines = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number))).join('  '));
   lines.push('', `Each rule's page: ${docsUrl(version, '<ID>')}; rules take an id or a name in .tune-lint.yaml and --rule.`);
-  process.stdout.write(`${lines.join('\n')}\n`);
+  stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

@@ -1,6 +1,5 @@
 import { UserError } from '../util/user-error.js';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { getSystemErrorMap } from 'node:util';
 import { decodeBytes, SourceFile } from './source-file.js';
@@ -32,10 +31,13 @@ export class FileAccessError extends UserError {
 
 /** A system error as C's strerror words it, with its number: `EACCES` -> 13, "Permission denied". */
 export function systemError(code: string | undefined): { readonly errno: number | undefined; readonly text: string } {
-  const errno = code === undefined ? undefined : (os.constants.errno as Record<string, number | undefined>)[code];
-  const text = errno === undefined ? undefined : getSystemErrorMap().get(-errno)?.[1];
-  if (text === undefined) return { errno, text: code ?? 'unknown error' };
-  return { errno, text: text.charAt(0).toUpperCase() + text.slice(1) };
+  // The map is libuv's (negative errno -> [name, text]); node:os's errno table would load a module per run for an error path.
+  if (code !== undefined) {
+    for (const [negated, [name, text]] of getSystemErrorMap()) {
+      if (name === code) return { errno: -negated, text: text.charAt(0).toUpperCase() + text.slice(1) };
+    }
+  }
+  return { errno: undefined, text: code ?? 'unknown error' };
 }
 
 const MAX_SYMLINK_HOPS = 40;

@@ -3,7 +3,6 @@ import type { HostFlags } from './cli-facts.js';
 import { hostFactsFromFlags } from './cli-facts.js';
 import type { Fact, HostFacts } from './facts.js';
 import { HOST_FACT_NAMES } from './facts.js';
-import { probeHost } from './probe.js';
 import { loadHostProfile } from './profile.js';
 import type { Located } from './values.js';
 import { hostFactsFromLocated } from './values.js';
@@ -36,7 +35,8 @@ export class ProbeCache {
   private probed: Promise<HostFacts> | undefined;
 
   facts(onSlowProbe?: () => () => void): Promise<HostFacts> {
-    this.probed ??= withSlowNotice(() => probeHost(), onSlowProbe);
+    // Imported here: the probe's modules (node:os among them) are for runs that look at this machine.
+    this.probed ??= withSlowNotice(async () => (await import('./probe.js')).probeHost(), onSlowProbe);
     return this.probed;
   }
 }
