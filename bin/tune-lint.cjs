@@ -23,7 +23,8 @@ function compile() {
   }
   let source;
   try {
-    source = fs.readFileSync(bundle, 'utf8');
+    // ASCII, as the build checks: latin1 is exact for it and skips UTF-8 decoding.
+    source = fs.readFileSync(bundle, 'latin1');
   } catch (error) {
     // A checkout built with tsc alone: say what is missing rather than print a stack.
     process.stderr.write(`tune-lint: cannot read ${bundle} (${error.code ?? error.message}); run npm run build\n`);

@@ -46,13 +46,29 @@ await build({
   logLevel: 'warning',
 });
 
+// What the bundle imports on demand through the loader: the externals, and
+// node:tty, which loads net; only a run at a terminal asks for it (util/stdio.ts).
+const IMPORTED_ON_DEMAND = [...EXTERNAL, 'node:tty'];
+
 let script = readFileSync(OUTFILE, 'utf8').replace(/^#!.*\n/, '');
-for (const name of EXTERNAL) {
+for (const name of IMPORTED_ON_DEMAND) {
   const call = `import("${name}")`;
   if (!script.includes(call)) throw new Error(`bundle: no ${call} in ${OUTFILE}; update scripts/bundle.mjs`);
   script = script.split(call).join(`__importExternal("${name}")`);
 }
 if (/\bimport\(/.test(script.replaceAll('__importExternal(', ''))) throw new Error(`bundle: an import() is left in ${OUTFILE}, which a vm script cannot run`);
+// `import * as fs from 'node:fs'` becomes `__toESM(require("node:fs"), 1)`, a
+// copy of the module with a getter per export, made again for each of the
+// thirty-odd modules that import fs, path or os. A namespace import of a
+// built-in needs only the module itself; `.default`, the one thing the copy
+// adds, is checked to be unused.
+script = script.replace(/([\w$]+) = __toESM\(require\("(node:[\w/]+)"\), 1\)/g, (_, name, builtin) => {
+  if (new RegExp(`\\b${name.replace(/\$/g, '\\$')}\\.default\\b`).test(script)) throw new Error(`bundle: ${name}.default is used; keep __toESM for ${builtin}`);
+  return `${name} = require("${builtin}")`;
+});
+
+// The loader reads the script as latin1, which is faster than decoding UTF-8 and exact for ASCII; esbuild escapes the rest.
+if (/[^\x00-\x7f]/.test(script)) throw new Error(`bundle: ${OUTFILE} is not ASCII, and bin/tune-lint.cjs reads it as latin1`);
 writeFileSync(OUTFILE, script);
 
 // The training run: a lint through most of what a run needs (both languages,
@@ -65,14 +81,13 @@ fs.rmSync(loader.cacheFile, { force: true });
 const script = loader.compile();
 process.chdir('fixtures/cli/repo-fleet');
 process.argv = [process.execPath, 'tune-lint', '--no-probe', 'hosts/lamp1/apache2.conf', 'hosts/lamp1/my.cnf', 'hosts/web2/httpd.conf'];
-process.stdout.write = () => true;
 process.once('beforeExit', () => {
   fs.writeFileSync(loader.cacheFile, script.createCachedData());
   process.exitCode = 0;
 });
 loader.run(script);
 `;
-execFileSync(process.execPath, ['--input-type=commonjs', '-e', TRAINING], { stdio: 'inherit' });
+execFileSync(process.execPath, ['--input-type=commonjs', '-e', TRAINING], { stdio: ['ignore', 'ignore', 'inherit'] });
 
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const printed = execFileSync(process.execPath, ['bin/tune-lint.cjs', '--version'], { encoding: 'utf8' }).trim();
