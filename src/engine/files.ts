@@ -56,6 +56,8 @@ export class ConfigFileSystem {
 
   /** Texts that replace files on disk (keyed by real path): the fixer's passes lint their own output. */
   private readonly overlay: ReadonlyMap<string, string>;
+  /** The files the overlay replaces, as read through this view. */
+  private readonly overlaid = new Map<string, SourceFile>();
   /** What this view and the overlay views made from it learnt about the disk during the run. */
   private known = new DiskKnowledge();
 
@@ -294,7 +296,13 @@ export class ConfigFileSystem {
     }
     const replaced = this.overlay.get(real);
     if (replaced === undefined) return onDisk;
-    return new SourceFile(hostPath, displayPath, replaced, onDisk.encoding, onDisk.patchPath, real);
+    // One SourceFile per file and view, as for the disk: what is parsed of it is kept per SourceFile.
+    let overlaid = this.overlaid.get(hostPath);
+    if (overlaid?.displayPath !== displayPath) {
+      overlaid = new SourceFile(hostPath, displayPath, replaced, onDisk.encoding, onDisk.patchPath, real);
+      this.overlaid.set(hostPath, overlaid);
+    }
+    return overlaid;
   }
 
   private readDisk(hostPath: string, real: string, displayPath: string): SourceFile {
