@@ -78,6 +78,14 @@ export interface LoadedModule {
   readonly use: ApacheDirectiveUse | undefined;
 }
 
+/** The lists a walk fills, in read order. */
+interface WalkedLists {
+  readonly files: ApacheFileEntry[];
+  readonly uses: ApacheDirectiveUse[];
+  readonly sections: ApacheSectionUse[];
+  readonly conditionals: ConditionalEvaluation[];
+}
+
 export interface ApacheLoadOptions {
   readonly fs: ConfigFileSystem;
   /** Target httpd version, e.g. `2.4` or `2.4.62`. */
@@ -94,11 +102,7 @@ export interface ApacheLoadOptions {
 }
 
 const DEFINE_IN_VALUE = /\$\{([^}]*)\}/g;
-/**
- * Documents by the file they were parsed from: the fix passes of a run read
- * the files they did not change as the same SourceFile (ConfigFileSystem
- * remembers them), and the text is not parsed again.
- */
+/** See parsedDocument(). */
 const parsedFiles = new WeakMap<SourceFile, { readonly maxNesting: number; readonly document: ApacheDocument }>();
 /** The variables and unresolved names of the many lines without `${...}`: one shared empty list. */
 const NONE: readonly string[] = Object.freeze([]);
@@ -157,6 +161,11 @@ class DirectiveInEffect implements ApacheDirectiveUse {
   withInclude(include: IncludeOutcome): IncludeInEffect {
     return new IncludeInEffect(this.node, this.file, this.parent, this.order, this.references, include);
   }
+
+  /** The same use on the line's node in a file read again, or under a section made again. */
+  moved(node: DirectiveNode, file: SourceFile, parent: ApacheSectionUse | undefined): DirectiveInEffect {
+    return new DirectiveInEffect(node, file, parent, this.order, this.references);
+  }
 }
 
 /** An Include or IncludeOptional line, with what its pattern matched. */
@@ -170,6 +179,10 @@ class IncludeInEffect extends DirectiveInEffect {
     readonly include: IncludeOutcome,
   ) {
     super(node, file, parent, order, references);
+  }
+
+  override moved(node: DirectiveNode, file: SourceFile, parent: ApacheSectionUse | undefined): IncludeInEffect {
+    return super.moved(node, file, parent).withInclude(this.include);
   }
 }
 
@@ -206,10 +219,10 @@ class SectionInEffect implements ApacheSectionUse {
  * effect with its enclosing sections, the loaded modules and the active MPM.
  */
 export class ApacheConfig {
-  readonly files: ApacheFileEntry[] = [];
-  readonly uses: ApacheDirectiveUse[] = [];
-  readonly sections: ApacheSectionUse[] = [];
-  readonly conditionals: ConditionalEvaluation[] = [];
+  readonly files: ApacheFileEntry[];
+  readonly uses: ApacheDirectiveUse[];
+  readonly sections: ApacheSectionUse[];
+  readonly conditionals: ConditionalEvaluation[];
   readonly modules = new Map<string, LoadedModule>();
   readonly problems: ConfigProblem[] = [];
   readonly defines = new Map<string, string | undefined>();
@@ -228,7 +241,16 @@ export class ApacheConfig {
   private mpmCache: MpmSettings | undefined;
   root!: SourceFile;
 
-  constructor(options: ApacheLoadOptions, rootServerPath: string) {
+  constructor(
+    private readonly options: ApacheLoadOptions,
+    private readonly rootServerPath: string,
+    /** What an earlier walk found, made again for this one's files (see rebased()). */
+    walked?: WalkedLists,
+  ) {
+    this.files = walked?.files ?? [];
+    this.uses = walked?.uses ?? [];
+    this.sections = walked?.sections ?? [];
+    this.conditionals = walked?.conditionals ?? [];
     this.fs = options.fs;
     this.httpd = options.httpd;
     this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
@@ -306,13 +328,123 @@ export class ApacheConfig {
     this.readFile(source, 0, undefined, undefined);
   }
 
+  /**
+   * The config a fresh walk over `fs` would give, made from one read from the
+   * same main file and options in an earlier fix pass. A fix pass changes a
+   * few values in a few files; when every file that differs keeps its
+   * sections and directives, and the changed lines are values of directives
+   * that do not steer the walk (not Include, ServerRoot, Define, UnDefine,
+   * LoadModule, nor a line with `${...}`), httpd's walk reaches every line in
+   * the same state (modules, defines, ServerRoot, read order), so what the
+   * earlier walk found stays true and only the uses of the changed files and
+   * what lies under their sections are made again (the walk's own counters
+   * are not: a rebased config is never walked). Undefined otherwise: the
+   * caller walks afresh.
+   */
+  static rebased(previous: ApacheConfig, fs: ConfigFileSystem): ApacheConfig | undefined {
+    const changed = previous.changedFiles(fs);
+    if (changed === undefined) return undefined;
+    const { sources, documents, nodes } = changed;
+    // Keyed by read order, not by object: a quarter of a million uses would each get a hash.
+    const movedSections = new Map<number, SectionInEffect>();
+    const movedUses = new Map<number, DirectiveInEffect>();
+    const parentOf = (parent: ApacheSectionUse | undefined): ApacheSectionUse | undefined =>
+      parent === undefined ? undefined : (movedSections.get(parent.order) ?? parent);
+
+    for (const section of mergeByOrder(previous.sections, previous.conditionals.map((evaluation) => evaluation.section))) {
+      const file = sources.get(section.file);
+      const parent = parentOf(section.parent);
+      if (file === undefined && parent === section.parent) continue;
+      const node = file === undefined ? section.node : nodes.get(section.node);
+      if (node?.kind !== 'section') return undefined;
+      movedSections.set(section.order, new SectionInEffect(node, file ?? section.file, parent, section.order, section.argsText, section.conditional));
+    }
+    const uses = previous.uses.slice();
+    // Uses come in runs from one file: one lookup per run.
+    let lastFile: SourceFile | undefined;
+    let lastReplacement: SourceFile | undefined;
+    for (let index = 0; index < uses.length; index++) {
+      const use = uses[index] as ApacheDirectiveUse;
+      if (use.file !== lastFile) {
+        lastFile = use.file;
+        lastReplacement = sources.get(use.file);
+      }
+      const parent = parentOf(use.parent);
+      if (lastReplacement === undefined && parent === use.parent) continue;
+      const node = lastReplacement === undefined ? use.node : nodes.get(use.node);
+      if (node?.kind !== 'directive' || !(use instanceof DirectiveInEffect)) return undefined;
+      const moved = use.moved(node, lastReplacement ?? use.file, parent);
+      movedUses.set(use.order, moved);
+      uses[index] = moved;
+    }
+    const useNow = (use: ApacheDirectiveUse): ApacheDirectiveUse => movedUses.get(use.order) ?? use;
+
+    const config = new ApacheConfig({ ...previous.options, fs }, previous.rootServerPath, {
+      files: previous.files.map((entry) => {
+        const source = sources.get(entry.source);
+        const includedFrom = entry.includedFrom === undefined ? undefined : useNow(entry.includedFrom);
+        if (source === undefined && includedFrom === entry.includedFrom) return entry;
+        return { ...entry, source: source ?? entry.source, document: documents.get(entry.source.path) ?? entry.document, includedFrom };
+      }),
+      uses,
+      sections: previous.sections.map((section) => movedSections.get(section.order) ?? section),
+      conditionals: previous.conditionals.map((evaluation) => {
+        const section = movedSections.get(evaluation.section.order);
+        return section === undefined ? evaluation : { ...evaluation, section };
+      }),
+    });
+    if (!sameEntries(config.env, previous.env)) return undefined;
+    const namesMoved = new Set([...movedUses.values()].map((use) => use.name));
+    for (const [name, list] of previous.byName) config.byName.set(name, namesMoved.has(name) ? list.map(useNow) : list.slice());
+    config.modules.clear();
+    for (const [identifier, module] of previous.modules) {
+      const use = module.use === undefined ? undefined : movedUses.get(module.use.order);
+      config.modules.set(identifier, use === undefined ? module : { ...module, use });
+    }
+    config.defines.clear();
+    for (const [name, value] of previous.defines) config.defines.set(name, value);
+    config.problems.push(...previous.problems);
+    config.serverRoot = previous.serverRoot;
+    config.root = sources.get(previous.root) ?? previous.root;
+    return config;
+  }
+
+  /**
+   * The files of this config that read differently through `fs`, each with
+   * its new document and its nodes paired with the new ones; undefined when
+   * a difference could change the walk or the reader's problems.
+   */
+  private changedFiles(fs: ConfigFileSystem):
+    | { sources: Map<SourceFile, SourceFile>; documents: Map<string, ApacheDocument>; nodes: Map<ApacheNode, ApacheNode> }
+    | undefined {
+    const sources = new Map<SourceFile, SourceFile>();
+    const documents = new Map<string, ApacheDocument>();
+    const nodes = new Map<ApacheNode, ApacheNode>();
+    const withProblems = new Set(this.problems.map((problem) => problem.file));
+    for (const { source, document } of this.files) {
+      let current: SourceFile;
+      try {
+        current = fs.read(source.path, source.displayPath);
+      } catch {
+        return undefined;
+      }
+      if (sameFile(current, source) || sources.has(source)) continue;
+      if (withProblems.has(source)) return undefined;
+      let replaced = documents.get(source.path);
+      if (replaced === undefined) {
+        replaced = parsedDocument(current, fs.limits.maxNesting);
+        if (replaced.problems.length > 0 || !sameWalk(document.nodes, replaced.nodes, nodes)) return undefined;
+        documents.set(source.path, replaced);
+      }
+      sources.set(source, current);
+    }
+    return { sources, documents, nodes };
+  }
+
   private readFile(source: SourceFile, depth: number, includedFrom: ApacheDirectiveUse | undefined, parent: ApacheSectionUse | undefined): void {
     let document = this.parsed.get(source.path);
     if (document === undefined) {
-      const maxNesting = this.fs.limits.maxNesting;
-      const earlier = parsedFiles.get(source);
-      document = earlier?.maxNesting === maxNesting ? earlier.document : parseApache(source.text, { maxNesting });
-      if (earlier === undefined) parsedFiles.set(source, { maxNesting, document });
+      document = parsedDocument(source, this.fs.limits.maxNesting);
       this.parsed.set(source.path, document);
       for (const problem of document.problems) this.problem('TL0001', 'error', problem.message, source, problem.range);
     }
@@ -648,6 +780,74 @@ export class ApacheConfig {
   private problem(ruleId: string, severity: Severity, message: string, file: SourceFile, range: Range): void {
     this.problems.push({ ruleId, severity, message, file, range });
   }
+}
+
+/** Directives whose arguments change how httpd reads the lines after them. */
+const STEERING_DIRECTIVES = new Set(['include', 'includeoptional', 'serverroot', 'define', 'undefine', 'loadmodule']);
+
+/**
+ * Documents by the file they were parsed from: the fix passes of a run read
+ * the files they did not change as the same SourceFile (ConfigFileSystem
+ * remembers them), and the text is not parsed again.
+ */
+function parsedDocument(source: SourceFile, maxNesting: number): ApacheDocument {
+  const earlier = parsedFiles.get(source);
+  if (earlier?.maxNesting === maxNesting) return earlier.document;
+  const document = parseApache(source.text, { maxNesting });
+  if (earlier === undefined) parsedFiles.set(source, { maxNesting, document });
+  return document;
+}
+
+/** Two lists of uses, each in read order, as one. */
+function mergeByOrder(a: readonly ApacheSectionUse[], b: readonly ApacheSectionUse[]): ApacheSectionUse[] {
+  const merged: ApacheSectionUse[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const next = j >= b.length || (i < a.length && (a[i] as ApacheSectionUse).order < (b[j] as ApacheSectionUse).order) ? a[i++] : b[j++];
+    merged.push(next as ApacheSectionUse);
+  }
+  return merged;
+}
+
+function sameFile(a: SourceFile, b: SourceFile): boolean {
+  return (
+    a === b ||
+    (a.text === b.text && a.path === b.path && a.displayPath === b.displayPath && a.encoding === b.encoding && a.patchPath === b.patchPath && a.realPath === b.realPath)
+  );
+}
+
+function sameEntries<V>(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [key, value] of a) if (b.get(key) !== value || !b.has(key)) return false;
+  return true;
+}
+
+/**
+ * Whether httpd walks two versions of a file's nodes alike: the same
+ * directives and sections in the same places, sections with the same
+ * arguments, and directives that differ only in values that do not steer
+ * the walk. Pairs each old node with its new one.
+ */
+function sameWalk(before: readonly ApacheNode[], after: readonly ApacheNode[], pairs: Map<ApacheNode, ApacheNode>): boolean {
+  const walked = (nodes: readonly ApacheNode[]) => nodes.filter((node) => node.kind === 'directive' || node.kind === 'section');
+  const old = walked(before);
+  const replaced = walked(after);
+  if (old.length !== replaced.length) return false;
+  for (let index = 0; index < old.length; index++) {
+    const a = old[index] as DirectiveNode | SectionNode;
+    const b = replaced[index] as DirectiveNode | SectionNode;
+    if (a.nameLower !== b.nameLower) return false;
+    if (a.kind === 'section') {
+      if (b.kind !== 'section' || a.argsText !== b.argsText || !sameWalk(a.children, b.children, pairs)) return false;
+    } else {
+      if (b.kind !== 'directive') return false;
+      const same = a.line.text === b.line.text;
+      if (!same && (STEERING_DIRECTIVES.has(a.nameLower) || a.line.text.includes('${') || b.line.text.includes('${'))) return false;
+    }
+    pairs.set(a, b);
+  }
+  return true;
 }
 
 /** `<IfVersion [[!]op] version>` against the target version (mod_version semantics). */
