@@ -798,7 +798,7 @@ function parsedDocument(source: SourceFile, maxNesting: number): ApacheDocument 
   return document;
 }
 
-/** Two lists of uses, each in read order, as one. */
+/** Two lists of sections, each in read order, as one. */
 function mergeByOrder(a: readonly ApacheSectionUse[], b: readonly ApacheSectionUse[]): ApacheSectionUse[] {
   const merged: ApacheSectionUse[] = [];
   let i = 0;
