@@ -154,7 +154,8 @@ function parseErrorCount(diagnostics: readonly Diagnostic[]): number {
 /**
  * Reads the configs through `fs`. A fix pass gives the configs of the pass
  * before: an Apache config whose changed files keep their structure is
- * rebased on it instead of walked again (on 10,000 vhosts, most of a pass).
+ * rebased on it instead of walked again (on 10,000 vhosts, most of a pass),
+ * and an option-file config none of whose files changed is kept.
  */
 function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: string, previous: Loaded | undefined): Loaded {
   const apache: ApacheConfig[] = [];
@@ -182,7 +183,11 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
         if (mycnf !== undefined) throw new InputError(`${given}: only one my.cnf can be linted per host; ${mycnf.root.displayPath} is already given`);
         // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error, as for Apache.
         fs.read(hostPath);
-        mycnf = loadMycnf(hostPath, { fs, target: targets.db, ...(input.includeBase === undefined ? {} : { includeBase: fs.serverPath(input.includeBase) }) });
+        const earlier = previous?.mycnf;
+        mycnf =
+          earlier !== undefined && readsTheSame(earlier.files, fs)
+            ? earlier
+            : loadMycnf(hostPath, { fs, target: targets.db, ...(input.includeBase === undefined ? {} : { includeBase: fs.serverPath(input.includeBase) }) });
         for (const entry of mycnf.files) {
           files.push(entry.source);
           languages.set(entry.source, 'mycnf');
@@ -194,6 +199,25 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
     }
   }
   return { apache, mycnf, files, languages };
+}
+
+/**
+ * Whether every file a config read reads the same through `fs`. A fix pass
+ * changes only texts of files that were read, so then reading the config
+ * again would give the same config: a pass that fixed only Apache keeps the
+ * option files' config as it is.
+ */
+function readsTheSame(files: readonly { readonly source: SourceFile }[], fs: ConfigFileSystem): boolean {
+  for (const { source } of files) {
+    let current: SourceFile;
+    try {
+      current = fs.read(source.path, source.displayPath);
+    } catch {
+      return false;
+    }
+    if (current !== source && current.text !== source.text) return false;
+  }
+  return true;
 }
 
 function peek(fs: ConfigFileSystem, hostPath: string): string | undefined {
