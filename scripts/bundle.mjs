@@ -81,7 +81,8 @@ fs.rmSync(loader.cacheFile, { force: true });
 const script = loader.compile();
 process.chdir('fixtures/cli/repo-fleet');
 process.argv = [process.execPath, 'tune-lint', '--no-probe', 'hosts/lamp1/apache2.conf', 'hosts/lamp1/my.cnf', 'hosts/web2/httpd.conf'];
-process.once('beforeExit', () => {
+// 'exit', not 'beforeExit': the CLI ends with process.exit() once its output is out.
+process.once('exit', () => {
   fs.writeFileSync(loader.cacheFile, script.createCachedData());
   process.exitCode = 0;
 });

@@ -46,6 +46,11 @@ class Output {
     }
   }
 
+  /** Whether everything written has reached the descriptor (nothing waits in Node's stream). */
+  get drained(): boolean {
+    return this.stream === undefined || this.stream.writableLength === 0;
+  }
+
   /**
    * Whether a person is likely reading: a terminal. Most runs write to a file
    * or a pipe, which fstat tells apart without loading `node:tty` (and `net`).
