@@ -72,7 +72,8 @@ const NESTED_FILES: Readonly<Record<string, string>> = {
   ].join('\n'),
   'conf.d/inner.conf': 'StartServers 5\nMaxSpareServers 10\n<IfModule mod_ssl.c>\n    SSLRandomSeed startup builtin\n</IfModule>\n',
   'conf.d/vhost-extra.conf': 'ErrorLog /var/log/x.log\n<Location /status>\n    Require local\n</Location>\n',
-  'sites/a.conf': '<VirtualHost *:80>\n    ServerName a.example\r\n    KeepAliveTimeout 5\n</VirtualHost>\n',
+  // Read a second time, under another section.
+  'sites/a.conf': '<VirtualHost *:80>\n    ServerName a.example\r\n    KeepAliveTimeout 5\n    Include conf.d/vhost-extra.conf\n</VirtualHost>\n',
   'sites/b.conf': '# b\n<VirtualHost *:443>\n    ServerName b.example\n    <IfDefine FROM_C>\n        LogLevel warn\n    </IfDefine>\n</VirtualHost>\n',
   // httpd decides <IfDirective> itself; the reader assumes it true and says so (TL0007), a problem with a range in this file.
   'sites/c.conf': 'MaxKeepAliveRequests 99\n<IfDirective SSLEngine>\n    LogLevel info\n</IfDirective>\n',
