@@ -10,6 +10,13 @@ export type TextEncoding = 'utf8' | 'latin1';
  */
 export class SourceFile {
   private index: LineIndex | undefined;
+  /**
+   * What a reader made of the text, kept with the file: a fix pass reads the
+   * files it did not change as the same SourceFile and does not parse them
+   * again. A field, not a WeakMap keyed by file: on 10,000 files the
+   * WeakMap's inserts alone took 15 ms.
+   */
+  parsed: unknown = undefined;
 
   constructor(
     /** Absolute path as opened (inside the sysroot when one is given). */

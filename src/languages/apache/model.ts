@@ -102,8 +102,13 @@ export interface ApacheLoadOptions {
 }
 
 const DEFINE_IN_VALUE = /\$\{([^}]*)\}/g;
-/** See parsedDocument(). */
-const parsedFiles = new WeakMap<SourceFile, { readonly maxNesting: number; readonly document: ApacheDocument }>();
+/** An Apache parse kept with its file (SourceFile.parsed), and the nesting limit it was made under. */
+class ApacheParse {
+  constructor(
+    readonly maxNesting: number,
+    readonly document: ApacheDocument,
+  ) {}
+}
 /** The variables and unresolved names of the many lines without `${...}`: one shared empty list. */
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -786,15 +791,15 @@ export class ApacheConfig {
 const STEERING_DIRECTIVES = new Set(['include', 'includeoptional', 'serverroot', 'define', 'undefine', 'loadmodule']);
 
 /**
- * Documents by the file they were parsed from: the fix passes of a run read
+ * The file's document, parsed once per file: the fix passes of a run read
  * the files they did not change as the same SourceFile (ConfigFileSystem
  * remembers them), and the text is not parsed again.
  */
 function parsedDocument(source: SourceFile, maxNesting: number): ApacheDocument {
-  const earlier = parsedFiles.get(source);
-  if (earlier?.maxNesting === maxNesting) return earlier.document;
+  const earlier = source.parsed;
+  if (earlier instanceof ApacheParse && earlier.maxNesting === maxNesting) return earlier.document;
   const document = parseApache(source.text, { maxNesting });
-  if (earlier === undefined) parsedFiles.set(source, { maxNesting, document });
+  if (earlier === undefined) source.parsed = new ApacheParse(maxNesting, document);
   return document;
 }
 
