@@ -167,7 +167,7 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
     const language = input.language ?? languageFromName(hostPath) ?? detectLanguage(hostPath, peek(fs, hostPath));
     try {
       if (language === 'apache') {
-        const earlier = previous?.apache[apache.length];
+        const earlier = previous?.apache.find((config) => config.root.path === hostPath);
         const config = (earlier === undefined ? undefined : ApacheConfig.rebased(earlier, fs)) ?? loadApache(hostPath, {
           fs,
           httpd: targets.httpd,
