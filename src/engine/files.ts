@@ -161,28 +161,32 @@ export class ConfigFileSystem {
   }
 
   private resolveInRoot(root: string, hostPath: string): string {
-    const pending = path.relative(root, hostPath).split(path.sep).filter((part) => part !== '' && part !== '.');
+    // The path so far is grown and cut a component at a time, its parts being plain names (no '', '.' or
+    // '/'): path.join and path.relative would normalise whole strings again for every path resolved.
+    const top = root.endsWith('/') ? root.slice(0, -1) : root;
+    const inside = isNormalAbsolute(hostPath) && hostPath.startsWith(`${top}/`) ? hostPath.slice(top.length + 1) : path.relative(root, hostPath);
+    const pending = inside.split(path.sep).filter((part) => part !== '' && part !== '.');
     if (pending[0] === '..') throw new FileAccessError(`${this.display(hostPath)} is outside the sysroot ${root}`, 'escapes-sysroot');
-    const resolved: string[] = [];
+    let resolved = top;
     let hops = 0;
     while (pending.length > 0) {
       const part = pending.shift() as string;
       if (part === '..') {
-        resolved.pop();
+        if (resolved !== top) resolved = resolved.slice(0, resolved.lastIndexOf('/'));
         continue;
       }
-      const candidate = path.join(root, ...resolved, part);
+      const candidate = `${resolved}/${part}`;
       const link = this.linkAt(candidate);
       if (link === undefined) {
-        resolved.push(part);
+        resolved = candidate;
         continue;
       }
       if (++hops > MAX_SYMLINK_HOPS) throw new FileAccessError(`${this.display(hostPath)}: too many levels of symbolic links`, 'loop');
       const target = link.split('/').filter((p) => p !== '' && p !== '.');
-      if (link.startsWith('/')) resolved.length = 0;
+      if (link.startsWith('/')) resolved = top;
       pending.unshift(...target);
     }
-    return path.join(root, ...resolved);
+    return resolved === '' ? '/' : resolved;
   }
 
   /**
