@@ -1,5 +1,5 @@
 import type { HostFacts } from '../host/facts.js';
-import type { ApacheConfig } from '../languages/apache/model.js';
+import type { ApacheConfig, ApacheDirectiveUse } from '../languages/apache/model.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { applyDisableDirectives } from './disable-comments.js';
 import { printable } from '../util/printable.js';
@@ -186,18 +186,24 @@ function dispatchApache(config: ApacheConfig, visitors: readonly Visitors[]): vo
     for (const [name, handler] of Object.entries(visitor.directive ?? {})) append(directiveHandlers, name, handler);
     for (const [name, handler] of Object.entries(visitor.section ?? {})) append(sectionHandlers, name, handler);
   }
-  const everyDirective = directiveHandlers.get('*') ?? NO_HANDLERS;
+  // Indexed loops over the directives: they run once per line (a quarter of a million lines on 10,000
+  // vhosts), mostly before V8 optimises them, and for-of there allocated an iterator and a result
+  // object per step (4 of the 45 MB a lint of 1,000 vhosts allocated).
   if (directiveHandlers.size > 0) {
-    for (const use of config.uses) {
-      for (const handler of directiveHandlers.get(use.name) ?? NO_HANDLERS) (handler as (u: typeof use) => void)(use);
-      for (const handler of everyDirective) (handler as (u: typeof use) => void)(use);
+    const every = directiveHandlers.get('*') ?? NO_HANDLERS;
+    const uses = config.uses;
+    for (let index = 0; index < uses.length; index++) {
+      const use = uses[index] as ApacheDirectiveUse;
+      const own = directiveHandlers.get(use.name) ?? NO_HANDLERS;
+      for (let handler = 0; handler < own.length; handler++) (own[handler] as (u: ApacheDirectiveUse) => void)(use);
+      for (let handler = 0; handler < every.length; handler++) (every[handler] as (u: ApacheDirectiveUse) => void)(use);
     }
   }
-  const everySection = sectionHandlers.get('*') ?? NO_HANDLERS;
   if (sectionHandlers.size > 0) {
+    const every = sectionHandlers.get('*') ?? NO_HANDLERS;
     for (const section of config.sections) {
       for (const handler of sectionHandlers.get(section.name) ?? NO_HANDLERS) (handler as (u: typeof section) => void)(section);
-      for (const handler of everySection) (handler as (u: typeof section) => void)(section);
+      for (const handler of every) (handler as (u: typeof section) => void)(section);
     }
   }
 }
