@@ -3,7 +3,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { decodeBytes, SourceFile } from '../src/engine/source-file.js';
 import { CLI } from './helpers/cli.js';
 import { requireTool } from './helpers/tools.js';
 
@@ -34,6 +37,39 @@ describe('--format diff in the files\' own bytes', () => {
       assert.deepEqual(fs.readFileSync(path.join(root, 'patched', 'httpd.conf')), fixed);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('decoding a file', () => {
+  const roundTrips = (bytes: Uint8Array): { text: string; encoding: string } => {
+    const decoded = decodeBytes(bytes);
+    const file = new SourceFile('/x.conf', 'x.conf', decoded.text, decoded.encoding);
+    assert.ok(file.encode().equals(Buffer.from(bytes)), 'writing the text back gives the same bytes');
+    return decoded;
+  };
+
+  it('text written as UTF-8 reads back as that text, a BOM kept (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.boolean(), fc.string({ unit: 'grapheme', maxLength: 24 }), (bom, written) => {
+        const text = bom ? `\ufeff${written}` : written;
+        assert.deepEqual(roundTrips(Buffer.from(text, 'utf8')), { text, encoding: 'utf8' });
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('bytes that are not UTF-8 read as latin1, one char per byte, and write back the same (fast-check)', () => {
+    const check = (bytes: Uint8Array): void => {
+      const decoded = roundTrips(bytes);
+      // node:buffer's isUtf8 (simdutf) as the independent judge of validity.
+      if (isUtf8(bytes)) assert.equal(decoded.encoding, 'utf8');
+      else assert.deepEqual(decoded, { text: Buffer.from(bytes).toString('latin1'), encoding: 'latin1' });
+    };
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), check), { numRuns: 2000 });
+    // A UTF-16 surrogate, an overlong '/', a code point above U+10FFFF, a lone latin1 e-acute.
+    for (const bytes of [[0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xe9, 0x0a]]) {
+      assert.equal(roundTrips(Uint8Array.from(bytes)).encoding, 'latin1');
     }
   });
 });
