@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { ConfigFileSystem } from '../src/engine/files.js';
 import { loadApache, type ApacheConfig } from '../src/languages/apache/model.js';
 import { parseApache } from '../src/languages/apache/parser.js';
-import { apacheDumpConfig, apacheDumpIncludes, apacheDumpModules } from './helpers/apache-oracle.js';
+import { apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, apacheVersion, releaseOf } from './helpers/apache-oracle.js';
 import { flattenLikeDumpConfig, relativeTo } from './helpers/apache-flat.js';
 import { repoPath } from './helpers/paths.js';
 import { requireTool } from './helpers/tools.js';
@@ -94,12 +94,15 @@ interface RecordedCase {
 }
 
 interface Recorded {
+  /** The apache2 that recorded the cases, `Apache/2.4.71 (Debian)`: the target they are read for. */
+  readonly apache: string;
   readonly before: readonly string[];
   readonly cases: Readonly<Record<string, RecordedCase>>;
 }
 
-function loadCase(dir: string, name: string, recorded: Recorded, caseData: RecordedCase, httpd = '2.4'): ApacheConfig {
+function loadCase(dir: string, name: string, recorded: Recorded, caseData: RecordedCase): ApacheConfig {
   const fs = new ConfigFileSystem({ cwd: dir });
+  const httpd = releaseOf(recorded.apache);
   return loadApache(path.join(dir, name), { fs, httpd, serverRoot: dir, before: recorded.before, defines: caseData.defines ?? [], env: {} });
 }
 
@@ -183,25 +186,26 @@ describe('Apache reader against the live apache2 (differential)', { concurrency:
         return;
       }
       const sysroot = tree.sysroot === undefined ? undefined : repoPath('fixtures', 'apache', tree.sysroot);
-      const fsView = new ConfigFileSystem({ sysroot, cwd: sysroot ?? '/' });
-      const config = loadApache(sysroot === undefined ? tree.configFile : path.join(sysroot, tree.configFile), { fs: fsView, httpd: '2.4' });
       const oracle = {
         ...(sysroot === undefined ? {} : { sysroot }),
         serverRoot: tree.serverRoot,
         configFile: path.posix.relative(tree.serverRoot, tree.configFile),
         binary,
       };
-      const includes = await apacheDumpIncludes(oracle);
-      assert.deepEqual(
-        config.files.map((entry) => fsView.serverPath(entry.source.path)),
-        includes.map((include) => include.file),
-        'include order as apache2 -D DUMP_INCLUDES',
-      );
-      const modules = await apacheDumpModules(oracle);
-      assert.deepEqual([...config.modules.keys()].sort(), modules.map((module) => module.name).sort(), 'loaded modules as apache2 -M');
-      const dumped = await apacheDumpConfig(oracle);
+      const [includes, modules, dumped, release] = await Promise.all([apacheDumpIncludes(oracle), apacheDumpModules(oracle), apacheDumpConfig(oracle), apacheVersion(binary)]);
       const theirs = dumped.filter((entry) => entry.file !== '-c/-C directives').map((entry) => ({ file: entry.file, line: entry.line ?? 0, name: entry.name.toLowerCase(), args: entry.args, depth: entry.depth }));
-      assert.deepEqual(flattenLikeDumpConfig(config, (file) => file), theirs, 'directives in effect as apache2 -D DUMP_CONFIG');
+      // The default target ("a current 2.4") and the installed release exactly, as a user pins it (--target httpd=2.4.71).
+      for (const httpd of ['2.4', releaseOf(release)]) {
+        const fsView = new ConfigFileSystem({ sysroot, cwd: sysroot ?? '/' });
+        const config = loadApache(sysroot === undefined ? tree.configFile : path.join(sysroot, tree.configFile), { fs: fsView, httpd });
+        assert.deepEqual(
+          config.files.map((entry) => fsView.serverPath(entry.source.path)),
+          includes.map((include) => include.file),
+          `include order as apache2 -D DUMP_INCLUDES (target ${httpd})`,
+        );
+        assert.deepEqual([...config.modules.keys()].sort(), modules.map((module) => module.name).sort(), `loaded modules as apache2 -M (target ${httpd})`);
+        assert.deepEqual(flattenLikeDumpConfig(config, (file) => file), theirs, `directives in effect as apache2 -D DUMP_CONFIG (target ${httpd})`);
+      }
     });
   }
 });

@@ -9,9 +9,10 @@ import { ConfigFileSystem } from '../src/engine/files.js';
 import { lintUnit, type LintUnit } from '../src/engine/linter.js';
 import { selectRules, type UserRuleSetting } from '../src/engine/selection.js';
 import { DEFAULT_BUDGET } from '../src/engine/sizing.js';
-import { DEFAULT_TARGETS } from '../src/engine/targets.js';
+import { compareVersions, DEFAULT_TARGETS, parseTargetSpec, versionAtLeast } from '../src/engine/targets.js';
 import type { Diagnostic } from '../src/engine/types.js';
 import { loadApache } from '../src/languages/apache/model.js';
+import { variableDefault } from '../src/languages/mycnf/defaults.js';
 import { lint } from '../src/lint.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-engine-'));
@@ -134,5 +135,45 @@ describe('fix passes', () => {
   it('a rule that reports a fix must say so in meta.fix, or fix passes would never see its fixes', () => {
     const undeclared = defineRule({ ...fixer, meta: { ...noted.meta, id: 'AP9903' } });
     assert.throws(() => lintUnit(unitOf('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())), /AP9903 reported a fix but declares no fix kind/);
+  });
+});
+
+describe('target versions', () => {
+  it('a release pinned to the patch level is at least its series: 2.4.62 is 2.4, 8.0.36 is 8.0', () => {
+    for (const [target, minimum, expected] of [
+      ['2.4.62', '2.4', true],
+      ['2.4.62', '2.4.21', true],
+      ['2.4.62', '2.4.63', false],
+      ['2.4.62', '2.5', false],
+      ['2.2.34', '2.4', false],
+      ['8.0.36', '8.0', true],
+      ['8.0.36', '8.0.30', true],
+      ['8.0.20', '8.0.30', false],
+      ['10.11.9', '10.11', true],
+      ['10.4.34', '10.5', false],
+    ] as const) {
+      assert.equal(versionAtLeast(target, minimum), expected, `${target} >= ${minimum}`);
+    }
+  });
+
+  it('a series alone is a current release of it: 2.4 is at least 2.4.30, and not 2.5', () => {
+    assert.equal(versionAtLeast('2.4', '2.4.30'), true);
+    assert.equal(versionAtLeast('2.4', '2.4'), true);
+    assert.equal(versionAtLeast('2.4', '2.5'), false);
+    assert.equal(versionAtLeast('8.0', '8.0.30'), true);
+    assert.equal(compareVersions('2.4', '2.4.0'), 1, 'a current 2.4 is later than 2.4.0');
+  });
+
+  it('--target with a patch level reads the configs as its series does', async () => {
+    const file = path.join(dir, 'include-optional.conf');
+    fs.writeFileSync(path.join(dir, 'optional-part.conf'), 'KeepAlive Off\n');
+    fs.writeFileSync(file, `${PREFORK}IncludeOptional optional-*.conf\n`);
+    const files = (httpd: string): string[] => loadApache(file, { fs: new ConfigFileSystem({ cwd: dir }), httpd, serverRoot: dir }).files.map((entry) => path.basename(entry.source.path));
+    assert.deepEqual(files('2.4.62'), files('2.4'));
+    assert.deepEqual(files('2.4.62'), ['include-optional.conf', 'optional-part.conf']);
+    const mysql = (version: string): unknown => variableDefault('innodb_io_capacity', parseTargetSpec(`mysql=${version}`).db);
+    assert.equal(mysql('8.4.2'), mysql('8.4'));
+    assert.equal(mysql('8.0.36'), mysql('8.0'));
+    assert.notEqual(mysql('8.4.2'), mysql('8.0.36'));
   });
 });

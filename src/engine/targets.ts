@@ -17,16 +17,18 @@ export const DEFAULT_TARGETS: Targets = {
 };
 
 /**
- * Compares dotted versions numerically. A missing component compares as the
- * newest release of that series, so `2.4` >= `2.4.30` holds: a target of "2.4"
- * means "a current 2.4".
+ * Compares a target version with another version, numerically component by
+ * component. A component the target leaves out means the newest release of
+ * that series: a target of "2.4" means "a current 2.4", so it is at least
+ * 2.4.30. A component the other version leaves out is 0, as release notes
+ * mean it and as httpd's `<IfVersion>` reads it: 2.4.62 is at least 2.4.
  */
-export function compareVersions(a: string, b: string): number {
-  const left = a.split('.');
-  const right = b.split('.');
+export function compareVersions(target: string, other: string): number {
+  const left = target.split('.');
+  const right = other.split('.');
   for (let i = 0; i < Math.max(left.length, right.length); i++) {
     const x = left[i] === undefined ? Infinity : Number.parseInt(left[i] as string, 10) || 0;
-    const y = right[i] === undefined ? Infinity : Number.parseInt(right[i] as string, 10) || 0;
+    const y = right[i] === undefined ? 0 : Number.parseInt(right[i] as string, 10) || 0;
     if (x !== y) return x < y ? -1 : 1;
   }
   return 0;
@@ -35,6 +37,7 @@ export function compareVersions(a: string, b: string): number {
 /** Answers by `version\0minimum`: rules ask the same few questions once per directive on trees of a quarter of a million lines. */
 const atLeast = new Map<string, boolean>();
 
+/** Whether a target version (see compareVersions) is `minimum` or later. */
 export function versionAtLeast(version: string, minimum: string): boolean {
   const key = `${version}\0${minimum}`;
   let answer = atLeast.get(key);

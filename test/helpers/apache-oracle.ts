@@ -173,6 +173,13 @@ export async function apacheVersion(binary = findTool('apache2')): Promise<strin
   return match[1] as string;
 }
 
+/** The release in `apache2 -v`'s words, as a --target takes it: `Apache/2.4.71 (Debian)` -> `2.4.71`. */
+export function releaseOf(serverVersion: string): string {
+  const match = /^Apache\/(\d+\.\d+\.\d+)/.exec(serverVersion);
+  if (match === null) throw new Error(`not an Apache server version: ${serverVersion}`);
+  return match[1] as string;
+}
+
 /** `apache2 -t -D DUMP_INCLUDES`: every file read, in order. Throws ApacheOracleError when the config fails. */
 export async function apacheDumpIncludes(options: ApacheOracleOptions): Promise<ApacheInclude[]> {
   const result = await withPreparedRun(options, (run) => run(['-D', 'DUMP_INCLUDES']));

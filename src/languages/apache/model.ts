@@ -877,7 +877,9 @@ function matchesVersion(target: string, args: readonly string[]): boolean {
       result = false;
     }
   } else {
-    const order = compareVersions(target, version);
+    // mod_version compares major, minor and patch, a part the config leaves out being 0: with a
+    // target of "2.4" (a current 2.4), <IfVersion = 2.4> does not hold, as on httpd 2.4.71.
+    const order = compareVersions(target, [...version.split('.'), '0', '0'].slice(0, 3).join('.'));
     result =
       operator === '>' ? order > 0 : operator === '>=' ? order >= 0 : operator === '<' ? order < 0 : operator === '<=' ? order <= 0 : order === 0;
   }
