@@ -15,6 +15,11 @@ const files = readdirSync(dir)
   .filter((name) => only.length === 0 || only.some((filter) => name.includes(filter)))
   .sort()
   .map((name) => join(dir, name));
+// With no files node --test would discover on its own, helper modules included.
+if (files.length === 0) {
+  console.error(`no test file in dist/test matches ${only.join(', ')}`);
+  process.exit(2);
+}
 
 function fingerprint(root) {
   const entries = new Map();
