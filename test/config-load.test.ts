@@ -53,6 +53,12 @@ overrides:
 `;
 
 describe('.tune-lint.yaml: reading', () => {
+  it('unquoted versions are read as written, not as YAML numbers (10.10 is not 10.1, 8.0 is not 8)', async () => {
+    assert.deepEqual((await load('target: { httpd: 2.4, mariadb: 10.10 }\n')).targets, { httpd: '2.4', db: { product: 'mariadb', version: '10.10' } });
+    assert.deepEqual((await load('target:\n  mysql: 8.0\n')).targets, { db: { product: 'mysql', version: '8.0' } });
+    assert.deepEqual((await load('target: { mysql: 8.0.36 }\n')).targets, { db: { product: 'mysql', version: '8.0.36' } });
+  });
+
   it('reads every key: preset, targets, host facts, budget, rules by id and by name with options, overrides', async () => {
     const config = await load(FULL);
     assert.equal(config.preset, 'strict');

@@ -159,7 +159,7 @@ class ConfigReader {
       for (const entry of (node as YamlMap).items) {
         const value = this.valueOf(entry);
         if (value === undefined || !yaml.isScalar(value)) this.fail(entry, `target ${this.keyOf(entry)} must be a version like "2.4"`);
-        parts.push([`${this.keyOf(entry)}=${String((value as import('yaml').Scalar).value)}`, entry.key as Node]);
+        parts.push([`${this.keyOf(entry)}=${versionText(value as import('yaml').Scalar)}`, entry.key as Node]);
       }
     } else {
       this.fail(node, 'target must be a mapping like { httpd: "2.4", mariadb: "10.11" }');
@@ -308,4 +308,12 @@ class ConfigReader {
 function display(file: string, cwd: string): string {
   const relative = path.relative(cwd, file);
   return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative.split(path.sep).join('/');
+}
+
+/**
+ * A version as written. Unquoted, `mariadb: 10.10` and `mysql: 8.0` are YAML
+ * numbers (10.1 and 8): their source text is the version meant.
+ */
+function versionText(scalar: import('yaml').Scalar): string {
+  return typeof scalar.value === 'number' && typeof scalar.source === 'string' ? scalar.source : String(scalar.value);
 }
