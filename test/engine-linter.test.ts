@@ -164,6 +164,14 @@ describe('target versions', () => {
     assert.equal(compareVersions('2.4', '2.4.0'), 1, 'a current 2.4 is later than 2.4.0');
   });
 
+  it('a database version of the other product is refused with the likely meaning', () => {
+    assert.throws(() => parseTargetSpec('mariadb=8.0'), /unsupported mariadb target "8.0": MariaDB is 5.5 or 10.0 and later \(did you mean mysql=8.0\?\)/);
+    assert.throws(() => parseTargetSpec('mysql=10.11'), /unsupported mysql target "10.11": MySQL has no version 10 \(did you mean mariadb=10.11\?\)/);
+    assert.deepEqual(parseTargetSpec('mariadb=5.5.68').db, { product: 'mariadb', version: '5.5.68' });
+    assert.deepEqual(parseTargetSpec('mariadb=11.4').db, { product: 'mariadb', version: '11.4' });
+    assert.deepEqual(parseTargetSpec('mysql=9.1').db, { product: 'mysql', version: '9.1' });
+  });
+
   it('--target with a patch level reads the configs as its series does', async () => {
     const file = path.join(dir, 'include-optional.conf');
     fs.writeFileSync(path.join(dir, 'optional-part.conf'), 'KeepAlive Off\n');

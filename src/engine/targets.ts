@@ -68,6 +68,14 @@ export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): 
       if (!/^2\.[24](\.\d+)?$/.test(version)) throw new TargetSpecError(`unsupported httpd target "${version}": expected 2.2 or 2.4`);
       httpd = version;
     } else {
+      const major = Number.parseInt(version, 10);
+      // MariaDB went from 5.5 to 10.0; MySQL has no 10: the other product is the likely meaning.
+      if (product === 'mariadb' && major < 10 && !/^5\.5(\.\d+)?$/.test(version)) {
+        throw new TargetSpecError(`unsupported mariadb target "${version}": MariaDB is 5.5 or 10.0 and later (did you mean mysql=${version}?)`);
+      }
+      if (product === 'mysql' && major >= 10) {
+        throw new TargetSpecError(`unsupported mysql target "${version}": MySQL has no version ${major} (did you mean mariadb=${version}?)`);
+      }
       db = { product: product as 'mysql' | 'mariadb', version };
     }
   }
