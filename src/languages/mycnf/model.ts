@@ -180,7 +180,7 @@ class MycnfModel implements MycnfConfig {
     let result: { source: SourceFile; document: MycnfDocument } | FileAccessError;
     try {
       const source = this.fs.read(hostPath);
-      result = { source, document: parseMyCnf(source.text, { encoding: source.encoding }) };
+      result = { source, document: parsedOptionFile(source) };
     } catch (error) {
       result = error instanceof FileAccessError ? error : new FileAccessError(`${this.fs.display(hostPath)}: ${String(error)}`, 'unreadable');
     }
@@ -474,4 +474,22 @@ function worldWritableMode(fileSystem: ConfigFileSystem, hostPath: string): stri
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The parse of an option file, kept with the file as the Apache reader keeps
+ * its own: a fix pass that changed one option file reads the others as the
+ * same SourceFile and does not parse them again.
+ */
+function parsedOptionFile(source: SourceFile): MycnfDocument {
+  const earlier = source.parsed;
+  if (earlier instanceof OptionFileParse) return earlier.document;
+  const document = parseMyCnf(source.text, { encoding: source.encoding });
+  if (earlier === undefined) source.parsed = new OptionFileParse(document);
+  return document;
+}
+
+/** What SourceFile.parsed holds for an option file (it may hold another reader's parse). */
+class OptionFileParse {
+  constructor(readonly document: MycnfDocument) {}
 }
