@@ -12,7 +12,7 @@
  * libuv would leave. Its 10 ms wall clock is too coarse, so wall time is ours;
  * the cost of starting GNU time itself is measured as the `true` row.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -115,6 +115,31 @@ export async function measureRounds(
     onRound(round + 1);
   }
   return samples;
+}
+
+/**
+ * Millions of instructions a command executes, as valgrind's callgrind counts
+ * them: the same from run to run whatever the load on the machine, where wall
+ * time on a shared machine moves by a fifth. Node runs with --predictable
+ * (one GC thread, no concurrent compilation, so the collector's timing does
+ * not change the count), which V8 still accepts the bin's code cache under;
+ * --single-threaded would make V8 reject it.
+ */
+export function countInstructions(valgrind: string, command: BenchCommand, cwd: string): number {
+  const [file, ...args] = command.argv;
+  const argv = file === process.execPath ? [file, '--predictable', ...args] : [...command.argv];
+  const run = spawnSync(valgrind, ['--tool=callgrind', '--callgrind-out-file=/dev/null', ...argv], {
+    cwd: command.cwd ?? cwd,
+    env: command.env ?? process.env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const collected = /Collected : (\d+)/.exec(run.stderr);
+  if (run.status === null || !command.okExitCodes.includes(run.status) || collected === null) {
+    throw new Error(`${command.id} under callgrind: ${argv.join(' ')} exited with ${run.status ?? run.signal}\n${run.stderr.slice(-2000)}`);
+  }
+  return Number(collected[1]) / 1e6;
 }
 
 export function median(values: readonly number[]): number {

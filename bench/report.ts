@@ -34,10 +34,12 @@ export interface ReportInput {
   readonly trees: readonly TreeInfo[];
   readonly samples: ReadonlyMap<string, readonly Sample[]>;
   readonly sizes: readonly number[];
+  /** Millions of instructions by command id (--instructions); empty when not counted. */
+  readonly instructions: ReadonlyMap<string, number>;
 }
 
 /** The Markdown report: machine, trees, times with ratios, scaling, and the issue's targets. */
-export function formatReport({ machine, trees, samples, sizes }: ReportInput): string {
+export function formatReport({ machine, trees, samples, sizes, instructions }: ReportInput): string {
   const out: string[] = [];
   const wall = (id: string): number => median((samples.get(id) ?? []).map((sample) => sample.wallMs));
   const rss = (id: string): number | undefined => {
@@ -121,6 +123,29 @@ export function formatReport({ machine, trees, samples, sizes }: ReportInput): s
       const perVhost = ((wall(`${prefix}/vhosts-${largest}`) - wall(`${prefix}/vhosts-${smallest}`)) / (largest - smallest)) * 1000;
       out.push(`| ${label} | ${cells.join(' | ')} | ${times(growth)} | ${perVhost.toFixed(0)} |`);
     }
+  }
+
+  if (instructions.size > 0) {
+    // Against Node's floor only: Apache spends its time in system calls, which callgrind does not count.
+    out.push(
+      '',
+      'Instructions (millions) under valgrind\'s callgrind, Node with `--predictable`: the same in every run whatever the load, so these ratios do not move.',
+      '',
+      '| Command | Tree | Instructions (M) | × `node -e 0` |',
+      '|---|---|---:|---:|',
+    );
+    const floor = instructions.get('node');
+    const counted = (label: string, tree: string, id: string): void => {
+      const count = instructions.get(id);
+      if (count === undefined) return;
+      out.push(`| ${label} | ${tree} | ${int(Math.round(count))} | ${times(id === 'node' || floor === undefined ? undefined : count / floor)} |`);
+    };
+    counted('`node -e 0`', '—', 'node');
+    counted('tune-lint (lint)', 'Debian Apache + MariaDB (copy, `--sysroot`)', 'lint/debian+mysql');
+    counted('tune-lint (lint)', 'the same as a config repository with `.tune-lint.yaml` (host facts)', 'lint/config-repo');
+    counted('tune-lint (lint)', 'Debian Apache + MariaDB (live `/etc`)', 'lint/live-etc');
+    const smallestTree = trees.find((tree) => tree.vhosts === Math.min(...sizes));
+    if (smallestTree !== undefined) counted('tune-lint (lint)', smallestTree.label, `lint/${smallestTree.key}`);
   }
 
   out.push('', 'Targets (issue 8):', '');

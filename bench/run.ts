@@ -2,7 +2,7 @@
  * `npm run bench`: tune-lint against Node's own start-up floor and against
  * Apache's parser on the same trees, measured side by side in one run.
  *
- *   node dist/bench/run.js [--reps 10] [--sizes 1000,2500,5000,10000] [--cli FILE] [--json FILE] [--keep]
+ *   node dist/bench/run.js [--reps 10] [--sizes 1000,2500,5000,10000] [--cli FILE] [--json FILE] [--keep] [--instructions]
  *
  * `--cli` times another build of the CLI; by default it is package.json's
  * `bin`, what users run.
@@ -11,6 +11,9 @@
  * and that tune-lint reads exactly the files `apache2 -t -D DUMP_INCLUDES`
  * reads, then runs one warm-up round and `--reps` measured rounds, every
  * command once per round, and prints a Markdown report of medians.
+ * `--instructions` adds instruction counts under valgrind (callgrind) for
+ * `node -e 0`, the Debian lints and the smallest vhost tree: ratios to Node's
+ * floor that do not move with the load (two minutes more).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -20,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDumpIncludes, readEnvvars } from '../test/helpers/apache-oracle.js';
 import { findTool } from '../test/helpers/tools.js';
-import { gnuTimeAvailable, measureRounds, Runner, scratchDirectory, type BenchCommand } from './measure.js';
+import { countInstructions, gnuTimeAvailable, measureRounds, Runner, scratchDirectory, type BenchCommand } from './measure.js';
 import { formatReport, type MachineInfo, type TreeInfo } from './report.js';
 import { buildVhostTree, copyDebianTree } from './trees.js';
 
@@ -45,14 +48,17 @@ async function main(): Promise<void> {
       json: { type: 'string' },
       keep: { type: 'boolean', default: false },
       cli: { type: 'string' },
+      instructions: { type: 'boolean', default: false },
     },
   });
   const cli = values.cli === undefined ? binFromManifest() : path.resolve(values.cli);
   const repetitions = Number(values.reps);
   const sizes = values.sizes.split(',').map(Number);
   if (!Number.isInteger(repetitions) || repetitions < 1 || sizes.some((size) => !Number.isInteger(size) || size < 1)) {
-    throw new Error('usage: run.js [--reps N] [--sizes 1000,10000] [--cli FILE] [--json FILE] [--keep]');
+    throw new Error('usage: run.js [--reps N] [--sizes 1000,10000] [--cli FILE] [--json FILE] [--keep] [--instructions]');
   }
+  const valgrind = values.instructions ? findTool('valgrind') : undefined;
+  if (values.instructions && valgrind === undefined) throw new Error('--instructions needs valgrind (apt-get install valgrind)');
   const apache2 = findTool('apache2');
   const withRss = gnuTimeAvailable();
   const scratch = scratchDirectory();
@@ -109,6 +115,14 @@ async function main(): Promise<void> {
     const samples = await measureRounds(runner, commands, repetitions, (round) => progress(`round ${round}/${repetitions}`));
     const loadAfter = os.loadavg();
     runner.close();
+    const instructions = new Map<string, number>();
+    if (valgrind !== undefined) {
+      const counted = ['node', 'lint/debian+mysql', 'lint/config-repo', 'lint/live-etc', `lint/vhosts-${Math.min(...sizes)}`];
+      for (const command of commands.filter((candidate) => counted.includes(candidate.id))) {
+        progress(`counting instructions: ${command.id}`);
+        instructions.set(command.id, countInstructions(valgrind, command, workDir));
+      }
+    }
 
     const machine: MachineInfo = {
       cpu: os.cpus()[0]?.model ?? 'unknown',
@@ -125,10 +139,11 @@ async function main(): Promise<void> {
       measured: describeBuild(cli),
       extraCaCerts: process.env['NODE_EXTRA_CA_CERTS'],
     };
-    process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes }));
+    process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes, instructions }));
     if (values.json !== undefined) {
       const raw = Object.fromEntries([...samples].map(([id, list]) => [id, list]));
-      fs.writeFileSync(values.json, `${JSON.stringify({ machine, trees: treeInfo, samples: raw }, null, 2)}\n`);
+      const counts = Object.fromEntries(instructions);
+      fs.writeFileSync(values.json, `${JSON.stringify({ machine, trees: treeInfo, samples: raw, instructions: counts }, null, 2)}\n`);
     }
   } finally {
     if (values.keep) progress(`trees kept in ${scratch}`);
