@@ -63,6 +63,11 @@ export interface LintResult {
   readonly followUps: readonly Diagnostic[];
   /** The configs as read, for checking the fixes with the real servers (--verify). */
   readonly configs: { readonly apache: readonly ApacheConfig[]; readonly mycnf: MycnfConfig | undefined };
+  /**
+   * After --verify: the checks that read the patched files and found no new
+   * problem, e.g. `apache2 -t on etc/apache2/apache2.conf`.
+   */
+  readonly verifiedBy?: readonly string[];
 }
 
 /** A problem with the input itself (a main file that cannot be read): exit code 2. */

@@ -301,6 +301,7 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
         const first = await cli(written, tree, ['--fix', '--verify']);
         if (tree.verifyNote === undefined) assert.equal(first.stderr, '', 'no note: every tool is installed and the patch is verified');
         else assert.match(first.stderr, tree.verifyNote, 'only the note about what the server refused before the patch');
+        assert.match(first.stdout, /^Patch written:\nChecked with the servers \(--verify\): .+: no new problem\.$/m, 'says which servers read the patched files');
         sameTree(snapshotTree(written), patched, '--fix writes what git apply gives, through the symlinks');
         assert.deepEqual([...snapshotTree(written)].filter(([, value]) => value.startsWith('symlink -> ')), links, 'symlinks stay symlinks');
         const times = new Map([...snapshotTree(written).keys()].map((file) => [file, fs.lstatSync(path.join(written, file)).mtimeMs]));

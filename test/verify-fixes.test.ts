@@ -113,15 +113,16 @@ describe('FixVerifier with apache2 -t', () => {
     const stillFixable = checked.diagnostics.filter((d) => d.ruleId === 'AP9101');
     assert.ok(stillFixable.length > 0 && stillFixable.every((d) => d.fix === undefined), 'the rejected fix is no longer offered');
     assert.deepEqual(notes, []);
+    assert.equal(checked.verifiedBy?.length, 0, 'a check that rejected a fix is not named as having accepted the patch');
     assert.deepEqual(snapshotTree(root), before, 'verification writes nothing into the tree');
   });
 
-  it('keeps a patch apache2 accepts and returns the result as it was', async (t) => {
+  it('keeps a patch apache2 accepts, and names the check that read it', async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
     const root = storyCopy('story-drupal-500mb');
     const result = await run({ paths: ['etc/apache2/apache2.conf'], cwd: root, sysroot: root }, [goodApacheFix]);
     assert.equal(result.fixes.length, 1);
-    assert.equal(await verifier({ cwd: root, sysroot: root }).verify(result), result);
+    assert.deepEqual(await verifier({ cwd: root, sysroot: root }).verify(result), { ...result, verifiedBy: ['apache2 -t on etc/apache2/apache2.conf'] });
   });
 
   for (const isolation of ['auto', 'copy'] as const) {
@@ -158,6 +159,7 @@ describe('FixVerifier with apache2 -t', () => {
     const notes: string[] = [];
     const checked = await verifier({ cwd: root, sysroot: root }, notes).verify(result);
     assert.equal(checked.fixes.length, 1);
+    assert.deepEqual(checked.verifiedBy, ['apache2 -t on etc/apache2/apache2.conf']);
     assert.equal(notes.length, 1);
     assert.match(notes[0] as string, /^--verify: apache2 -t on etc\/apache2\/apache2\.conf already reports a problem without the patch \(.*NoSuchDirective.*\); only problems the patch adds are held against it$/);
   });
@@ -208,7 +210,7 @@ describe('FixVerifier with my_print_defaults and mariadbd', () => {
     if (dir === undefined) return;
     const result = await run({ paths: ['my.cnf'], cwd: dir }, [goodMycnfInsert]);
     assert.equal(result.fixes[0]?.after, '[mysqld]\nport = 3306\nmax_connections = 15\n');
-    assert.equal(await verifier({ cwd: dir }).verify(result), result);
+    assert.deepEqual(await verifier({ cwd: dir }).verify(result), { ...result, verifiedBy: ['the option files of my.cnf'] });
   });
 
   it('checks only the reader for a MySQL target, and says so once', async (t) => {
@@ -216,7 +218,7 @@ describe('FixVerifier with my_print_defaults and mariadbd', () => {
     if (dir === undefined) return;
     const result = await run({ paths: ['my.cnf'], cwd: dir, targets: { httpd: '2.4', db: { product: 'mysql', version: '8.0' } } }, [goodMycnfInsert]);
     const notes: string[] = [];
-    assert.equal(await verifier({ cwd: dir }, notes).verify(result), result);
+    assert.deepEqual(await verifier({ cwd: dir }, notes).verify(result), { ...result, verifiedBy: ['the option files of my.cnf'] });
     assert.deepEqual(notes, ['--verify: the option names and values are checked with mariadbd only for MariaDB targets; for mysql 8.0 only the reader (my_print_defaults) checked the patch']);
   });
 });

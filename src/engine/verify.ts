@@ -80,27 +80,31 @@ export class FixVerifier {
   async verify(result: LintResult): Promise<LintResult> {
     if (result.fixes.length === 0) return result;
     const rejected = new Map<string, { fix: FileFix; reason: string }>();
+    const verifiedBy: string[] = [];
     for (const subject of this.subjects(result)) {
       const reals = new Set(subject.files.map((file) => file.realPath));
       const fixes = result.fixes.filter((fix) => reals.has(fix.file.realPath) && !rejected.has(fix.file.realPath));
       if (fixes.length === 0) continue;
-      for (const [real, reason] of await this.judge(subject, fixes)) {
+      const judged = await this.judge(subject, fixes);
+      if (judged === undefined) continue;
+      if (judged.size === 0) verifiedBy.push(subject.label);
+      for (const [real, reason] of judged) {
         rejected.set(real, { fix: fixes.find((fix) => fix.file.realPath === real) as FileFix, reason });
       }
     }
-    if (rejected.size === 0) return result;
+    if (rejected.size === 0) return verifiedBy.length === 0 ? result : { ...result, verifiedBy };
     const diagnostics = result.diagnostics.map((diagnostic) =>
       diagnostic.fix !== undefined && diagnostic.fix.edits.some((edit) => rejected.has(edit.file.realPath)) ? withoutFix(diagnostic) : diagnostic,
     );
     for (const { fix, reason } of rejected.values()) diagnostics.push(rejection(fix, reason));
     diagnostics.sort(compareDiagnostics);
-    return { ...result, diagnostics, fixes: result.fixes.filter((fix) => !rejected.has(fix.file.realPath)), sizingAfter: undefined };
+    return { ...result, diagnostics, fixes: result.fixes.filter((fix) => !rejected.has(fix.file.realPath)), sizingAfter: undefined, verifiedBy };
   }
 
-  /** Real paths of the fixes to drop, with the problem each adds. */
-  private async judge(subject: Subject, fixes: readonly FileFix[]): Promise<Map<string, string>> {
+  /** Real paths of the fixes to drop, with the problem each adds; undefined when the check could not run. */
+  private async judge(subject: Subject, fixes: readonly FileFix[]): Promise<Map<string, string> | undefined> {
     const baseline = await this.run(subject, []);
-    if (baseline === undefined) return new Map();
+    if (baseline === undefined) return undefined;
     if (baseline.length > 0) this.note(`${subject.label} already reports a problem without the patch (${baseline[0]}); only problems the patch adds are held against it`);
     const added = async (subset: readonly FileFix[]): Promise<string | undefined> => {
       const problems = await this.run(subject, subset);

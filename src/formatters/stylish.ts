@@ -60,7 +60,9 @@ export const formatStylish: Formatter = (input) => {
   }
   if (input.patch !== '') {
     const title = input.wrote ? 'Patch written:' : 'Suggested patch (tune-lint --fix writes it; --format diff prints it alone, for git apply):';
-    out.push('', paint.bold(title), ...patchLines(input.patch));
+    const verifiedBy = input.units.flatMap((unit) => unit.result.verifiedBy ?? []);
+    const checked = verifiedBy.length === 0 ? [] : [`Checked with the servers (--verify): ${verifiedBy.map(printable).join('; ')}: no new problem.`];
+    out.push('', paint.bold(title), ...checked, ...patchLines(input.patch));
   }
   return `${out.join('\n')}\n`;
 };
