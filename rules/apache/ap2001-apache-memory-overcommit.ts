@@ -1,4 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 
@@ -15,7 +16,7 @@ export default defineRule({
     needsHost: true,
     messages: {
       overcommit:
-        '{{limit}} x {{perChild}} per process = {{peak}} exceeds the Apache budget of {{budget}} ({{budgetReason}}); expected MaxRequestWorkers at most {{suggested}} ({{perChildSource}}){{where}}',
+        '{{limit}} x {{perChild}} per process = {{peak}} exceeds the Apache budget of {{budget}} ({{budgetReason}}); expected {{directive}} at most {{suggested}} ({{perChildSource}}){{where}}',
       nearBudget:
         '{{limit}} x {{perChild}} per process = {{peak}} is {{share}} of the Apache budget of {{budget}} ({{budgetReason}}); at the largest process ({{largest}}) it would be {{peakAtMax}} ({{perChildSource}})',
       cannotFit:
@@ -31,13 +32,15 @@ export default defineRule({
         const budget = ctx.sizing.apacheBudget;
         const mpm = apache?.mpm;
         if (apache === undefined || sizing === undefined || budget === undefined || mpm === undefined) return;
-        const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use;
-        if (at === undefined) return;
+        // An MPM compiled in (httpd 2.2's prefork) has no LoadModule line: then the start of the main file.
+        const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use ?? { file: apache.root, range: [0, 0] as const };
         const perChild = sizing.perChild.value;
         const threaded = sizing.mpm !== 'prefork';
+        // The target's name for the limit: httpd 2.2 knows only MaxClients.
+        const directive = versionAtLeast(apache.httpd, '2.4') ? 'MaxRequestWorkers' : 'MaxClients';
         const limit = threaded
-          ? `MaxRequestWorkers ${sizing.maxRequestWorkers} / ThreadsPerChild ${sizing.threadsPerChild} = ${sizing.processes} processes`
-          : `${mpm.values.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers'} ${sizing.maxRequestWorkers}`;
+          ? `${directive} ${sizing.maxRequestWorkers} / ThreadsPerChild ${sizing.threadsPerChild} = ${sizing.processes} processes`
+          : `${mpm.values.MaxRequestWorkers.use?.node.name ?? directive} ${sizing.maxRequestWorkers}`;
         const common = {
           limit,
           perChild: formatBytes(perChild.median),
@@ -54,11 +57,11 @@ export default defineRule({
           }
           const suggested = sizing.plannedMaxRequestWorkers;
           const plan = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
-          const where = plan === null || mpm.values.MaxRequestWorkers.use !== undefined ? '' : `; MaxRequestWorkers ${suggested} to be added at ${plan.where}`;
+          const where = plan === null || mpm.values.MaxRequestWorkers.use !== undefined ? '' : `; ${directive} ${suggested} to be added at ${plan.where}`;
           ctx.report({
             at,
             messageId: 'overcommit',
-            data: { ...common, suggested: threaded ? `${suggested} (${processesThatFit} processes)` : suggested, where },
+            data: { ...common, directive, suggested: threaded ? `${suggested} (${processesThatFit} processes)` : suggested, where },
             fix: () => plan?.edit ?? null,
           });
           return;
