@@ -69,7 +69,8 @@ script = script.replace(/([\w$]+) = __toESM\(require\("(node:[\w/]+)"\), 1\)/g, 
 
 // The loader reads the script as latin1, which is faster than decoding UTF-8 and exact for ASCII; esbuild escapes the rest.
 if (/[^\x00-\x7f]/.test(script)) throw new Error(`bundle: ${OUTFILE} is not ASCII, and bin/tune-lint.cjs reads it as latin1`);
-writeFileSync(OUTFILE, script);
+// Wrapped here, not by the loader: a wrapper added at run time is a second copy of the script that V8 flattens.
+writeFileSync(OUTFILE, `(function (require, __moduleUrl, __importExternal) {${script}\n})`);
 
 // The training run: a lint through most of what a run needs (both languages,
 // .tune-lint.yaml, the sizing rules, fix passes, the stylish report and its

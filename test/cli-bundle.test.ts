@@ -62,6 +62,30 @@ describe('the bundled bin', () => {
     }
   });
 
+  it('without a code cache it can use (none, cut short, or larger than the script) compiles the script and prints the same', () => {
+    const scratch = scratchDir('bundle-cache');
+    try {
+      const bundleDir = path.join(scratch, 'dist', 'bundle', 'cli');
+      fs.mkdirSync(path.join(scratch, 'bin'));
+      fs.mkdirSync(bundleDir, { recursive: true });
+      fs.copyFileSync(CLI, path.join(scratch, 'bin', 'tune-lint.cjs'));
+      fs.copyFileSync(repoPath('package.json'), path.join(scratch, 'package.json'));
+      fs.copyFileSync(repoPath('dist', 'bundle', 'cli', 'cli.js'), path.join(bundleDir, 'cli.js'));
+      const expected = run(CLI, ['rules', '--json'], scratch);
+      assert.equal(expected.status, 0, expected.stderr);
+      const cache = fs.readFileSync(repoPath('dist', 'bundle', 'cli', 'cli.cache'));
+      const scriptSize = fs.statSync(path.join(bundleDir, 'cli.js')).size;
+      const caches: readonly (Buffer | undefined)[] = [undefined, cache.subarray(0, cache.length >> 1), Buffer.concat([cache, Buffer.alloc(scriptSize)])];
+      for (const written of caches) {
+        fs.rmSync(path.join(bundleDir, 'cli.cache'), { force: true });
+        if (written !== undefined) fs.writeFileSync(path.join(bundleDir, 'cli.cache'), written);
+        assert.deepEqual(run(path.join(scratch, 'bin', 'tune-lint.cjs'), ['rules', '--json'], scratch), expected, `cache of ${written?.length ?? 'no'} bytes`);
+      }
+    } finally {
+      removeScratch(scratch);
+    }
+  });
+
   it('loads systeminformation for a probe, outside the bundle', () => {
     const probe = run(CLI, ['probe', '--yaml'], repoPath());
     assert.equal(probe.status, 0, probe.stderr);
