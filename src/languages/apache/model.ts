@@ -734,10 +734,18 @@ export class ApacheConfig {
       case 'ifdefine':
         truth = this.defines.has(subject);
         break;
-      case 'ifversion':
-        truth = matchesVersion(this.httpd, section.args);
+      case 'ifversion': {
+        const verdict = ifVersionHolds(this.httpd, section.args);
         negated = false;
+        if (typeof verdict === 'string') {
+          // httpd stops here; what the section holds is read as if it did not hold, so the rest can be linted.
+          this.problem('TL0001', 'error', `${sectionLabel(section.node)}: ${verdict}`, section.file, section.range);
+          truth = false;
+        } else {
+          truth = verdict;
+        }
         break;
+      }
       case 'iffile':
         truth = this.fs.kind(this.fs.locate(subject, this.serverRoot)) !== 'missing';
         break;
@@ -855,35 +863,68 @@ function sameWalk(before: readonly ApacheNode[], after: readonly ApacheNode[], p
   return true;
 }
 
-/** `<IfVersion [[!]op] version>` against the target version (mod_version semantics). */
-function matchesVersion(target: string, args: readonly string[]): boolean {
-  const words = [...args];
-  let negatedOperator = false;
-  if (words[0] === '!') {
-    negatedOperator = true;
-    words.shift();
-  }
-  let [operator, version] = words.length >= 2 ? [words[0] as string, words[1] as string] : ['=', words[0] ?? ''];
-  if (operator.startsWith('!')) {
-    negatedOperator = !negatedOperator;
-    operator = operator.slice(1) || '=';
-  }
-  let result: boolean;
-  if (operator === '~' || (operator === '=' && version.startsWith('/') && version.endsWith('/'))) {
-    const source = operator === '~' ? version : version.slice(1, -1);
-    try {
-      result = new RegExp(source).test(target);
-    } catch {
-      result = false;
+/**
+ * Whether `<IfVersion [[!]op] version>` holds for the target, read as
+ * mod_version's start_ifversion reads it, or the error with which httpd
+ * refuses the line: a `!` stands only in front of an operator, the
+ * operators are =, ==, <, <=, >, >= and ~, `= /re/` is a regex, and a
+ * version is up to three numbers (a part left out is 0).
+ */
+function ifVersionHolds(target: string, args: readonly string[]): boolean | string {
+  if (args.length > 3) return '<IfVersion takes one, two or three arguments, a comparison operator, a version (and a delimiter)';
+  // A third word is httpd's closing '>' standing alone; the reader has taken that off already.
+  if (args.length === 3) return "<IfVersion> directive missing closing '>'";
+  const [written, version] = args.length === 2 ? (args as [string, string]) : ['=', args[0] ?? ''];
+  const reverse = written.startsWith('!');
+  const operator = reverse && written.length > 1 ? written.slice(1) : written;
+  const [kind, suffix] = [operator[0], operator.slice(1)];
+  if (!(suffix === '' || (suffix === '=' && kind !== '~'))) return `unrecognized operator '${written}'`;
+  let match: boolean;
+  switch (kind) {
+    case '=':
+    case '~': {
+      const regex = kind === '~' ? version : version.startsWith('/') ? version.slice(1) : undefined;
+      if (regex === undefined) {
+        const order = compareWithConfigVersion(target, version);
+        if (order === undefined) return INVALID_VERSION;
+        match = order === 0;
+        break;
+      }
+      if (kind === '=' && (regex === '' || !regex.endsWith('/'))) return 'Missing delimiting / of regular expression.';
+      try {
+        match = new RegExp(kind === '=' ? regex.slice(0, -1) : regex).test(target);
+      } catch {
+        return 'Regular expression could not be compiled.';
+      }
+      break;
     }
-  } else {
-    // mod_version compares major, minor and patch, a part the config leaves out being 0: with a
-    // target of "2.4" (a current 2.4), <IfVersion = 2.4> does not hold, as on httpd 2.4.71.
-    const order = compareVersions(target, [...version.split('.'), '0', '0'].slice(0, 3).join('.'));
-    result =
-      operator === '>' ? order > 0 : operator === '>=' ? order >= 0 : operator === '<' ? order < 0 : operator === '<=' ? order <= 0 : order === 0;
+    case '<':
+    case '>': {
+      const order = compareWithConfigVersion(target, version);
+      if (order === undefined) return INVALID_VERSION;
+      match = (kind === '<' ? order < 0 : order > 0) || (suffix === '=' && order === 0);
+      break;
+    }
+    default:
+      return `unrecognized operator '${written}'`;
   }
-  return negatedOperator ? !result : result;
+  return reverse ? !match : match;
+}
+
+const INVALID_VERSION = 'Version appears to be invalid. It must have the format major[.minor[.patch]] where major, minor and patch are numbers.';
+
+/**
+ * The target against a version in the config, as mod_version compares: up to
+ * three dot-separated numbers starting with a digit, a part left out being 0;
+ * undefined for anything else. With a target of "2.4" (a current 2.4),
+ * `<IfVersion = 2.4>` does not hold, as on httpd 2.4.71.
+ */
+function compareWithConfigVersion(target: string, version: string): number | undefined {
+  if (!/^\d[\d.]*$/.test(version)) return undefined;
+  const parts = version.split('.');
+  // Three numbers at most; an empty part ("2..4", "2.") is read as 0, as atoi reads it.
+  if (parts.length > 3 && !(parts.length === 4 && parts[3] === '')) return undefined;
+  return compareVersions(target, [...parts.slice(0, 3).map((part) => String(Number(part || '0'))), '0', '0'].slice(0, 3).join('.'));
 }
 
 /**
