@@ -23,6 +23,7 @@ export { ConfigFileSystem } from './engine/files.js';
 export { parseTargetSpec, DEFAULT_TARGETS } from './engine/targets.js';
 export type { Targets } from './engine/targets.js';
 export { unifiedDiff } from './engine/patch.js';
+export { LintTimer } from './engine/timing.js';
 export { builtinRules };
 export type { Diagnostic, Fix, Rule, RuleMeta, Severity, TextEdit } from './engine/types.js';
 export type { HostFacts } from './host/facts.js';

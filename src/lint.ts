@@ -7,6 +7,7 @@ import { lintUnit, type RuleSelection } from './engine/linter.js';
 import { DEFAULT_BUDGET, type Budget, type Sizing } from './engine/sizing.js';
 import type { SourceFile } from './engine/source-file.js';
 import { DEFAULT_TARGETS, type Targets } from './engine/targets.js';
+import type { LintTimer } from './engine/timing.js';
 import type { Diagnostic, Language } from './engine/types.js';
 import { detectLanguage, languageFromName } from './languages/detect.js';
 import { ApacheConfig, loadApache } from './languages/apache/model.js';
@@ -35,6 +36,8 @@ export interface LintInput {
    * sysroot is taken as the server path it stands for.
    */
   readonly includeBase?: string;
+  /** Collects where the time went, per rule and reading the configs (the CLI's TIMING). */
+  readonly timer?: LintTimer;
 }
 
 export interface FileFix {
@@ -91,11 +94,13 @@ export async function lint(input: LintInput): Promise<LintResult> {
   const targets = input.targets ?? DEFAULT_TARGETS;
   const host = input.host ?? {};
   const budget = { ...DEFAULT_BUDGET, ...input.budget };
-  const load = (view: ConfigFileSystem, previous?: Loaded): Loaded => loadAll(input, view, targets, cwd, previous);
+  const timer = input.timer;
+  const load = (view: ConfigFileSystem, previous?: Loaded): Loaded =>
+    timer === undefined ? loadAll(input, view, targets, cwd, previous) : timer.reading(() => loadAll(input, view, targets, cwd, previous));
   const first = load(fs);
   let current = first;
   const unitOf = (loaded: Loaded) => ({ apache: loaded.apache, mycnf: loaded.mycnf, host, targets, budget });
-  const initial = lintUnit(unitOf(first), input.rules);
+  const initial = lintUnit(unitOf(first), input.rules, { timer });
   const fixType = input.fixType ?? 'all';
   const overlay = new Map<string, string>();
   const originals = new Map<string, SourceFile>();
@@ -120,7 +125,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     if (seen.has(fingerprint)) break;
     seen.add(fingerprint);
     const loaded = load(fs.withOverlay(next), current);
-    const relinted = lintUnit(unitOf(loaded), input.rules, { fixesOnly: true });
+    const relinted = lintUnit(unitOf(loaded), input.rules, { fixesOnly: true, timer });
     if (parseErrorCount(relinted.diagnostics) > baselineErrors) break;
     for (const file of loaded.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
     overlay.clear();

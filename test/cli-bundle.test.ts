@@ -19,7 +19,7 @@ const MODULE_CLI = repoPath('dist', 'src', 'cli.js');
 const FLEET = repoPath('fixtures', 'cli', 'repo-fleet');
 
 function run(cli: string, args: readonly string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 });
+  const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TIMING: '' }, timeout: 120_000 });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

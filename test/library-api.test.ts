@@ -21,6 +21,9 @@ describe('library API', () => {
       assert.equal(result.fixes[0]?.after.includes('MaxRequestWorkers 150'), true);
       const json = JSON.parse(api.formatters.json({ units: [{ label: undefined, result }], rules: api.builtinRules.map((r) => r.meta), version: '0.0.0', color: false, patch: '', wrote: false, fixType: 'all', quiet: false, remaining: undefined })) as { version: number };
       assert.equal(json.version, 1);
+      const timer = new api.LintTimer();
+      await api.lint({ paths: ['httpd.conf'], cwd: dir, host: {}, timer });
+      assert.match(timer.table(Number.POSITIVE_INFINITY, new Map()), /^AP4001 +\| +\d+\.\d{3} \| /m, 'a timer given to lint() times its rules');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

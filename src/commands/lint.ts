@@ -7,6 +7,7 @@ import type { RuleSelection } from '../engine/linter.js';
 import { unifiedDiff, unifiedDiffBytes } from '../engine/patch.js';
 import { selectRules, type UserRuleSetting } from '../engine/selection.js';
 import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type Targets } from '../engine/targets.js';
+import { LintTimer, timingRows } from '../engine/timing.js';
 import type { Rule, SeveritySetting } from '../engine/types.js';
 import { loadFormatter } from '../formatters/index.js';
 import type { UnitOutcome } from '../formatters/types.js';
@@ -34,6 +35,8 @@ interface Run {
   readonly cwd: string;
   /** One probe of this machine per run, shared by its hosts and by the lint after --fix. */
   readonly probeCache: ProbeCache;
+  /** Set when TIMING asks where the time went (ESLint's variable). */
+  readonly timer: LintTimer | undefined;
 }
 
 /**
@@ -45,7 +48,9 @@ interface Run {
 export async function runLint(paths: readonly string[], options: LintCommandOptions): Promise<number> {
   const cwd = process.cwd();
   const config = await loadRunConfig(options, cwd);
-  const run: Run = { config, cliRules: parseRuleFlags(options.rule, builtinRules), cliTarget: checkTargetFlag(options.target), options, cwd, probeCache: new ProbeCache() };
+  const timingShown = timingRows(process.env['TIMING']);
+  const timer = timingShown === undefined ? undefined : new LintTimer();
+  const run: Run = { config, cliRules: parseRuleFlags(options.rule, builtinRules), cliTarget: checkTargetFlag(options.target), options, cwd, probeCache: new ProbeCache(), timer };
   if (options.printConfig !== undefined) return printConfigOf(options.printConfig, run);
   const units = groupByHost(mainPaths(paths, options.sysroot, cwd), config);
   const linted = await lintUnits(units, run, options.fixType);
@@ -76,6 +81,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
           remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
         });
   stdout.write(report);
+  if (timer !== undefined) stderr.write(timer.table(timingShown as number, new Map(builtinRules.map((rule) => [rule.meta.id, rule.meta.name]))));
   if (options.format === 'diff' && patch === '') noteEmptyPatch(outcomes, options);
   return exitCode(judged.map((outcome) => outcome.result), options);
 }
@@ -96,7 +102,7 @@ async function loadRunConfig(options: LintCommandOptions, cwd: string): Promise<
 async function lintUnits(units: readonly HostUnit[], run: Run, fixType: LintInput['fixType']): Promise<UnitOutcome[]> {
   const { options, probeCache } = run;
   const selection = ruleSelection(run.config, run.cliRules);
-  const common = { ...commonLintInput(options, run.cwd), fixType };
+  const common = { ...commonLintInput(options, run.cwd), fixType, ...(run.timer === undefined ? {} : { timer: run.timer }) };
   const outcomes: UnitOutcome[] = [];
   for (const unit of units) {
     const host = await resolveHostFacts({ ...hostSources(options, unit.group), probe: options.probe, probeCache, ...((await spinnerWanted(options)) ? { onSlowProbe: startSpinner } : {}) });

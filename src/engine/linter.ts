@@ -7,6 +7,7 @@ import type { ConfigProblem } from './problems.js';
 import { computeSizing, type Budget, type Sizing } from './sizing.js';
 import type { SourceFile } from './source-file.js';
 import type { Targets } from './targets.js';
+import type { LintTimer } from './timing.js';
 import type {
   Diagnostic,
   FixKind,
@@ -59,6 +60,8 @@ export interface LintUnitOptions {
    * 10,000 vhosts the other rules would be a third of the run.
    */
   readonly fixesOnly?: boolean;
+  /** Times each rule (TIMING). */
+  readonly timer?: LintTimer | undefined;
 }
 
 /**
@@ -68,6 +71,7 @@ export interface LintUnitOptions {
  */
 export function lintUnit(unit: LintUnit, selection: RuleSelection, options: LintUnitOptions = {}): UnitResult {
   const fixesOnly = options.fixesOnly === true;
+  const timer = options.timer;
   const sizing = computeSizing({ apache: unit.apache, mycnf: unit.mycnf, host: unit.host, budget: unit.budget });
   const rulesById = new Map(selection.rules.map((rule) => [rule.meta.id, rule as AnyRule]));
   const roots = [...unit.apache.map((config) => config.root), ...(unit.mycnf === undefined ? [] : [unit.mycnf.root])];
@@ -136,7 +140,8 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
         push(rule, file, severity, message, descriptor.at, contextOf(descriptor.at, apache), fix);
       },
     };
-    return rule.create(context);
+    if (timer === undefined) return rule.create(context);
+    return timer.visitors(rule.meta.id, timer.rule(rule.meta.id, () => rule.create(context)));
   };
   const optionsOf = (rule: AnyRule): RuleOptions => ({ ...rule.defaultOptions, ...selection.setting(rule, anchor as SourceFile).options });
 

@@ -16,10 +16,10 @@ export interface CliRun {
 /**
  * Runs `tune-lint ARGS` in `cwd` with stdout and stderr as pipes (so no
  * colour and no spinner, as in CI), with the environment of the test minus
- * the variables that change colour, plus `env`.
+ * the variables that change colour or add to stderr (TIMING), plus `env`.
  */
 export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string | undefined> }): CliRun {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, ...options.env };
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, TIMING: undefined, ...options.env };
   const result = spawnSync(process.execPath, [CLI, ...args], { cwd: options.cwd, env: definedOnly(env), encoding: 'utf8', timeout: 120_000 });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
