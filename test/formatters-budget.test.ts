@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { BAR_WIDTH, budgetPicture, type BarKind } from '../src/formatters/budget.js';
 import { DEFAULT_BUDGET, type ApacheSizing, type MysqlSizing, type Sizing } from '../src/engine/sizing.js';
 import type { ApacheConfig } from '../src/languages/apache/model.js';
+import { runCli } from './helpers/cli.js';
+import { repoPath } from './helpers/paths.js';
 
 const MIB = 1024 * 1024;
 const plain = (_kind: BarKind, cells: string): string => cells;
@@ -12,6 +14,7 @@ function apache(workers: number, perChildMiB: number, mpm: 'prefork' | 'event' =
   return {
     config: { root: { displayPath: 'etc/apache2/apache2.conf' } } as unknown as ApacheConfig,
     mpm,
+    limitName: 'MaxRequestWorkers',
     maxRequestWorkers: workers,
     threadsPerChild: threads,
     processes,
@@ -141,5 +144,15 @@ describe('memory budget picture', () => {
   it('says when the database is not counted', () => {
     const lines = budgetPicture(sizing(1000, [apache(20, 20)]), undefined, plain);
     assert.equal(lines.at(-1), '  no database counted: no database config linted and none seen running');
+  });
+
+  it("names the limit as the config or the target does: httpd 2.2's MaxClients, before and after the patch", () => {
+    const run = runCli(['--no-probe', '--target', 'httpd=2.2', '--host-ram', '500M', '--per-child', '20M', 'bad-target-22-default.conf'], {
+      cwd: repoPath('fixtures', 'rules', 'AP2001'),
+    });
+    const apacheBars = run.stdout.split('\n').filter((line) => /^ {4}Apache /.test(line));
+    assert.equal(apacheBars.length, 2, run.stdout);
+    assert.match(apacheBars[0] as string, /MaxClients 256 x 20 MiB per child/);
+    assert.match(apacheBars[1] as string, /MaxClients 21 x 20 MiB per child/);
   });
 });

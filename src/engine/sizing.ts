@@ -1,5 +1,6 @@
 import { estimatePerChild } from '../host/estimate.js';
 import type { ChildMemory, Fact, HostFacts } from '../host/facts.js';
+import { versionAtLeast } from './targets.js';
 import type { ApacheConfig } from '../languages/apache/model.js';
 import type { MpmName } from '../languages/apache/names.js';
 import { isPhpModule } from '../languages/apache/names.js';
@@ -38,6 +39,8 @@ export const DEFAULT_BUDGET: Budget = {
 export interface ApacheSizing {
   readonly config: ApacheConfig;
   readonly mpm: MpmName;
+  /** The limit's name as the config writes it (MaxClients is its old name), else as the target has it: httpd 2.2 knows only MaxClients. */
+  readonly limitName: string;
   readonly maxRequestWorkers: number;
   readonly threadsPerChild: number;
   /** Processes at full load. */
@@ -157,6 +160,7 @@ function apacheSizing(config: ApacheConfig, host: HostFacts, budget: number | un
   return {
     config,
     mpm: mpm.name,
+    limitName: mpm.values.MaxRequestWorkers.use?.node.name ?? (versionAtLeast(config.httpd, '2.4') ? 'MaxRequestWorkers' : 'MaxClients'),
     maxRequestWorkers,
     threadsPerChild: mpm.threadsPerChild,
     processes,

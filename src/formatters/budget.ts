@@ -47,8 +47,8 @@ function consumersOf(sizing: Sizing): Consumer[] {
     const perChild = formatBytes(apache.perChild.value.median);
     const processes =
       apache.mpm === 'prefork'
-        ? `MaxRequestWorkers ${apache.maxRequestWorkers} x ${perChild} per child`
-        : `MaxRequestWorkers ${apache.maxRequestWorkers} / ThreadsPerChild ${apache.threadsPerChild} = ${apache.processes} processes x ${perChild}`;
+        ? `${apache.limitName} ${apache.maxRequestWorkers} x ${perChild} per child`
+        : `${apache.limitName} ${apache.maxRequestWorkers} / ThreadsPerChild ${apache.threadsPerChild} = ${apache.processes} processes x ${perChild}`;
     const budget = sizing.apacheBudget === undefined ? '' : `; budget ${formatBytes(sizing.apacheBudget)}`;
     return {
       label: sizing.apache.length === 1 ? 'Apache' : `Apache ${index + 1}`,
