@@ -108,7 +108,8 @@ describe('Apache bad input', () => {
 
   it('a 20 MB file is read and linted (linearly), with a clear limit above --max-file-size', () => {
     const line = 'Header set X-Filler "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"\n';
-    const file = write('big.conf', `${MPM}${line.repeat(Math.ceil((20 * 1024 * 1024) / line.length))}<Directory /x>\n`);
+    const headers = 'LoadModule headers_module modules/mod_headers.so\n';
+    const file = write('big.conf', `${MPM}${headers}${line.repeat(Math.ceil((20 * 1024 * 1024) / line.length))}<Directory /x>\n`);
     const result = run([file]);
     assert.equal(result.status, 1, result.stderr);
     assert.ok(diagnostics(result.stdout).some((d) => d.ruleId === 'TL0001' && d.message === '<Directory> was not closed'));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
@@ -14,6 +14,7 @@ import type { MpmName } from '../src/languages/apache/names.js';
 import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
 import { mapLimited } from './helpers/processes.js';
 import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
+import { repoPath } from './helpers/paths.js';
 import { findTool, inCI, requireTool } from './helpers/tools.js';
 
 /*
@@ -768,6 +769,23 @@ describe('AP1013 utf8-bom', { concurrency: 4 }, () => {
 
   it('good-utf8-text.conf: accepted', async (t) => {
     await accepted(t, 'AP1013', 'good-utf8-text.conf');
+  });
+});
+
+describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
+  for (const name of ['bad-module-not-loaded.conf', 'bad-typo.conf']) {
+    it(`${name}: the rule reports exactly the lines apache2 refuses, in its words`, (t) => provesEveryRefusal(t, 'AP1015', name));
+  }
+  for (const name of ['good-guarded.conf', 'good-loaded.conf', 'good-loaded-later.conf', 'good-third-party-module.conf']) {
+    it(`${name}: accepted`, async (t) => {
+      await accepted(t, 'AP1015', name);
+    });
+  }
+
+  it('the table of directives by module is what the installed apache2 lists (scripts/gen-module-directives.mjs)', (t) => {
+    if (requireTool(t, 'apache2') === undefined || requireTool(t, 'dpkg') === undefined) return;
+    const check = spawnSync(process.execPath, [repoPath('scripts', 'gen-module-directives.mjs'), '--check'], { encoding: 'utf8' });
+    assert.equal(check.status, 0, check.stderr);
   });
 });
 

@@ -48,6 +48,7 @@ const SPECIAL_SOURCE_NAMES: Readonly<Record<string, string>> = lookupTable({
   logio_module: 'mod_logio.c',
   version_module: 'mod_version.c',
   unixd_module: 'mod_unixd.c',
+  ldap_module: 'util_ldap.c',
   php_module: 'mod_php.c',
   php7_module: 'mod_php7.c',
   php5_module: 'mod_php5.c',

@@ -1,0 +1,66 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+import { directiveOwners, isShippedModule, likelyDirective, MPM_SOURCES } from '../../src/languages/apache/directive-owners.js';
+import { DIRECTIVES } from '../../src/languages/apache/directives.js';
+import { REMOVED_IN_24 } from './ap4003-removed-directive.js';
+
+/**
+ * Names other rules report with their own advice: the MPMs' directives
+ * (AP1008), 2.2 access control (AP4002) and the directives 2.4 removed (AP4003).
+ */
+const REPORTED_ELSEWHERE: ReadonlySet<string> = new Set([
+  ...DIRECTIVES.filter((spec) => spec.mpms !== undefined).map((spec) => spec.name.toLowerCase()),
+  'order',
+  'allow',
+  'deny',
+  'satisfy',
+]);
+
+const INVALID = "Invalid command '{{written}}', perhaps misspelled or defined by a module not included in the server configuration";
+
+export default defineRule({
+  meta: {
+    id: 'AP1015',
+    name: 'unknown-directive',
+    language: 'apache',
+    category: 'correctness',
+    description: 'A directive no loaded module defines (a typo, or a module not loaded) stops httpd from starting',
+    defaultSeverity: 'error',
+    recommended: true,
+    messages: {
+      notLoaded: `{{written}} belongs to {{module}}, which this configuration does not load, so httpd refuses to start: "${INVALID}"; expected LoadModule {{identifier}} before it (a2enmod {{short}} on Debian), or the line inside <IfModule {{module}}>`,
+      unknown: `{{written}} is not a directive of httpd 2.4 or of a module it ships, and every module this configuration loads is one of those, so httpd refuses to start: "${INVALID}"; expected {{expected}}`,
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const apache = ctx.apache;
+    // The table is httpd 2.4's; 2.2 had other modules and names. Without an MPM the config is a fragment
+    // (a file that is included elsewhere) or misses its module includes, and AP1007 says so: which
+    // modules the server loads is then unknown.
+    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4') || apache.mpm === undefined) return {};
+    // A module from elsewhere (mod_php, mod_security...) may define any name: then only names of httpd's own modules are judged.
+    const judgesEveryName = [...apache.modules.values()].every(isShippedModule);
+    return {
+      directive: {
+        '*': (use) => {
+          const written = use.node.name;
+          // `${NAME}` as a directive name, or a byte order mark in the first word (AP1013), are not names to judge.
+          if (!/^[A-Za-z][\w-]*$/.test(written) || REPORTED_ELSEWHERE.has(use.name) || REMOVED_IN_24.has(use.name)) return;
+          const owners = directiveOwners(use.name);
+          if (owners === undefined) {
+            if (!judgesEveryName) return;
+            const likely = likelyDirective(use.name);
+            ctx.report({ at: use, messageId: 'unknown', data: { written, expected: likely === undefined ? 'a directive of a loaded module, or the module that defines it loaded' : `${likely}, the nearest name httpd knows` } });
+            return;
+          }
+          // Loaded anywhere will do: httpd runs LoadModule as it reads, and the other directives once all is read.
+          if (owners.some((owner) => MPM_SOURCES.has(owner) || apache.hasModule(owner))) return;
+          const module = owners[0] as string;
+          const short = module === 'util_ldap.c' ? 'ldap' : module.replace(/^mod_/, '').replace(/\.c$/, '');
+          ctx.report({ at: use, messageId: 'notLoaded', data: { written, module, identifier: `${short}_module`, short } });
+        },
+      },
+    };
+  },
+});
