@@ -133,7 +133,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     current = loaded;
     diagnostics = relinted.diagnostics;
     sizingAfter = relinted.sizing;
-    followUps.push(...pending);
+    for (const diagnostic of pending) followUps.push(diagnostic);
     pending = [];
     passes++;
   }

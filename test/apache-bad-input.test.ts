@@ -118,6 +118,16 @@ describe('Apache bad input', () => {
     assert.match(limited.stderr, /^tune-lint: .*big\.conf is \d+ bytes, over the limit of 1048576 bytes \(--max-file-size\)\n$/);
   });
 
+  it('a quarter of a million findings in one file are reported, not an internal error', () => {
+    // Header without mod_headers: one AP1015 error per line. The engine and the stylish formatter spread a file's findings into one call's arguments.
+    const file = write('many.conf', `${MPM}${'Header set X-Many 1\n'.repeat(250_000)}`);
+    for (const format of ['json', 'stylish']) {
+      const result = spawnSync(process.execPath, [CLI, '--no-probe', '--no-color', '--format', format, file], { cwd: scratch, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 120_000 });
+      assert.equal(result.status, 1, `${format}: ${result.stderr}`);
+      assert.equal(result.stderr, '');
+    }
+  });
+
   it('NUL bytes and non-UTF-8 bytes are read, and the rest of a line after NUL is ignored as httpd does', () => {
     const file = write('binary.conf', Buffer.concat([Buffer.from(MPM), Buffer.from('Timeout 30\0 this is dropped\nServerAdmin caf\xe9@example.org\n', 'latin1')]));
     const dump = spawnSync(process.execPath, [CLI, 'dump', '--json', file], { cwd: scratch, encoding: 'utf8' });

@@ -282,7 +282,8 @@ function finish(
     // Nothing to suppress and no unused comment to report: the file's text need not be searched.
     if (diagnostics.length === 0 && unusedRule === undefined) continue;
     const { kept, unused } = applyDisableDirectives(file, diagnostics);
-    out.push(...kept);
+    // A loop, not push(...kept): a file can have more findings than a call takes arguments.
+    for (const diagnostic of kept) out.push(diagnostic);
     if (unusedRule === undefined) continue;
     for (const directive of unused) {
       const severity = reportUnused(file, directive.rules);

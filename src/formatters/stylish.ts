@@ -45,9 +45,9 @@ export const formatStylish: Formatter = (input) => {
   const shown: Diagnostic[] = [];
   for (const unit of input.units) {
     const diagnostics = visibleDiagnostics(unit.result.diagnostics, input.quiet);
-    shown.push(...diagnostics);
+    for (const diagnostic of diagnostics) shown.push(diagnostic);
     if (input.units.length > 1) out.push(paint.bold(`Host: ${unit.label ?? 'top level of .tune-lint.yaml'}`), '');
-    out.push(...diagnosticLines(diagnostics, paint));
+    for (const line of diagnosticLines(diagnostics, paint)) out.push(line);
     if (!input.quiet) out.push(...hostLines(unit, paint));
   }
   out.push(...summaryLines(countDiagnostics(shown), input, paint));
@@ -77,7 +77,7 @@ function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): stri
   const out: string[] = [];
   for (const [file, list] of byFile) {
     out.push(paint.underline(printable(file)));
-    const width = Math.max(...list.map((d) => `${d.start.line}:${d.start.column}`.length));
+    const width = list.reduce((widest, d) => Math.max(widest, `${d.start.line}:${d.start.column}`.length), 0);
     for (const diagnostic of list) {
       const where = `${diagnostic.start.line}:${diagnostic.start.column}`.padEnd(width);
       const severity = paint.severity(diagnostic.severity, diagnostic.severity.padEnd(5));
