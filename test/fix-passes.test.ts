@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -55,6 +56,21 @@ describe('chooseFixes and applyFixes', () => {
     assert.deepEqual(chooseFixes([first, afterEnd].map(diagnosticWith), 'all'), [first, afterEnd]);
     const applied = applyFixes([first, afterEnd]).get(source.realPath);
     assert.equal(applied?.text, '01abc|56789');
+  });
+
+  it('chooses what comparing every pair of edits chooses, in any report order (fast-check)', () => {
+    const twoFiles = [source, file('abcdefghijklmnopqrstuvwxyz', 'y.conf')];
+    const edit = fc.record({ file: fc.integer({ min: 0, max: 1 }), start: fc.integer({ min: 0, max: 10 }), length: fc.integer({ min: 0, max: 4 }) });
+    fc.assert(
+      fc.property(fc.array(fc.array(edit, { minLength: 1, maxLength: 3 }), { maxLength: 25 }), (fixes) => {
+        const built: Fix[] = fixes.map((edits) => ({
+          kind: 'safe',
+          edits: edits.map(({ file: which, start, length }) => ({ file: twoFiles[which] as SourceFile, range: [start, Math.min(start + length, 10)] as const, text: 'x' })),
+        }));
+        assert.deepEqual(chooseFixes(built.map(diagnosticWith), 'all'), everyPairChoice(built));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('drops a fix whose own edits overlap, and filters by --fix-type', () => {
@@ -210,3 +226,17 @@ describe('lint fix passes', () => {
     assert.equal(only?.after, 'MaxRequestWorkers 150\n');
   });
 });
+
+/** The choice as first written: each edit compared with every edit taken before it (quadratic, and plainly right). */
+function everyPairChoice(fixes: readonly Fix[]): Fix[] {
+  const overlap = (a: TextEdit, b: TextEdit): boolean =>
+    a.file.realPath === b.file.realPath &&
+    (a.range[0] === a.range[1] && b.range[0] === b.range[1] ? a.range[0] === b.range[0] : (a.range[0] < b.range[1] && b.range[0] < a.range[1]) || a.range[0] === b.range[0]);
+  const taken: Fix[] = [];
+  for (const fix of fixes) {
+    const own = fix.edits.some((a, i) => fix.edits.some((b, j) => i < j && overlap(a, b)));
+    const clash = fix.edits.some((a) => taken.some((other) => other.edits.some((b) => overlap(a, b))));
+    if (!own && !clash) taken.push(fix);
+  }
+  return taken;
+}
