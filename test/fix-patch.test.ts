@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import fc from 'fast-check';
+import { applyPatch, structuredPatch } from 'diff';
 import { unifiedDiff, type FileChange } from '../src/engine/patch.js';
 import { requireTool } from './helpers/tools.js';
 
@@ -42,6 +43,55 @@ const CASES: Case[] = [
 ];
 
 describe('unifiedDiff', () => {
+  it('diffs changed regions alone: the patch turns the old text into the new one, and with lines that do not repeat it is the diff of the whole texts (fast-check)', async () => {
+    const edits = fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.nat(3)), { maxLength: 6 });
+    const apply = (lines: string[], changes: [number, number, number][], made: () => string): string => {
+      for (const [at, removed, inserted] of changes) lines.splice(lines.length === 0 ? 0 : at % (lines.length + 1), removed, ...Array.from({ length: inserted }, made));
+      return lines.join('');
+    };
+    // Few distinct lines: equal lines repeat, and the regions may pair them otherwise than one diff would.
+    const repeating = fc.array(fc.constantFrom('a\n', 'b\n', 'c\r\n', 'Listen 80\n', '\n', 'x'), { maxLength: 60 });
+    await fc.assert(
+      fc.asyncProperty(repeating, edits, async (lines, changes) => {
+        const before = lines.join('');
+        let made = 0;
+        const after = apply([...lines].map((line) => (line === 'x' ? 'x\n' : line)), changes, () => (made++ % 2 === 0 ? 'a\n' : 'new\n'));
+        // A last line without its line feed ('x') gets one in the new text: the "\\ No newline" case.
+        const patch = await unifiedDiff([{ patchPath: 'f.conf', before, after }]);
+        assert.equal(patch === '' ? before : applyPatch(before, patch), after);
+      }),
+      { numRuns: 400 },
+    );
+    // Lines that are all different: exactly the whole-text diff.
+    const unique = fc.integer({ min: 0, max: 80 }).map((count) => Array.from({ length: count }, (_, n) => `line ${n}\n`));
+    await fc.assert(
+      fc.asyncProperty(unique, edits, async (lines, changes) => {
+        const before = lines.join('');
+        let made = 0;
+        const after = apply([...lines], changes, () => `new ${made++}\n`);
+        assert.equal(await unifiedDiff([{ patchPath: 'f.conf', before, after }]), wholeTextDiff('f.conf', before, after));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('stays linear in the changes: 5,000 changed lines of one file', async () => {
+    const vhost = (n: number, timeout: number) => `<VirtualHost *:80>\n  ServerName s${n}.example\n  DocumentRoot /srv/s${n}\n  KeepAliveTimeout ${timeout}\n  ErrorLog /var/log/s${n}.log\n  CustomLog /var/log/s${n}.access combined\n  Header set X-Site s${n}\n  RewriteEngine On\n</VirtualHost>\n`;
+    const sites = Array.from({ length: 5000 }, (_, n) => n);
+    const patch = await unifiedDiff([{ patchPath: 'vhosts.conf', before: sites.map((n) => vhost(n, 30)).join(''), after: sites.map((n) => vhost(n, 3)).join('') }]);
+    assert.equal(patch.match(/^@@ /gm)?.length, 5000);
+  });
+
+  it('a long rest of the file with every line changed is one replacement, and the patch still applies', async () => {
+    const before = `# head\n${Array.from({ length: 3000 }, (_, n) => `ServerAdmin s${n}@example.org # admin\n`).join('')}last`;
+    const after = `# head\n${Array.from({ length: 3000 }, (_, n) => `# admin\nServerAdmin s${n}@example.org\n`).join('')}last line\n`;
+    const patch = await unifiedDiff([{ patchPath: 'big.conf', before, after }]);
+    assert.equal(patch.match(/^@@ /gm)?.length, 1);
+    assert.match(patch, /^-last\n\\ No newline at end of file\n/m);
+    assert.equal(applyPatch(before, patch), after);
+  });
+
+
   it('prints nothing when nothing changed', async () => {
     assert.equal(await unifiedDiff([{ patchPath: 'a.conf', before: 'x\n', after: 'x\n' }]), '');
   });
@@ -124,4 +174,13 @@ async function appliesExactly(t: TestContext, cases: readonly Case[]): Promise<v
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** The patch as one diff of the whole texts gives it (how unifiedDiff made it before diffing regions alone). */
+function wholeTextDiff(path: string, before: string, after: string): string {
+  if (before === after) return '';
+  const patch = structuredPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 });
+  const range = (start: number, lines: number) => (lines === 0 ? `${start - 1},0` : `${start},${lines}`);
+  const hunks = patch.hunks.map((hunk) => `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@\n${hunk.lines.map((l) => `${l}\n`).join('')}`);
+  return `diff --git a/${path} b/${path}\n--- a/${path}\n+++ b/${path}\n${hunks.join('')}`;
 }

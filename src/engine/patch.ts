@@ -37,16 +37,140 @@ async function fileSections(changes: readonly FileChange[]): Promise<{ text: str
   for (const change of relevant) {
     const out: string[] = [];
     const path = change.patchPath.replace(/^\/+/, '');
-    const patch = structuredPatch(`a/${path}`, `b/${path}`, change.before, change.after, undefined, undefined, { context: 3 });
     const [a, b] = [quotePath(`a/${path}`), quotePath(`b/${path}`)];
     out.push(`diff --git ${a} ${b}\n--- ${a}\n+++ ${b}\n`);
-    for (const hunk of patch.hunks) {
-      out.push(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@\n`);
-      for (const line of hunk.lines) out.push(`${line}\n`);
+    for (const window of changedWindows(change.before, change.after)) {
+      if ('replaced' in window) {
+        out.push(replacementHunk(window));
+        continue;
+      }
+      const patch = structuredPatch(`a/${path}`, `b/${path}`, window.before, window.after, undefined, undefined, { context: CONTEXT });
+      for (const hunk of patch.hunks) {
+        out.push(`@@ -${range(hunk.oldStart + window.oldOffset, hunk.oldLines)} +${range(hunk.newStart + window.newOffset, hunk.newLines)} @@\n`);
+        for (const line of hunk.lines) out.push(`${line}\n`);
+      }
     }
     sections.push({ text: out.join(''), encoding: change.encoding ?? 'utf8' });
   }
   return sections;
+}
+
+const CONTEXT = 3;
+/** Equal lines that end a changed region: more than two hunks' context, so jsdiff would start a new hunk there too. */
+const RESYNC = 2 * CONTEXT + 1;
+/** How far apart (in lines skipped on both sides together) a changed region may look for the lines where the texts agree again. */
+const RESYNC_REACH = 64;
+
+/** A region this many lines long (both sides) with no place where the texts agree again is not diffed: see changedWindows. */
+const REPLACED_ABOVE = 4000;
+
+/** The rest of both texts from a line on, every line in it changed: one hunk that takes the old lines out and puts the new ones in. */
+interface Replacement {
+  readonly context: readonly string[];
+  readonly replaced: readonly string[];
+  readonly replacing: readonly string[];
+  readonly oldOffset: number;
+  readonly newOffset: number;
+}
+
+interface DiffWindow {
+  readonly before: string;
+  readonly after: string;
+  /** Lines of each text before the window. */
+  readonly oldOffset: number;
+  readonly newOffset: number;
+}
+
+/**
+ * The parts of two texts a diff needs, each a changed region with its
+ * context: jsdiff's Myers diff costs the product of the length and the
+ * number of changes, and a fix pass can change thousands of lines of one
+ * file (5,000 took 21 s as one diff). The texts are walked line by line;
+ * where they differ, the nearest place where 7 lines agree again (within 64
+ * lines skipped) ends the region, and jsdiff diffs that region alone. Two
+ * regions are at least 7 equal lines apart, where jsdiff starts a new hunk as
+ * well, so the hunks are the ones a diff of the whole texts gives whenever
+ * that diff pairs the same lines. With no such place, the rest is one region,
+ * and when that region is long it is written as a replacement of every line.
+ */
+function changedWindows(before: string, after: string): (DiffWindow | Replacement)[] {
+  const old = splitLines(before);
+  const now = splitLines(after);
+  const windows: (DiffWindow | Replacement)[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < old.length || j < now.length) {
+    if (i < old.length && j < now.length && old[i] === now[j]) {
+      i++;
+      j++;
+      continue;
+    }
+    const [endOld, endNew] = resync(old, now, i, j);
+    const startOld = Math.max(0, i - CONTEXT);
+    const startNew = j - (i - startOld);
+    if (endOld === old.length && endNew === now.length && endOld - i + (endNew - j) > REPLACED_ABOVE) {
+      windows.push({ context: old.slice(startOld, i), replaced: old.slice(i), replacing: now.slice(j), oldOffset: startOld, newOffset: startNew });
+      break;
+    }
+    const stopOld = Math.min(old.length, endOld + CONTEXT);
+    const stopNew = endNew + (stopOld - endOld);
+    windows.push({ before: old.slice(startOld, stopOld).join(''), after: now.slice(startNew, stopNew).join(''), oldOffset: startOld, newOffset: startNew });
+    i = endOld;
+    j = endNew;
+  }
+  return windows;
+}
+
+/**
+ * The hunk of a Replacement, as jsdiff writes one whose lines have nothing
+ * in common: context, the old lines, the new ones, each last line without a
+ * line feed marked. Diffing such a region would cost the square of its
+ * length (250,000 lines each moved below a comment of their own: hours) and
+ * find next to nothing in common.
+ */
+function replacementHunk(hunk: Replacement): string {
+  const out = [`@@ -${range(hunk.oldOffset + 1, hunk.context.length + hunk.replaced.length)} +${range(hunk.newOffset + 1, hunk.context.length + hunk.replacing.length)} @@\n`];
+  const emit = (mark: string, line: string): void => {
+    out.push(line.endsWith('\n') ? `${mark}${line}` : `${mark}${line}\n\\ No newline at end of file\n`);
+  };
+  for (const line of hunk.context) emit(' ', line);
+  for (const line of hunk.replaced) emit('-', line);
+  for (const line of hunk.replacing) emit('+', line);
+  return out.join('');
+}
+
+/** Where the texts agree again after differing at (i, j): the first pair of positions, fewest lines skipped first, followed by RESYNC equal lines or both ends. */
+function resync(old: readonly string[], now: readonly string[], i: number, j: number): [number, number] {
+  for (let skipped = 1; skipped <= RESYNC_REACH; skipped++) {
+    for (let skippedOld = 0; skippedOld <= skipped; skippedOld++) {
+      const [k, l] = [i + skippedOld, j + skipped - skippedOld];
+      if (k > old.length || l > now.length) continue;
+      if (agree(old, now, k, l)) return [k, l];
+    }
+  }
+  return [old.length, now.length];
+}
+
+function agree(old: readonly string[], now: readonly string[], k: number, l: number): boolean {
+  for (let offset = 0; offset < RESYNC; offset++) {
+    const [a, b] = [old[k + offset], now[l + offset]];
+    if (a === undefined || b === undefined) return a === undefined && b === undefined;
+    if (a !== b) return false;
+  }
+  return true;
+}
+
+/** Lines with their line feeds, as jsdiff compares them (a CR stays part of its line). */
+function splitLines(text: string): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const end = text.indexOf('\n', start);
+    const stop = end === -1 ? text.length : end + 1;
+    lines.push(text.slice(start, stop));
+    start = stop;
+  }
+  return lines;
 }
 
 const C_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
