@@ -41,12 +41,13 @@ export default defineRule({
     if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4') || apache.mpm === undefined) return {};
     // A module from elsewhere (mod_php, mod_security...) may define any name: then only names of httpd's own modules are judged.
     const judgesEveryName = [...apache.modules.values()].every(isShippedModule);
+    const loaded = new Set([...apache.modules.values()].map((module) => module.sourceName));
     return {
       directive: {
         '*': (use) => {
           const written = use.node.name;
           // `${NAME}` as a directive name, or a byte order mark in the first word (AP1013), are not names to judge.
-          if (!/^[A-Za-z][\w-]*$/.test(written) || REPORTED_ELSEWHERE.has(use.name) || REMOVED_IN_24.has(use.name)) return;
+          if (!startsWithLetter(written) || written.includes('$') || REPORTED_ELSEWHERE.has(use.name) || REMOVED_IN_24.has(use.name)) return;
           const owners = directiveOwners(use.name);
           if (owners === undefined) {
             if (!judgesEveryName) return;
@@ -55,7 +56,7 @@ export default defineRule({
             return;
           }
           // Loaded anywhere will do: httpd runs LoadModule as it reads, and the other directives once all is read.
-          if (owners.some((owner) => MPM_SOURCES.has(owner) || apache.hasModule(owner))) return;
+          for (const owner of owners) if (MPM_SOURCES.has(owner) || loaded.has(owner)) return;
           const module = owners[0] as string;
           const short = module === 'util_ldap.c' ? 'ldap' : module.replace(/^mod_/, '').replace(/\.c$/, '');
           ctx.report({ at: use, messageId: 'notLoaded', data: { written, module, identifier: `${short}_module`, short } });
@@ -64,3 +65,9 @@ export default defineRule({
     };
   },
 });
+
+/** A plain directive name starts with an ASCII letter. */
+function startsWithLetter(name: string): boolean {
+  const first = name.charCodeAt(0) | 32;
+  return first >= 97 && first <= 122;
+}

@@ -1,39 +1,26 @@
 import type { LoadedModule } from './model.js';
-import { COMPILED_IN, MODULE_DIRECTIVES, SHIPPED_MODULES } from './module-directives.js';
+import { COMPILED_IN, DIRECTIVE_OWNERS, MODULE_DIRECTIVES, SHIPPED_MODULES } from './module-directives.js';
 
 /** The MPMs' own source files: their directives are AP1008's (foreign-mpm-directive) business. */
 export const MPM_SOURCES: ReadonlySet<string> = new Set(['event.c', 'prefork.c', 'worker.c']);
 
-interface Owners {
-  /** Source files of the modules that register each directive, by lower-case name. */
-  readonly byName: Map<string, string[]>;
-  /** httpd's spelling of each directive, by lower-case name. */
-  readonly spelling: Map<string, string>;
-}
-
-let owners: Owners | undefined;
-
-/** The table read once, on first use: most runs need it for a few lines only. */
-function table(): Owners {
-  if (owners !== undefined) return owners;
-  const built: Owners = { byName: new Map(), spelling: new Map() };
-  for (const line of MODULE_DIRECTIVES.trim().split('\n')) {
-    const [module, names] = line.split(': ') as [string, string];
-    for (const name of names.split(' ')) {
-      const lower = name.toLowerCase();
-      const list = built.byName.get(lower);
-      if (list === undefined) built.byName.set(lower, [module]);
-      else list.push(module);
-      built.spelling.set(lower, name);
-    }
-  }
-  owners = built;
-  return built;
-}
-
 /** The source files of the httpd 2.4 modules that register a directive (lower-case name); undefined for a name none does. */
 export function directiveOwners(lowerName: string): readonly string[] | undefined {
-  return table().byName.get(lowerName);
+  const owners = DIRECTIVE_OWNERS[lowerName];
+  return owners === undefined ? undefined : owners.includes(' ') ? owners.split(' ') : [owners];
+}
+
+let spelled: Map<string, string> | undefined;
+
+/** httpd's spelling of every directive, by lower-case name: only a report needs it. */
+function spellings(): Map<string, string> {
+  if (spelled !== undefined) return spelled;
+  const spelling = new Map<string, string>();
+  for (const line of MODULE_DIRECTIVES.trim().split('\n')) {
+    for (const name of (line.split(': ')[1] as string).split(' ')) spelling.set(name.toLowerCase(), name);
+  }
+  spelled = spelling;
+  return spelling;
 }
 
 let shipped: ReadonlySet<string> | undefined;
@@ -56,7 +43,7 @@ export function likelyDirective(lowerName: string): string | undefined {
   let best: string | undefined;
   let bestDistance = limit + 1;
   let tied = false;
-  for (const [candidate, spelling] of table().spelling) {
+  for (const [candidate, spelling] of spellings()) {
     if (Math.abs(candidate.length - lowerName.length) > limit) continue;
     const distance = editDistance(lowerName, candidate, limit);
     if (distance < bestDistance) {
