@@ -61,7 +61,7 @@ function listDirectives(mpm, modules) {
 const byModule = new Map();
 const modules = shippedModules();
 for (const mpm of MPMS) {
-  for (const [, name, module] of listDirectives(mpm, modules).matchAll(/^([A-Za-z][\w-]*) \(([\w.]+)\)$/gm)) {
+  for (const [, name, module] of listDirectives(mpm, modules).matchAll(/^(<?[A-Za-z][\w-]*) \(([\w.]+)\)$/gm)) {
     if (!byModule.has(module)) byModule.set(module, new Set());
     byModule.get(module).add(name);
   }
@@ -85,7 +85,7 @@ import { lookupTable } from '../../util/lookup.js';
  * Every directive httpd 2.4 knows, by the source file of the module that
  * registers it, as \`apache2 -L\` lists them with every module of Debian's
  * apache2-bin loaded, under each MPM (prefork.c, worker.c and event.c each
- * register their own). Section names (\`<Directory\`) are left out.
+ * register their own). Section names keep their \`<\` (\`<Directory\`).
  */
 export const MODULE_DIRECTIVES = \`
 ${lines.join('\n')}

@@ -776,7 +776,18 @@ describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
   for (const name of ['bad-module-not-loaded.conf', 'bad-typo.conf']) {
     it(`${name}: the rule reports exactly the lines apache2 refuses, in its words`, (t) => provesEveryRefusal(t, 'AP1015', name));
   }
-  for (const name of ['good-guarded.conf', 'good-loaded.conf', 'good-loaded-later.conf', 'good-third-party-module.conf']) {
+  // A refused section line leaves a stray close tag when peeled off, so these are checked at the first refusal.
+  for (const name of ['bad-section-module-not-loaded.conf', 'bad-section-typo.conf']) {
+    it(`${name}: refused at the first reported line, with the quoted Invalid command`, async (t) => {
+      if (requireTool(t, 'apache2') === undefined) return;
+      const { result, diagnostics } = await configTest(fixtureCase('AP1015', name));
+      const error = fatalOf(result);
+      const first = diagnostics.filter((d) => d.ruleId === 'AP1015')[0];
+      assert.equal(first?.start.line, result.error?.line, result.stderr);
+      assert.ok(first?.message.includes(`"${error}"`), `${first?.message} should quote "${error}"`);
+    });
+  }
+  for (const name of ['good-guarded.conf', 'good-loaded.conf', 'good-loaded-later.conf', 'good-sections.conf', 'good-third-party-module.conf']) {
     it(`${name}: accepted`, async (t) => {
       await accepted(t, 'AP1015', name);
     });

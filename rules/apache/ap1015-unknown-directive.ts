@@ -2,6 +2,7 @@ import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/engine/targets.js';
 import { directiveOwners, isShippedModule, likelyDirective, MPM_SOURCES } from '../../src/languages/apache/directive-owners.js';
 import { DIRECTIVES } from '../../src/languages/apache/directives.js';
+import type { ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { REMOVED_IN_24 } from './ap4003-removed-directive.js';
 
 /**
@@ -16,7 +17,7 @@ const REPORTED_ELSEWHERE: ReadonlySet<string> = new Set([
   'satisfy',
 ]);
 
-const INVALID = "Invalid command '{{written}}', perhaps misspelled or defined by a module not included in the server configuration";
+const INVALID = "Invalid command '{{command}}', perhaps misspelled or defined by a module not included in the server configuration";
 
 export default defineRule({
   meta: {
@@ -24,11 +25,11 @@ export default defineRule({
     name: 'unknown-directive',
     language: 'apache',
     category: 'correctness',
-    description: 'A directive no loaded module defines (a typo, or a module not loaded) stops httpd from starting',
+    description: 'A directive or section no loaded module defines (a typo, or a module not loaded) stops httpd from starting',
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      notLoaded: `{{written}} belongs to {{module}}, which this configuration does not load, so httpd refuses to start: "${INVALID}"; expected LoadModule {{identifier}} before it (a2enmod {{short}} on Debian), or the line inside <IfModule {{module}}>`,
+      notLoaded: `{{written}} belongs to {{module}}, which this configuration does not load, so httpd refuses to start: "${INVALID}"; expected LoadModule {{identifier}} (a2enmod {{short}} on Debian), or the line inside <IfModule {{module}}>`,
       unknown: `{{written}} is not a directive of httpd 2.4 or of a module it ships, and every module this configuration loads is one of those, so httpd refuses to start: "${INVALID}"; expected {{expected}}`,
     },
   },
@@ -42,24 +43,37 @@ export default defineRule({
     // A module from elsewhere (mod_php, mod_security...) may define any name: then only names of httpd's own modules are judged.
     const judgesEveryName = [...apache.modules.values()].every(isShippedModule);
     const loaded = new Set([...apache.modules.values()].map((module) => module.sourceName));
+    /** `command` as httpd quotes it (a section's name with its `<`), `name` its lower-case lookup key. */
+    const judge = (at: ApacheDirectiveUse | ApacheSectionUse, command: string, name: string): void => {
+      const section = command.startsWith('<');
+      const written = section ? `${command}>` : command;
+      const owners = directiveOwners(name);
+      if (owners === undefined) {
+        if (!judgesEveryName) return;
+        const likely = likelyDirective(name);
+        const expected = likely === undefined ? 'a directive of a loaded module, or the module that defines it loaded' : `${section ? `${likely}>` : likely}, the nearest name httpd knows`;
+        ctx.report({ at, messageId: 'unknown', data: { written, command, expected } });
+        return;
+      }
+      // Loaded anywhere will do: httpd runs LoadModule as it reads, and the other directives once all is read.
+      for (const owner of owners) if (MPM_SOURCES.has(owner) || loaded.has(owner)) return;
+      const module = owners[0] as string;
+      const short = module === 'util_ldap.c' ? 'ldap' : module.replace(/^mod_/, '').replace(/\.c$/, '');
+      ctx.report({ at, messageId: 'notLoaded', data: { written, command, module, identifier: `${short}_module`, short } });
+    };
     return {
       directive: {
         '*': (use) => {
           const written = use.node.name;
           // `${NAME}` as a directive name, or a byte order mark in the first word (AP1013), are not names to judge.
           if (!startsWithLetter(written) || written.includes('$') || REPORTED_ELSEWHERE.has(use.name) || REMOVED_IN_24.has(use.name)) return;
-          const owners = directiveOwners(use.name);
-          if (owners === undefined) {
-            if (!judgesEveryName) return;
-            const likely = likelyDirective(use.name);
-            ctx.report({ at: use, messageId: 'unknown', data: { written, expected: likely === undefined ? 'a directive of a loaded module, or the module that defines it loaded' : `${likely}, the nearest name httpd knows` } });
-            return;
-          }
-          // Loaded anywhere will do: httpd runs LoadModule as it reads, and the other directives once all is read.
-          for (const owner of owners) if (MPM_SOURCES.has(owner) || loaded.has(owner)) return;
-          const module = owners[0] as string;
-          const short = module === 'util_ldap.c' ? 'ldap' : module.replace(/^mod_/, '').replace(/\.c$/, '');
-          ctx.report({ at: use, messageId: 'notLoaded', data: { written, module, identifier: `${short}_module`, short } });
+          judge(use, written, use.name);
+        },
+      },
+      section: {
+        '*': (section) => {
+          const written = section.node.name;
+          if (startsWithLetter(written) && !written.includes('$')) judge(section, `<${written}`, `<${section.name}`);
         },
       },
     };

@@ -4,7 +4,7 @@ import { COMPILED_IN, DIRECTIVE_OWNERS, MODULE_DIRECTIVES, SHIPPED_MODULES } fro
 /** The MPMs' own source files: their directives are AP1008's (foreign-mpm-directive) business. */
 export const MPM_SOURCES: ReadonlySet<string> = new Set(['event.c', 'prefork.c', 'worker.c']);
 
-/** The source files of the httpd 2.4 modules that register a directive (lower-case name); undefined for a name none does. */
+/** The source files of the httpd 2.4 modules that register a directive (lower-case name; a section's with its `<`); undefined for a name none does. */
 export function directiveOwners(lowerName: string): readonly string[] | undefined {
   const owners = DIRECTIVE_OWNERS[lowerName];
   return owners === undefined ? undefined : owners.includes(' ') ? owners.split(' ') : [owners];
@@ -44,7 +44,8 @@ export function likelyDirective(lowerName: string): string | undefined {
   let bestDistance = limit + 1;
   let tied = false;
   for (const [candidate, spelling] of spellings()) {
-    if (Math.abs(candidate.length - lowerName.length) > limit) continue;
+    // A directive is not a section: `<` starts the names of sections only.
+    if (Math.abs(candidate.length - lowerName.length) > limit || candidate.startsWith('<') !== lowerName.startsWith('<')) continue;
     const distance = editDistance(lowerName, candidate, limit);
     if (distance < bestDistance) {
       best = spelling;

@@ -5,10 +5,10 @@ import { lookupTable } from '../../util/lookup.js';
  * Every directive httpd 2.4 knows, by the source file of the module that
  * registers it, as `apache2 -L` lists them with every module of Debian's
  * apache2-bin loaded, under each MPM (prefork.c, worker.c and event.c each
- * register their own). Section names (`<Directory`) are left out.
+ * register their own). Section names keep their `<` (`<Directory`).
  */
 export const MODULE_DIRECTIVES = `
-core.c: AcceptFilter AcceptPathInfo AccessFileName AddDefaultCharset AllowEncodedSlashes AllowOverride AllowOverrideList CGIPassAuth CGIVar ContentDigest CoreDumpDirectory DefaultRuntimeDir DefaultType Define DocumentRoot EnableMMAP EnableSendfile Error ErrorDocument ErrorLog ErrorLogFormat ExtendedStatus FileETag FlushMaxPipelined FlushMaxThreshold ForceType HostnameLookups HttpProtocolOptions Include IncludeOptional LimitInternalRecursion LimitRequestBody LimitRequestFields LimitRequestFieldsize LimitRequestLine LimitXMLRequestBody LogLevel MaxConnectionsPerChild MaxMemFree MaxRangeOverlaps MaxRangeReversals MaxRanges MaxRequestsPerChild MergeSlashes MergeTrailers Mutex NameVirtualHost Options PidFile Port Protocol Protocols ProtocolsHonorOrder QualifyRedirectURL RLimitCPU RLimitMEM RLimitNPROC ReadBufferSize RegexDefaultOptions RegisterHttpMethod ScoreBoardFile SeeRequestTail ServerAdmin ServerAlias ServerName ServerPath ServerRoot ServerSignature ServerTokens SetHandler SetInputFilter SetOutputFilter StrictHostCheck ThreadStackSize Timeout TraceEnable UnDefine UseCanonicalName UseCanonicalPhysicalPort
+core.c: <Directory <DirectoryMatch <Else <ElseIf <Files <FilesMatch <If <IfDefine <IfDirective <IfFile <IfModule <IfSection <Limit <LimitExcept <Location <LocationMatch <VirtualHost AcceptFilter AcceptPathInfo AccessFileName AddDefaultCharset AllowEncodedSlashes AllowOverride AllowOverrideList CGIPassAuth CGIVar ContentDigest CoreDumpDirectory DefaultRuntimeDir DefaultType Define DocumentRoot EnableMMAP EnableSendfile Error ErrorDocument ErrorLog ErrorLogFormat ExtendedStatus FileETag FlushMaxPipelined FlushMaxThreshold ForceType HostnameLookups HttpProtocolOptions Include IncludeOptional LimitInternalRecursion LimitRequestBody LimitRequestFields LimitRequestFieldsize LimitRequestLine LimitXMLRequestBody LogLevel MaxConnectionsPerChild MaxMemFree MaxRangeOverlaps MaxRangeReversals MaxRanges MaxRequestsPerChild MergeSlashes MergeTrailers Mutex NameVirtualHost Options PidFile Port Protocol Protocols ProtocolsHonorOrder QualifyRedirectURL RLimitCPU RLimitMEM RLimitNPROC ReadBufferSize RegexDefaultOptions RegisterHttpMethod ScoreBoardFile SeeRequestTail ServerAdmin ServerAlias ServerName ServerPath ServerRoot ServerSignature ServerTokens SetHandler SetInputFilter SetOutputFilter StrictHostCheck ThreadStackSize Timeout TraceEnable UnDefine UseCanonicalName UseCanonicalPhysicalPort
 event.c: AsyncRequestWorkerFactor GracefulShutdownTimeout Listen ListenBacklog ListenCoresBucketsRatio ListenTCPDeferAccept MaxClients MaxRequestWorkers MaxSpareThreads MinSpareThreads ReceiveBufferSize SendBufferSize ServerLimit StartServers ThreadLimit ThreadsPerChild
 http_core.c: KeepAlive KeepAliveTimeout MaxKeepAliveRequests
 mod_access_compat.c: Satisfy allow deny order
@@ -19,14 +19,14 @@ mod_auth_basic.c: AuthBasicAuthoritative AuthBasicFake AuthBasicProvider AuthBas
 mod_auth_digest.c: AuthDigestAlgorithm AuthDigestDomain AuthDigestNcCheck AuthDigestNonceLifetime AuthDigestProvider AuthDigestQop AuthDigestShmemSize
 mod_auth_form.c: AuthFormAuthoritative AuthFormBody AuthFormDisableNoStore AuthFormFakeBasicAuth AuthFormLocation AuthFormLoginRequiredLocation AuthFormLoginSuccessLocation AuthFormLogoutLocation AuthFormMethod AuthFormMimetype AuthFormPassword AuthFormProvider AuthFormSitePassphrase AuthFormSize AuthFormUsername
 mod_authn_anon.c: Anonymous Anonymous_LogEmail Anonymous_MustGiveEmail Anonymous_NoUserId Anonymous_VerifyEmail
-mod_authn_core.c: AuthName AuthType
+mod_authn_core.c: <AuthnProviderAlias AuthName AuthType
 mod_authn_dbd.c: AuthDBDUserPWQuery AuthDBDUserRealmQuery
 mod_authn_dbm.c: AuthDBMType AuthDBMUserFile
 mod_authn_file.c: AuthUserFile
 mod_authn_socache.c: AuthnCacheContext AuthnCacheEnable AuthnCacheProvideFor AuthnCacheSOCache AuthnCacheTimeout
 mod_authnz_fcgi.c: AuthnzFcgiCheckAuthnProvider AuthnzFcgiDefineProvider
 mod_authnz_ldap.c: AuthLDAPAuthorizePrefix AuthLDAPBindAuthoritative AuthLDAPBindDN AuthLDAPBindPassword AuthLDAPCharsetConfig AuthLDAPCompareAsUser AuthLDAPCompareDNOnServer AuthLDAPDereferenceAliases AuthLDAPGroupAttribute AuthLDAPGroupAttributeIsDN AuthLDAPInitialBindAsUser AuthLDAPInitialBindPattern AuthLDAPMaxSubGroupDepth AuthLDAPRemoteUserAttribute AuthLDAPRemoteUserIsDN AuthLDAPSearchAsUser AuthLDAPSubGroupAttribute AuthLDAPSubGroupClass AuthLDAPURL
-mod_authz_core.c: AuthMerging AuthzSendForbiddenOnFailure Require
+mod_authz_core.c: <AuthzProviderAlias <RequireAll <RequireAny <RequireNone AuthMerging AuthzSendForbiddenOnFailure Require
 mod_authz_dbd.c: AuthzDBDLoginToReferer AuthzDBDQuery AuthzDBDRedirectQuery
 mod_authz_dbm.c: AuthDBMGroupFile AuthzDBMType
 mod_authz_groupfile.c: AuthGroupFile
@@ -66,13 +66,13 @@ mod_log_config.c: BufferedLogs CustomLog GlobalLog LogFormat TransferLog
 mod_log_debug.c: LogMessage
 mod_log_forensic.c: ForensicLog
 mod_logio.c: LogIOTrackTTFB
-mod_lua.c: LuaAuthzProvider LuaCodeCache LuaHookAccessChecker LuaHookAuthChecker LuaHookCheckUserID LuaHookFixups LuaHookInsertFilter LuaHookLog LuaHookMapToStorage LuaHookPreTranslateName LuaHookTranslateName LuaHookTypeChecker LuaInherit LuaInputFilter LuaMapHandler LuaOutputFilter LuaPackageCPath LuaPackagePath LuaQuickHandler LuaRoot LuaScope Lua_____ByteCodeHack
-mod_macro.c: MacroIgnoreBadNesting MacroIgnoreEmptyArgs UndefMacro Use
-mod_md.c: MDActivationDelay MDBaseServer MDCACertificateFile MDCAChallenges MDCertificateAgreement MDCertificateAuthority MDCertificateCheck MDCertificateFile MDCertificateKeyFile MDCertificateProtocol MDCertificateStatus MDChallengeDns01 MDChallengeDns01Version MDCheckInterval MDContactEmail MDDriveMode MDExternalAccountBinding MDHttpProxy MDHttpProxyCACertificateFile MDInitialDelay MDMatchNames MDMember MDMembers MDMessageCmd MDMustStaple MDNotifyCmd MDPortMap MDPrivateKeys MDProfile MDProfileMandatory MDRenewMode MDRenewViaARI MDRenewWindow MDRequireHttps MDRetryDelay MDRetryFailover MDServerStatus MDStapleOthers MDStapling MDStaplingKeepResponse MDStaplingRenewWindow MDStoreDir MDStoreLocks MDWarnWindow MDomain
+mod_lua.c: <LuaHookAccessChecker <LuaHookAuthChecker <LuaHookCheckUserID <LuaHookFixups <LuaHookMapToStorage <LuaHookPreTranslateName <LuaHookTranslateName <LuaHookTypeChecker <LuaQuickHandler LuaAuthzProvider LuaCodeCache LuaHookAccessChecker LuaHookAuthChecker LuaHookCheckUserID LuaHookFixups LuaHookInsertFilter LuaHookLog LuaHookMapToStorage LuaHookPreTranslateName LuaHookTranslateName LuaHookTypeChecker LuaInherit LuaInputFilter LuaMapHandler LuaOutputFilter LuaPackageCPath LuaPackagePath LuaQuickHandler LuaRoot LuaScope Lua_____ByteCodeHack
+mod_macro.c: <Macro MacroIgnoreBadNesting MacroIgnoreEmptyArgs UndefMacro Use
+mod_md.c: <MDomain <MDomainSet MDActivationDelay MDBaseServer MDCACertificateFile MDCAChallenges MDCertificateAgreement MDCertificateAuthority MDCertificateCheck MDCertificateFile MDCertificateKeyFile MDCertificateProtocol MDCertificateStatus MDChallengeDns01 MDChallengeDns01Version MDCheckInterval MDContactEmail MDDriveMode MDExternalAccountBinding MDHttpProxy MDHttpProxyCACertificateFile MDInitialDelay MDMatchNames MDMember MDMembers MDMessageCmd MDMustStaple MDNotifyCmd MDPortMap MDPrivateKeys MDProfile MDProfileMandatory MDRenewMode MDRenewViaARI MDRenewWindow MDRequireHttps MDRetryDelay MDRetryFailover MDServerStatus MDStapleOthers MDStapling MDStaplingKeepResponse MDStaplingRenewWindow MDStoreDir MDStoreLocks MDWarnWindow MDomain
 mod_mime.c: AddCharset AddEncoding AddHandler AddInputFilter AddLanguage AddOutputFilter AddType DefaultLanguage ModMimeUsePathInfo MultiviewsMatch RemoveCharset RemoveEncoding RemoveHandler RemoveInputFilter RemoveLanguage RemoveOutputFilter RemoveType TypesConfig
 mod_mime_magic.c: MimeMagicFile
 mod_negotiation.c: CacheNegotiatedDocs ForceLanguagePriority LanguagePriority
-mod_proxy.c: BalancerGrowth BalancerInherit BalancerMember BalancerPersist NoProxy Proxy100Continue ProxyAddHeaders ProxyBadHeader ProxyBlock ProxyDomain ProxyErrorOverride ProxyIOBufferSize ProxyMaxForwards ProxyPass ProxyPassInherit ProxyPassInterpolateEnv ProxyPassMatch ProxyPassReverse ProxyPassReverseCookieDomain ProxyPassReverseCookiePath ProxyPreserveHost ProxyReceiveBufferSize ProxyRemote ProxyRemoteMatch ProxyRequests ProxySet ProxySourceAddress ProxyStatus ProxyTimeout ProxyVia
+mod_proxy.c: <Proxy <ProxyMatch BalancerGrowth BalancerInherit BalancerMember BalancerPersist NoProxy Proxy100Continue ProxyAddHeaders ProxyBadHeader ProxyBlock ProxyDomain ProxyErrorOverride ProxyIOBufferSize ProxyMaxForwards ProxyPass ProxyPassInherit ProxyPassInterpolateEnv ProxyPassMatch ProxyPassReverse ProxyPassReverseCookieDomain ProxyPassReverseCookiePath ProxyPreserveHost ProxyReceiveBufferSize ProxyRemote ProxyRemoteMatch ProxyRequests ProxySet ProxySourceAddress ProxyStatus ProxyTimeout ProxyVia
 mod_proxy_connect.c: AllowCONNECT
 mod_proxy_express.c: ProxyExpressDBMFile ProxyExpressDBMType ProxyExpressEnable
 mod_proxy_fcgi.c: ProxyFCGIBackendType ProxyFCGISetEnvIf
@@ -102,6 +102,7 @@ mod_suexec.c: SuexecUserGroup
 mod_unixd.c: ChrootDir Group Suexec User
 mod_userdir.c: UserDir
 mod_usertrack.c: CookieDomain CookieExpires CookieHttpOnly CookieName CookieSameSite CookieSecure CookieStyle CookieTracking
+mod_version.c: <IfVersion
 mod_vhost_alias.c: VirtualDocumentRoot VirtualDocumentRootIP VirtualScriptAlias VirtualScriptAliasIP
 mod_watchdog.c: WatchdogInterval
 mod_xml2enc.c: xml2EncAlias xml2EncDefault xml2StartParse
@@ -117,6 +118,43 @@ worker.c: GracefulShutdownTimeout Listen ListenBacklog ListenCoresBucketsRatio L
  * literal from its code cache faster than a script splits 1,000 names.
  */
 export const DIRECTIVE_OWNERS: Readonly<Record<string, string>> = lookupTable({
+  '<authnprovideralias': 'mod_authn_core.c',
+  '<authzprovideralias': 'mod_authz_core.c',
+  '<directory': 'core.c',
+  '<directorymatch': 'core.c',
+  '<else': 'core.c',
+  '<elseif': 'core.c',
+  '<files': 'core.c',
+  '<filesmatch': 'core.c',
+  '<if': 'core.c',
+  '<ifdefine': 'core.c',
+  '<ifdirective': 'core.c',
+  '<iffile': 'core.c',
+  '<ifmodule': 'core.c',
+  '<ifsection': 'core.c',
+  '<ifversion': 'mod_version.c',
+  '<limit': 'core.c',
+  '<limitexcept': 'core.c',
+  '<location': 'core.c',
+  '<locationmatch': 'core.c',
+  '<luahookaccesschecker': 'mod_lua.c',
+  '<luahookauthchecker': 'mod_lua.c',
+  '<luahookcheckuserid': 'mod_lua.c',
+  '<luahookfixups': 'mod_lua.c',
+  '<luahookmaptostorage': 'mod_lua.c',
+  '<luahookpretranslatename': 'mod_lua.c',
+  '<luahooktranslatename': 'mod_lua.c',
+  '<luahooktypechecker': 'mod_lua.c',
+  '<luaquickhandler': 'mod_lua.c',
+  '<macro': 'mod_macro.c',
+  '<mdomain': 'mod_md.c',
+  '<mdomainset': 'mod_md.c',
+  '<proxy': 'mod_proxy.c',
+  '<proxymatch': 'mod_proxy.c',
+  '<requireall': 'mod_authz_core.c',
+  '<requireany': 'mod_authz_core.c',
+  '<requirenone': 'mod_authz_core.c',
+  '<virtualhost': 'core.c',
   acceptfilter: 'core.c',
   acceptpathinfo: 'core.c',
   accessfilename: 'core.c',
