@@ -57,10 +57,24 @@ function readCache(spare) {
   }
 }
 
+/**
+ * A script run through vm has no import() of its own; what the bundle loads
+ * on demand (node:tty at a terminal, systeminformation for a probe, ora for
+ * its spinner) comes through here. Built-ins and CommonJS packages are
+ * required: the first import() loads Node's ES module loader, about 6 ms of
+ * a run at a terminal. ora is an ES module, which Node 20 cannot require.
+ */
+function importOnDemand(specifier) {
+  try {
+    return Promise.resolve(require(specifier));
+  } catch (error) {
+    return error?.code === 'ERR_REQUIRE_ESM' ? import(specifier) : Promise.reject(error);
+  }
+}
+
 function run(script) {
-  // A script run through vm has no import() of its own; ora and systeminformation (a probe's) come through this one.
-  script.runInThisContext()(require, pathToFileURL(bundle).href, (specifier) => import(specifier));
+  script.runInThisContext()(require, pathToFileURL(bundle).href, importOnDemand);
 }
 
 if (require.main === module) run(compile());
-else module.exports = { cacheFile, compile, run };
+else module.exports = { cacheFile, compile, importOnDemand, run };

@@ -46,8 +46,9 @@ await build({
   logLevel: 'warning',
 });
 
-// What the bundle imports on demand through the loader: the externals, and
-// node:tty, which loads net; only a run at a terminal asks for it (util/stdio.ts).
+// What the bundle imports on demand through the loader (importOnDemand in
+// bin/tune-lint.cjs): the externals, and node:tty, which loads net; only a run
+// at a terminal asks for it (util/stdio.ts).
 const IMPORTED_ON_DEMAND = [...EXTERNAL, 'node:tty'];
 
 let script = readFileSync(OUTFILE, 'utf8').replace(/^#!.*\n/, '');

@@ -86,6 +86,34 @@ describe('the bundled bin', () => {
     }
   });
 
+  it("loads what it needs on demand without Node's ES module loader, except for ora, an ES module", async () => {
+    const loader = createRequire(import.meta.url)(CLI) as { importOnDemand(specifier: string): Promise<Record<string, unknown>> };
+    assert.equal(typeof (await loader.importOnDemand('node:tty'))['isatty'], 'function');
+    assert.equal(typeof (await loader.importOnDemand('systeminformation'))['mem'], 'function');
+    assert.equal(typeof (await loader.importOnDemand('ora'))['default'], 'function');
+    await assert.rejects(loader.importOnDemand('no-such-package'), { code: 'MODULE_NOT_FOUND' });
+
+    // A run whose stdout is a character device asks node:tty whether it is a terminal.
+    const scratch = scratchDir('bundle-esm-loader');
+    try {
+      const loaded = path.join(scratch, 'loaded.txt');
+      const recorder = path.join(scratch, 'record-modules.cjs');
+      fs.writeFileSync(recorder, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join('\\n')));\n`);
+      const devNull = fs.openSync('/dev/null', 'w');
+      try {
+        const result = spawnSync(process.execPath, ['--require', recorder, CLI, '--no-probe', 'hosts/web2/httpd.conf'], { cwd: FLEET, stdio: ['ignore', devNull, 'pipe'], encoding: 'utf8' });
+        assert.equal(result.status, 0, result.stderr);
+      } finally {
+        fs.closeSync(devNull);
+      }
+      const modules = fs.readFileSync(loaded, 'utf8').split('\n');
+      assert.ok(modules.includes('NativeModule tty'), 'node:tty was asked');
+      assert.ok(!modules.includes('NativeModule internal/modules/esm/loader'), "Node's ES module loader was loaded");
+    } finally {
+      removeScratch(scratch);
+    }
+  });
+
   it('loads systeminformation for a probe, outside the bundle', () => {
     const probe = run(CLI, ['probe', '--yaml'], repoPath());
     assert.equal(probe.status, 0, probe.stderr);

@@ -27,8 +27,9 @@ export interface ProbeOptions {
  * about 50 ms, so it is imported only here, only when probing.
  */
 async function systemMemory(): Promise<MemoryTotals> {
-  const si = await import('systeminformation');
-  const memory = await si.default.mem();
+  // The named export: the bin requires this CommonJS package (bin/tune-lint.cjs), which has no default export then.
+  const { mem } = await import('systeminformation');
+  const memory = await mem();
   return { total: memory.total, swapTotal: memory.swaptotal };
 }
 
