@@ -1,4 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
+import { webTierLimit } from '../../src/engine/sizing.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 
 /**
@@ -34,13 +35,7 @@ export default defineRule({
         if (mycnf === undefined || mysql === undefined || web === undefined) return;
         const at = mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
         const phpServers = ctx.sizing.apache.filter((sizing) => sizing.php);
-        const webReason = phpServers
-          .map((sizing) =>
-            sizing.plannedMaxRequestWorkers === sizing.maxRequestWorkers
-              ? `MaxRequestWorkers ${sizing.maxRequestWorkers} in ${sizing.config.root.displayPath}`
-              : `MaxRequestWorkers ${sizing.plannedMaxRequestWorkers} (as AP2001 sets it) in ${sizing.config.root.displayPath}`,
-          )
-          .join(' and ');
+        const webReason = phpServers.map(webTierLimit).join(' and ');
         const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
         const maxConnections = mysql.maxConnections.value;
         const data = { maxConnections, from: mysql.maxConnections.from, web, webReason, headroom };

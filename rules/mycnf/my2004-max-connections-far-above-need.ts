@@ -1,4 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
+import { webTierLimit } from '../../src/engine/sizing.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes } from '../../src/util/units.js';
@@ -69,7 +70,7 @@ export default defineRule({
           const plan = intended === undefined || editable !== undefined ? planMycnfSetting(mycnf, 'max_connections', String(suggested)) : null;
           const webReason = ctx.sizing.apache
             .filter((sizing) => sizing.php)
-            .map((sizing) => `MaxRequestWorkers ${sizing.plannedMaxRequestWorkers} in ${sizing.config.root.displayPath}`)
+            .map(webTierLimit)
             .join(' and ');
           ctx.report({
             at,

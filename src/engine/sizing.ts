@@ -1,6 +1,7 @@
 import { estimatePerChild } from '../host/estimate.js';
 import type { ChildMemory, Fact, HostFacts } from '../host/facts.js';
 import { versionAtLeast } from './targets.js';
+import { lineOf } from '../languages/apache/docroots.js';
 import type { ApacheConfig } from '../languages/apache/model.js';
 import type { MpmName } from '../languages/apache/names.js';
 import { isPhpModule } from '../languages/apache/names.js';
@@ -57,6 +58,20 @@ export interface ApacheSizing {
   readonly overcommitted: boolean;
   /** MaxRequestWorkers after the sizing fix: the suggestion when overcommitted, else the current value. */
   readonly plannedMaxRequestWorkers: number;
+}
+
+/**
+ * An Apache limit as messages about the database connections it opens cite
+ * it: with the line that sets it, which is seldom the main file (Debian's is
+ * in mods-enabled/mpm_prefork.conf), or as the MPM's default; after AP2001's
+ * fix, the value it plans, in the name it writes (the target's).
+ */
+export function webTierLimit(sizing: ApacheSizing): string {
+  const use = sizing.config.mpm?.values.MaxRequestWorkers.use;
+  const where = use === undefined ? `${sizing.mpm}'s default for ${sizing.config.root.displayPath}` : `set in ${lineOf(use)}`;
+  if (sizing.plannedMaxRequestWorkers === sizing.maxRequestWorkers) return `${sizing.limitName} ${sizing.maxRequestWorkers} (${where})`;
+  const planned = versionAtLeast(sizing.config.httpd, '2.4') ? 'MaxRequestWorkers' : 'MaxClients';
+  return `${planned} ${sizing.plannedMaxRequestWorkers} (as AP2001 sets it, from ${sizing.limitName} ${sizing.maxRequestWorkers} ${where})`;
 }
 
 export interface MysqlTerm {
