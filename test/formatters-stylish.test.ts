@@ -40,6 +40,18 @@ describe('stylish output', () => {
     assert.match(safe, /^\+ {4}MaxRequestWorkers 150$/m, 'renamed, not resized');
   });
 
+  it('an estimated per-child size is listed with the host facts, with its reasoning; a given one as given', () => {
+    writeFiles(dir, { 'estimate.conf': PREFORK('\n') });
+    const estimated = runCli(['--no-probe', '--host-ram', '8G', ...RULES, 'estimate.conf'], { cwd: dir }).stdout;
+    assert.match(estimated, /^Host facts used:\n {2}RAM 8 GiB \(from flag --host-ram\)\n {2}per child 64 MiB \(estimate: prefork with mod_php: 64 MiB per process; /m);
+    assert.match(estimated, /MaxClients 150 x 64 MiB per child/);
+    const given = runCli([...HOST, ...RULES, 'estimate.conf'], { cwd: dir }).stdout;
+    assert.match(given, /^ {2}per child 20 MiB \(from flag --per-child\)$/m);
+    assert.doesNotMatch(given, /\(estimate:/);
+    const noRam = runCli(['--no-probe', ...RULES, 'estimate.conf'], { cwd: dir }).stdout;
+    assert.doesNotMatch(noRam, /per child/, 'without RAM nothing is sized, so nothing rests on the estimate');
+  });
+
   it('--fix says the patch was written, and the file holds it', () => {
     writeFiles(dir, { 'write.conf': PREFORK('\n') });
     const run = runCli([...HOST, ...RULES, '--fix', 'write.conf'], { cwd: dir });

@@ -1,5 +1,6 @@
 import type { Diagnostic, Severity } from '../engine/types.js';
-import { describeHostFacts } from '../host/format.js';
+import type { Sizing } from '../engine/sizing.js';
+import { describeHostFacts, perChildLine } from '../host/format.js';
 import { printable } from '../util/printable.js';
 import { budgetPicture, type BarKind } from './budget.js';
 import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
@@ -89,9 +90,21 @@ function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): stri
   return out;
 }
 
+/**
+ * A per-child size that nobody measured or gave is an estimate the memory
+ * picture and the sizing rules rest on: it is listed with the host facts,
+ * with its reasoning, whether or not a rule reported on it.
+ */
+function estimatedPerChild(sizing: Sizing): string[] {
+  if (sizing.ram === undefined) return [];
+  return sizing.apache
+    .filter((apache) => apache.perChild.source.startsWith('estimate'))
+    .map((apache) => `${perChildLine(apache.perChild)}${sizing.apache.length === 1 ? '' : ` for ${apache.config.root.displayPath}`}`);
+}
+
 function hostLines(unit: UnitOutcome, paint: Paint): string[] {
   const out: string[] = [];
-  const facts = describeHostFacts(unit.result.host);
+  const facts = [...describeHostFacts(unit.result.host), ...estimatedPerChild(unit.result.sizing)];
   if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${printable(line)}`), '');
   const picture = budgetPicture(unit.result.sizing, unit.result.sizingAfter, paint.bar);
   if (picture.length > 0) out.push(paint.bold(picture[0] as string), ...picture.slice(1), '');

@@ -9,7 +9,8 @@ function origin(source: string): string {
   return `(from ${source})`;
 }
 
-function perChildLine(fact: Fact<ChildMemory>): string {
+/** `per child 20 MiB (from flag --per-child)`, `per child 64 MiB (estimate: prefork with mod_php: ...)`. */
+export function perChildLine(fact: Fact<ChildMemory>): string {
   const child = fact.value;
   if (child.count === 0) return `per child ${formatBytes(child.median)} ${origin(fact.source)}`;
   const spread = child.count === 1 ? 'one process' : `median of ${child.count} processes, max ${formatBytes(child.max)}`;
