@@ -46,6 +46,6 @@ export function estimatePerChild(mpm: 'prefork' | 'worker' | 'event', modules: r
   }
   return {
     value: { median: bytes, max: bytes, count: 0, metric: 'rss' },
-    source: `estimate (${reasoning}; measure running children or set perChild for a real figure)`,
+    source: `estimate (${reasoning}; a probe of running children, --per-child or perChild in .tune-lint.yaml gives a real figure)`,
   };
 }
