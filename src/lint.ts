@@ -111,6 +111,8 @@ export async function lint(input: LintInput): Promise<LintResult> {
   const baselineErrors = parseErrorCount(initial.diagnostics);
   const seen = new Set<string>();
   const followUps: Diagnostic[] = [];
+  // A fix that lost to an overlapping one comes back in the next pass; that is the same finding, not a follow-up.
+  const fixableAtFirst = new Set(initial.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && diagnostic.fix.deferred !== true).map(findingKey));
   let pending: Diagnostic[] = [];
   while (fixType !== 'none' && passes < MAX_FIX_PASSES) {
     const fixes = chooseFixes(diagnostics, fixType);
@@ -133,7 +135,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     current = loaded;
     diagnostics = relinted.diagnostics;
     sizingAfter = relinted.sizing;
-    for (const diagnostic of pending) followUps.push(diagnostic);
+    for (const diagnostic of pending) if (!fixableAtFirst.has(findingKey(diagnostic))) followUps.push(diagnostic);
     pending = [];
     passes++;
   }
@@ -154,6 +156,16 @@ export async function lint(input: LintInput): Promise<LintResult> {
     followUps,
     configs: { apache: first.apache, mycnf: first.mycnf },
   };
+}
+
+/**
+ * What makes two passes' reports one finding: the rule, the file and the text
+ * it points at, in the same sections. A finding an earlier fix caused points
+ * at text that fix changed, or is not in the first pass at all.
+ */
+function findingKey(diagnostic: Diagnostic): string {
+  const [start, end] = diagnostic.range;
+  return [diagnostic.ruleId, diagnostic.file.realPath, diagnostic.file.text.slice(start, end), ...diagnostic.context].join('\0');
 }
 
 /** Errors of the readers: a parse error, or an option file the server's reader refuses (MY1001). */

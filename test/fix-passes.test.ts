@@ -154,9 +154,30 @@ describe('lint fix passes', () => {
     assert.equal(result.passes, 2);
     assert.equal(result.fixes[0]?.after, '<IfModule !mpm_event_module>\n    MaxRequestWorkers 12\n</IfModule>\n');
     assert.deepEqual(result.diagnostics.map((d) => d.ruleId), ['AP9001'], 'diagnostics are those of the input');
+    assert.deepEqual(result.followUps.map((d) => d.ruleId), ['AP9002'], 'what the rename called for');
     fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
     const again = await run([name], [renameRule, lowerRule]);
     assert.deepEqual([again.fixes, again.passes, again.diagnostics], [[], 0, []]);
+  });
+
+  it('a fix that lost to an overlapping one and comes in a later pass is the same finding, not a follow-up', async () => {
+    const inserting = (id: string, line: string) =>
+      defineRule({
+        meta: { id, name: `test-insert-${id}`, language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: `insert ${line}` } },
+        defaultOptions: {},
+        create: (ctx) => ({
+          directive: {
+            listen: (use) => {
+              if (!use.file.text.includes(line)) ctx.report({ at: use, messageId: 'm', fix: () => ({ file: use.file, range: [use.range[1], use.range[1]], text: `\n${line}` }) });
+            },
+          },
+        }),
+      });
+    const name = config('Listen 80\n');
+    const result = await run([name], [inserting('AP9005', 'KeepAlive On'), inserting('AP9006', 'Timeout 60')]);
+    assert.equal(result.passes, 2, 'both insert at the same place: one waits a pass');
+    assert.equal(result.fixes[0]?.after, 'Listen 80\nTimeout 60\nKeepAlive On\n');
+    assert.deepEqual(result.followUps, []);
   });
 
   it('honours --fix-type in every pass', async () => {
