@@ -20,6 +20,8 @@ export interface LintInput {
   readonly paths: readonly string[];
   readonly cwd?: string;
   readonly sysroot?: string;
+  /** The server path the sysroot holds (`/etc/httpd` for a repository of its files); `/` when not given. */
+  readonly sysrootAt?: string;
   /** Forces the language of every path (`--lang`). */
   readonly language?: Language;
   readonly targets?: Targets;
@@ -90,7 +92,7 @@ interface Loaded {
  */
 export async function lint(input: LintInput): Promise<LintResult> {
   const cwd = input.cwd ?? process.cwd();
-  const fs = new ConfigFileSystem({ sysroot: input.sysroot, cwd, ...(input.limits === undefined ? {} : { limits: input.limits }) });
+  const fs = new ConfigFileSystem({ sysroot: input.sysroot, sysrootAt: input.sysrootAt, cwd, ...(input.limits === undefined ? {} : { limits: input.limits }) });
   const targets = input.targets ?? DEFAULT_TARGETS;
   const host = input.host ?? {};
   const budget = { ...DEFAULT_BUDGET, ...input.budget };

@@ -13,6 +13,7 @@ import { stdout } from '../util/stdio.js';
 export interface DumpOptions {
   readonly json: boolean;
   readonly sysroot?: string;
+  readonly sysrootAt?: string;
   readonly target?: string;
   readonly lang?: 'apache' | 'mycnf';
   readonly serverRoot?: string;
@@ -22,7 +23,7 @@ export interface DumpOptions {
 /** `tune-lint dump PATH`: the effective config as the server would read it, like `apache2 -D DUMP_*` or `my_print_defaults`. */
 export async function runDump(file: string, options: DumpOptions): Promise<number> {
   const cwd = process.cwd();
-  const fs = new ConfigFileSystem({ sysroot: options.sysroot, cwd });
+  const fs = new ConfigFileSystem({ sysroot: options.sysroot, sysrootAt: options.sysrootAt, cwd });
   let targets = DEFAULT_TARGETS;
   if (options.target !== undefined) {
     try {
@@ -31,7 +32,7 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
       throw new ConfigError(`--target: ${(error as Error).message}`);
     }
   }
-  const hostPath = mainPath(file, options.sysroot, cwd);
+  const hostPath = mainPath(file, options, cwd);
   const language = options.lang ?? languageFromName(hostPath) ?? detectLanguage(hostPath, fs.read(hostPath).text.slice(0, 4096));
   const dump =
     language === 'apache'

@@ -52,7 +52,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const timer = timingShown === undefined ? undefined : new LintTimer();
   const run: Run = { config, cliRules: parseRuleFlags(options.rule, builtinRules), cliTarget: checkTargetFlag(options.target), options, cwd, probeCache: new ProbeCache(), timer };
   if (options.printConfig !== undefined) return printConfigOf(options.printConfig, run);
-  const units = groupByHost(mainPaths(paths, options.sysroot, cwd), config);
+  const units = groupByHost(mainPaths(paths, options, cwd), config);
   const linted = await lintUnits(units, run, options.fixType);
   const outcomes = options.verify ? await verifyUnits(linted, options, cwd) : linted;
   const fixes = outcomes.flatMap((outcome) => outcome.result.fixes);
@@ -123,7 +123,14 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: LintInpu
 async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintCommandOptions, cwd: string): Promise<UnitOutcome[]> {
   const { FixVerifier } = await import('../engine/verify.js');
   const includeBase = options.includeBase === undefined ? undefined : path.resolve(cwd, options.includeBase);
-  const verifier = new FixVerifier({ cwd, sysroot: options.sysroot, includeBase, defines: options.define, onNote: (note) => stderr.write(`tune-lint: ${note}\n`) });
+  const verifier = new FixVerifier({
+    cwd,
+    sysroot: options.sysroot,
+    sysrootAt: options.sysrootAt,
+    includeBase,
+    defines: options.define,
+    onNote: (note) => stderr.write(`tune-lint: ${note}\n`),
+  });
   const verified: UnitOutcome[] = [];
   for (const outcome of outcomes) verified.push({ ...outcome, result: await verifier.verify(outcome.result) });
   return verified;
@@ -134,6 +141,7 @@ function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInp
   return {
     cwd,
     ...(options.sysroot === undefined ? {} : { sysroot: options.sysroot }),
+    ...(options.sysrootAt === undefined ? {} : { sysrootAt: options.sysrootAt }),
     ...(options.lang === undefined ? {} : { language: options.lang }),
     limits: {
       ...(options.maxFileSize === undefined ? {} : { maxFileBytes: sizeFlag('--max-file-size', options.maxFileSize) }),
@@ -206,7 +214,7 @@ function groupByHost(paths: readonly string[], config: ResolvedConfig): HostUnit
 
 async function printConfigOf(file: string, run: Run): Promise<number> {
   const { config } = run;
-  const absolutePath = mainPath(file, run.options.sysroot, run.cwd);
+  const absolutePath = mainPath(file, run.options, run.cwd);
   const group = hostGroupOf(config, absolutePath);
   const host: HostFacts = await resolveHostFacts({ ...hostSources(run.options, group), probe: false });
   const targets = targetsOf(group, run.cliTarget);

@@ -14,6 +14,7 @@ export interface LintCommandOptions {
   readonly facts?: string;
   readonly probe: boolean;
   readonly sysroot?: string;
+  readonly sysrootAt?: string;
   readonly target?: string;
   readonly config?: string;
   readonly rule: readonly string[];

@@ -5,29 +5,48 @@ import { ConfigError } from '../config/types.js';
 /** Where the servers keep their main configs, in the order tune-lint looks with no path given. */
 const SYSTEM_CONFIGS = ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf', '/etc/mysql/my.cnf', '/etc/my.cnf'];
 
+/** `--sysroot DIR` and `--sysroot-at PATH`: DIR holds the server's PATH (`/` when not given). */
+export interface Sysroot {
+  readonly sysroot?: string | undefined;
+  readonly sysrootAt?: string | undefined;
+}
+
 /**
  * A main config given on the command line, as an absolute path. With
  * --sysroot an absolute path outside it is the path as the server sees it
  * (`/etc/apache2/apache2.conf`) and is looked up inside it.
  */
-export function mainPath(file: string, sysroot: string | undefined, cwd: string): string {
+export function mainPath(file: string, where: Sysroot, cwd: string): string {
   const resolved = path.resolve(cwd, file);
-  if (sysroot === undefined || !path.isAbsolute(file)) return resolved;
-  const root = path.resolve(cwd, sysroot);
-  return isInside(root, resolved) ? resolved : path.join(root, file);
+  if (where.sysroot === undefined || !path.isAbsolute(file)) return resolved;
+  const root = path.resolve(cwd, where.sysroot);
+  if (isInside(root, resolved)) return resolved;
+  const onDisk = underSysroot(root, where.sysrootAt, resolved);
+  if (onDisk === undefined) throw new ConfigError(`${file} is outside --sysroot-at ${where.sysrootAt}, the part of the server --sysroot ${where.sysroot} holds`);
+  return onDisk;
 }
 
 /** The main configs to lint, each once: the paths given, or the system's configs found (inside --sysroot). */
-export function mainPaths(paths: readonly string[], sysroot: string | undefined, cwd: string): string[] {
-  const root = sysroot === undefined ? undefined : path.resolve(cwd, sysroot);
-  if (root !== undefined && !isDirectory(root)) throw new ConfigError(`--sysroot ${sysroot}: not a directory`);
-  if (paths.length > 0) return [...new Set(paths.map((file) => mainPath(file, sysroot, cwd)))];
-  const found = SYSTEM_CONFIGS.map((file) => (root === undefined ? file : path.join(root, file))).filter((file) => fs.existsSync(file));
+export function mainPaths(paths: readonly string[], where: Sysroot, cwd: string): string[] {
+  const root = where.sysroot === undefined ? undefined : path.resolve(cwd, where.sysroot);
+  if (root !== undefined && !isDirectory(root)) throw new ConfigError(`--sysroot ${where.sysroot}: not a directory`);
+  if (paths.length > 0) return [...new Set(paths.map((file) => mainPath(file, where, cwd)))];
+  const candidates = root === undefined ? SYSTEM_CONFIGS : SYSTEM_CONFIGS.flatMap((file) => underSysroot(root, where.sysrootAt, file) ?? []);
+  const found = candidates.filter((file) => fs.existsSync(file));
   if (found.length === 0) {
-    const where = sysroot === undefined ? '' : ` under --sysroot ${sysroot}`;
-    throw new ConfigError(`no config given and none found at ${SYSTEM_CONFIGS.join(', ')}${where}; give the main config files to lint`);
+    const at = where.sysrootAt === undefined || where.sysrootAt === '/' ? '' : ` (as ${where.sysrootAt})`;
+    const under = where.sysroot === undefined ? '' : ` under --sysroot ${where.sysroot}${at}`;
+    throw new ConfigError(`no config given and none found at ${SYSTEM_CONFIGS.join(', ')}${under}; give the main config files to lint`);
   }
   return found;
+}
+
+/** Where a server path is under the sysroot root; undefined outside the directory --sysroot-at names. */
+function underSysroot(root: string, sysrootAt: string | undefined, serverPath: string): string | undefined {
+  const mount = sysrootAt === undefined || sysrootAt === '/' ? '' : sysrootAt;
+  if (mount === '') return path.join(root, serverPath);
+  if (serverPath === mount) return root;
+  return serverPath.startsWith(`${mount}/`) ? path.join(root, serverPath.slice(mount.length)) : undefined;
 }
 
 function isInside(root: string, file: string): boolean {

@@ -45,12 +45,18 @@ const MAX_SYMLINK_HOPS = 40;
 /**
  * Every file access of a run goes through here, so a config repository linted
  * with `--sysroot` cannot read outside it: absolute paths, `..` and symlinks
- * (absolute or relative) all resolve inside the root, as in a chroot.
+ * (absolute or relative) all resolve inside the root, as in a chroot. With
+ * `--sysroot-at`, the root holds one directory of the server's (a repository
+ * of /etc/httpd's files), and what lies outside that directory does not exist.
  */
 export class ConfigFileSystem {
   readonly sysroot: string | undefined;
   /** The sysroot as given, symlinks not followed: a path under it is a path under the sysroot. */
   private readonly sysrootAsGiven: string | undefined;
+  /** The server path the sysroot holds, as given (`/etc/httpd`); `/` for a whole root. */
+  readonly sysrootAt: string;
+  /** The same without a trailing `/`: '' for the whole root. */
+  private readonly mount: string;
   readonly cwd: string;
   readonly limits: Limits;
 
@@ -61,11 +67,19 @@ export class ConfigFileSystem {
   /** What this view and the overlay views made from it learnt about the disk during the run. */
   private known = new DiskKnowledge();
 
-  constructor(options: { sysroot?: string | undefined; cwd?: string; limits?: Partial<Limits>; overlay?: ReadonlyMap<string, string> } = {}) {
+  constructor(
+    options: { sysroot?: string | undefined; sysrootAt?: string | undefined; cwd?: string; limits?: Partial<Limits>; overlay?: ReadonlyMap<string, string> } = {},
+  ) {
     this.cwd = options.cwd ?? process.cwd();
     this.overlay = options.overlay ?? new Map();
     this.sysrootAsGiven = options.sysroot === undefined ? undefined : path.resolve(this.cwd, options.sysroot);
     this.sysroot = this.sysrootAsGiven === undefined ? undefined : fs.realpathSync(this.sysrootAsGiven);
+    this.sysrootAt = options.sysrootAt ?? '/';
+    if (!isNormalAbsolute(this.sysrootAt) && this.sysrootAt !== '/') {
+      throw new UserError(`--sysroot-at ${this.sysrootAt}: expected an absolute path without '.', '..' or a trailing '/', e.g. /etc/httpd`);
+    }
+    if (this.sysrootAt !== '/' && this.sysroot === undefined) throw new UserError(`--sysroot-at ${this.sysrootAt} needs --sysroot: the directory that holds it`);
+    this.mount = this.sysrootAt === '/' ? '' : this.sysrootAt;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
   }
 
@@ -87,10 +101,24 @@ export class ConfigFileSystem {
 
   private locateFrom(configPath: string, base: string | undefined): string {
     // What resolve gives for a path it would leave as it is, without its cost per included file.
-    if (isNormalAbsolute(configPath)) return this.sysroot === undefined ? configPath : childPath(this.sysroot, configPath.slice(1));
-    const absolute = path.posix.resolve(base ?? '/', configPath);
-    if (this.sysroot === undefined) return path.resolve(this.cwd, base === undefined ? configPath : absolute);
-    return path.join(this.sysroot, absolute);
+    const normal = isNormalAbsolute(configPath);
+    if (this.sysroot === undefined) {
+      if (normal) return configPath;
+      return path.resolve(this.cwd, base === undefined ? configPath : path.posix.resolve(base, configPath));
+    }
+    const serverPath = normal ? configPath : path.posix.resolve(base ?? '/', configPath);
+    return this.hostOf(serverPath) ?? outsideSysroot(serverPath);
+  }
+
+  /**
+   * Where a normalised absolute server path is under the sysroot (which is
+   * set): undefined for a path outside the directory `--sysroot-at` names.
+   */
+  private hostOf(serverPath: string): string | undefined {
+    const root = this.sysroot as string;
+    if (this.mount === '') return serverPath === '/' ? root : childPath(root, serverPath.slice(1));
+    if (serverPath === this.mount) return root;
+    return serverPath.startsWith(`${this.mount}/`) ? childPath(root, serverPath.slice(this.mount.length + 1)) : undefined;
   }
 
   /**
@@ -98,7 +126,7 @@ export class ConfigFileSystem {
    * what this view learnt: a fix pass re-reads only the files it changed.
    */
   withOverlay(overlay: ReadonlyMap<string, string>): ConfigFileSystem {
-    const view = new ConfigFileSystem({ sysroot: this.sysrootAsGiven, cwd: this.cwd, limits: this.limits, overlay });
+    const view = new ConfigFileSystem({ sysroot: this.sysrootAsGiven, sysrootAt: this.sysrootAt, cwd: this.cwd, limits: this.limits, overlay });
     view.known = this.known;
     return view;
   }
@@ -106,15 +134,18 @@ export class ConfigFileSystem {
   /** The inverse of locate for display: the path as the server would see it. */
   serverPath(hostPath: string): string {
     if (this.sysroot === undefined) return hostPath;
+    const outside = serverPathOutside(hostPath);
+    if (outside !== undefined) return outside;
     const inside = path.relative(this.sysroot, this.underRealRoot(hostPath));
-    return inside.startsWith('..') ? hostPath : `/${inside.split(path.sep).join('/')}`;
+    if (inside.startsWith('..')) return hostPath;
+    return inside === '' ? this.sysrootAt : `${this.mount}/${inside.split(path.sep).join('/')}`;
   }
 
   /** Path relative to the working directory, with `/` separators, for people and patches. */
   display(hostPath: string): string {
     let shown = this.known.displayed.get(hostPath);
     if (shown === undefined) {
-      shown = this.relativeToCwd(hostPath);
+      shown = serverPathOutside(hostPath) ?? this.relativeToCwd(hostPath);
       this.known.displayed.set(hostPath, shown);
     }
     return shown;
@@ -137,7 +168,7 @@ export class ConfigFileSystem {
   resolve(hostPath: string): string {
     let real = this.known.realPaths.get(hostPath);
     if (real === undefined) {
-      real = this.sysroot === undefined ? this.realPath(hostPath) : this.resolveInRoot(this.sysroot, this.underRealRoot(hostPath));
+      real = this.sysroot === undefined ? this.realPath(hostPath) : isOutsideSysroot(hostPath) ? hostPath : this.resolveInRoot(this.sysroot, this.underRealRoot(hostPath));
       this.known.realPaths.set(hostPath, real);
     }
     return real;
@@ -161,32 +192,36 @@ export class ConfigFileSystem {
   }
 
   private resolveInRoot(root: string, hostPath: string): string {
-    // The path so far is grown and cut a component at a time, its parts being plain names (no '', '.' or
-    // '/'): path.join and path.relative would normalise whole strings again for every path resolved.
+    // Walked as the server sees the path, from its `/`: a symlink's target is a server path, and `..` above
+    // --sysroot-at leaves the directory the sysroot holds. The path so far is grown and cut a component at a
+    // time, its parts being plain names (no '', '.' or '/'): path.join and path.relative would normalise whole
+    // strings again for every path resolved.
     const top = root.endsWith('/') ? root.slice(0, -1) : root;
     const inside = isNormalAbsolute(hostPath) && hostPath.startsWith(`${top}/`) ? hostPath.slice(top.length + 1) : path.relative(root, hostPath);
     const pending = inside.split(path.sep).filter((part) => part !== '' && part !== '.');
     if (pending[0] === '..') throw new FileAccessError(`${this.display(hostPath)} is outside the sysroot ${root}`, 'escapes-sysroot');
-    let resolved = top;
+    let resolved = this.mount;
     let hops = 0;
     while (pending.length > 0) {
       const part = pending.shift() as string;
       if (part === '..') {
-        if (resolved !== top) resolved = resolved.slice(0, resolved.lastIndexOf('/'));
+        if (resolved !== '') resolved = resolved.slice(0, resolved.lastIndexOf('/'));
         continue;
       }
       const candidate = `${resolved}/${part}`;
-      const link = this.linkAt(candidate);
+      const onDisk = this.hostOf(candidate);
+      // Outside the directory the sysroot holds nothing exists, symlinks included.
+      const link = onDisk === undefined ? undefined : this.linkAt(onDisk);
       if (link === undefined) {
         resolved = candidate;
         continue;
       }
       if (++hops > MAX_SYMLINK_HOPS) throw new FileAccessError(`${this.display(hostPath)}: too many levels of symbolic links`, 'loop');
       const target = link.split('/').filter((p) => p !== '' && p !== '.');
-      if (link.startsWith('/')) resolved = top;
+      if (link.startsWith('/')) resolved = '';
       pending.unshift(...target);
     }
-    return resolved === '' ? '/' : resolved;
+    return this.hostOf(resolved === '' ? '/' : resolved) ?? outsideSysroot(resolved);
   }
 
   /**
@@ -216,6 +251,7 @@ export class ConfigFileSystem {
   }
 
   private statKind(hostPath: string): FileKind {
+    if (isOutsideSysroot(hostPath)) return 'missing';
     try {
       const stat = fs.statSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath));
       return stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other';
@@ -231,6 +267,7 @@ export class ConfigFileSystem {
   entryKind(hostPath: string): FileKind | 'symlink' {
     const listed = this.known.entryKinds.get(hostPath);
     if (listed !== undefined) return listed;
+    if (isOutsideSysroot(hostPath)) return 'missing';
     try {
       const stat = fs.lstatSync(path.join(this.resolve(path.dirname(hostPath)), path.basename(hostPath)));
       return stat.isSymbolicLink() ? 'symlink' : stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other';
@@ -251,6 +288,7 @@ export class ConfigFileSystem {
   /** Entry names of a directory, unsorted; a FileAccessError when it cannot be read (the servers refuse to start then). */
   readDirectory(hostPath: string): string[] {
     let entries: fs.Dirent[];
+    if (isOutsideSysroot(hostPath)) throw new FileAccessError(`${this.display(hostPath)}: cannot read the directory (ENOENT)`, 'missing', 'ENOENT');
     try {
       entries = fs.readdirSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath), { withFileTypes: true });
     } catch (error) {
@@ -310,6 +348,7 @@ export class ConfigFileSystem {
   }
 
   private readDisk(hostPath: string, real: string, displayPath: string): SourceFile {
+    if (isOutsideSysroot(real)) throw new FileAccessError(`${displayPath}: no such file`, 'missing');
     let fd: number;
     try {
       fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -388,6 +427,25 @@ function codeOf(error: unknown): string {
     return (error as { code: string }).code;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A server path outside the directory `--sysroot-at` names, where a host path
+ * stands: the NUL cannot be in a real path, so a slip past the checks above
+ * is an error from Node rather than a read of some other file.
+ */
+const OUTSIDE_SYSROOT = '\0outside-sysroot:';
+
+function outsideSysroot(serverPath: string): string {
+  return `${OUTSIDE_SYSROOT}${serverPath === '' ? '/' : serverPath}`;
+}
+
+function isOutsideSysroot(hostPath: string): boolean {
+  return hostPath.startsWith(OUTSIDE_SYSROOT);
+}
+
+function serverPathOutside(hostPath: string): string | undefined {
+  return isOutsideSysroot(hostPath) ? hostPath.slice(OUTSIDE_SYSROOT.length) : undefined;
 }
 
 /** An absolute path that path.resolve leaves unchanged: no empty, `.` or `..` component and no trailing `/`. */

@@ -8,6 +8,7 @@ import type { MycnfConfig } from '../languages/mycnf/model.js';
 import type { FileFix, LintResult } from '../lint.js';
 import { compareDiagnostics } from './linter.js';
 import { apacheEnvironment, findServerTool, mapApacheServerPaths, mapMycnfServerPaths, parseApacheStderr, runTool, SERVER_TOOL_PATH, type ToolRun } from './server-tools.js';
+import { ConfigFileSystem } from './files.js';
 import type { SourceFile } from './source-file.js';
 import type { Diagnostic } from './types.js';
 
@@ -41,6 +42,8 @@ export const VERIFY_RULE = { id: 'TL0008', name: 'fix-rejected-by-server' } as c
 export interface VerifyOptions {
   /** The sysroot of the run, when there is one. */
   readonly sysroot?: string | undefined;
+  /** The server path the sysroot holds (--sysroot-at); `/` when not given. */
+  readonly sysrootAt?: string | undefined;
   /** The working directory of the run: where relative `!include` paths resolve unless `includeBase` says otherwise. */
   readonly cwd: string;
   readonly includeBase?: string | undefined;
@@ -71,9 +74,12 @@ export class FixVerifier {
   private readonly notes = new Set<string>();
   private namespace: boolean | undefined;
   private readonly sysroot: string | undefined;
+  /** Server paths of the run's files, as the lint's reader mapped them. */
+  private readonly paths: ConfigFileSystem;
 
   constructor(private readonly options: VerifyOptions) {
-    this.sysroot = options.sysroot === undefined ? undefined : fs.realpathSync(path.resolve(options.cwd, options.sysroot));
+    this.paths = new ConfigFileSystem({ sysroot: options.sysroot, sysrootAt: options.sysrootAt, cwd: options.cwd });
+    this.sysroot = this.paths.sysroot;
   }
 
   /** The result with the fixes the servers accept; rejected ones are gone from `fixes` and reported as TL0008. */
@@ -140,7 +146,7 @@ export class FixVerifier {
         tree.dispose();
       }
     }
-    const tree = new CopyTree(this.sysroot, subject.files, patched, subject.language, this.timeout);
+    const tree = new CopyTree((hostPath) => this.serverPath(hostPath), subject.files, patched, subject.language, this.timeout);
     try {
       return await subject.check(tree);
     } finally {
@@ -231,9 +237,7 @@ export class FixVerifier {
   }
 
   private serverPath(hostPath: string): string {
-    if (this.sysroot === undefined) return hostPath;
-    const inside = path.relative(this.sysroot, hostPath);
-    return inside.startsWith('..') ? hostPath : `/${inside.split(path.sep).join('/')}`;
+    return this.paths.serverPath(hostPath);
   }
 
   /** The first of these binaries that is installed; when none is, says once what that means. */
@@ -311,7 +315,7 @@ class CopyTree implements Tree {
   private readonly dir: string;
 
   constructor(
-    sysroot: string | undefined,
+    serverPathOf: (hostPath: string) => string,
     files: readonly SourceFile[],
     patched: ReadonlyMap<string, FileFix>,
     language: 'apache' | 'mycnf',
@@ -323,8 +327,7 @@ class CopyTree implements Tree {
     const written = new Set<string>();
     for (const file of files) {
       if (!path.isAbsolute(file.path)) continue;
-      const serverPath = sysroot === undefined ? file.path : `/${path.relative(sysroot, file.path).split(path.sep).join('/')}`;
-      const target = this.at(serverPath);
+      const target = this.at(serverPathOf(file.path));
       if (written.has(target)) continue;
       written.add(target);
       fs.mkdirSync(path.dirname(target), { recursive: true });

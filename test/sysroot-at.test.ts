@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigFileSystem, FileAccessError } from '../src/engine/files.js';
+import { UserError } from '../src/util/user-error.js';
+import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
+import { repoPath } from './helpers/paths.js';
+
+/*
+ * --sysroot-at: the sysroot holds one directory of the server's, as a
+ * repository of /etc/httpd's files (RHEL) or an etckeeper repository of /etc
+ * does. Paths under it are found in the sysroot; everything else does not
+ * exist, even where the sysroot happens to have the same relative path.
+ */
+
+const scratch = scratchDir('sysroot-at');
+after(() => removeScratch(scratch));
+
+function repo(name: string, files: Record<string, string>, links: Record<string, string> = {}): string {
+  const dir = path.join(scratch, name);
+  writeFiles(dir, files);
+  for (const [link, target] of Object.entries(links)) {
+    fs.mkdirSync(path.dirname(path.join(dir, link)), { recursive: true });
+    fs.symlinkSync(target, path.join(dir, link));
+  }
+  return dir;
+}
+
+describe('ConfigFileSystem with --sysroot-at', () => {
+  const dir = repo(
+    'unit',
+    { 'conf/httpd.conf': 'ServerRoot "/etc/httpd"\n', 'conf.d/a.conf': 'A\n', 'etc/passwd': 'not the server /etc/passwd\n' },
+    {
+      'in-absolute': '/etc/httpd/conf.d',
+      'in-relative': '../httpd/conf.d',
+      'out-absolute': '/etc/passwd',
+      'out-relative': '../../../../etc/passwd',
+      'conf.d/up': '..',
+    },
+  );
+  const files = new ConfigFileSystem({ sysroot: dir, sysrootAt: '/etc/httpd', cwd: dir });
+
+  it('finds server paths under it in the sysroot, and gives them back as server paths', () => {
+    assert.equal(files.locate('/etc/httpd/conf/httpd.conf'), path.join(dir, 'conf', 'httpd.conf'));
+    assert.equal(files.locate('conf.d/a.conf', '/etc/httpd'), path.join(dir, 'conf.d', 'a.conf'));
+    assert.equal(files.locate('/etc/httpd'), dir);
+    assert.equal(files.serverPath(path.join(dir, 'conf', 'httpd.conf')), '/etc/httpd/conf/httpd.conf');
+    assert.equal(files.serverPath(dir), '/etc/httpd');
+    assert.equal(files.read(files.locate('/etc/httpd/conf.d/a.conf')).text, 'A\n');
+  });
+
+  it('has nothing outside it, not even what the sysroot holds at the same relative path', () => {
+    const passwd = files.locate('/etc/passwd');
+    assert.equal(files.kind(passwd), 'missing');
+    assert.equal(files.display(passwd), '/etc/passwd');
+    assert.equal(files.serverPath(passwd), '/etc/passwd');
+    assert.throws(() => files.read(passwd), (error: unknown) => error instanceof FileAccessError && error.code === 'missing' && error.message === '/etc/passwd: no such file');
+    assert.throws(() => files.readDirectory(files.locate('/etc')), (error: unknown) => error instanceof FileAccessError && error.code === 'missing');
+    assert.deepEqual(files.list(files.locate('/')), []);
+    assert.equal(files.kind(files.locate('../passwd', '/etc/httpd')), 'missing');
+  });
+
+  it('follows symlinks as the server would: absolute targets are server paths, and `..` above it leaves it', () => {
+    assert.equal(files.resolve(path.join(dir, 'in-absolute')), path.join(dir, 'conf.d'));
+    assert.equal(files.resolve(path.join(dir, 'in-relative')), path.join(dir, 'conf.d'));
+    assert.equal(files.kind(path.join(dir, 'in-relative', 'a.conf')), 'file');
+    assert.equal(files.resolve(path.join(dir, 'conf.d', 'up', 'conf')), path.join(dir, 'conf'));
+    for (const link of ['out-absolute', 'out-relative']) {
+      assert.equal(files.kind(path.join(dir, link)), 'missing', link);
+      assert.throws(() => files.read(path.join(dir, link)), (error: unknown) => error instanceof FileAccessError && error.code === 'missing', link);
+    }
+  });
+
+  it('is an absolute, normalised server path, and needs a sysroot', () => {
+    for (const bad of ['etc/httpd', '/etc/httpd/', '/etc/../httpd', '/etc//httpd']) {
+      assert.throws(() => new ConfigFileSystem({ sysroot: dir, sysrootAt: bad }), UserError, bad);
+    }
+    assert.throws(() => new ConfigFileSystem({ sysrootAt: '/etc/httpd' }), /needs --sysroot/);
+    assert.equal(new ConfigFileSystem({ sysroot: dir, sysrootAt: '/' }).locate('/conf/httpd.conf'), path.join(dir, 'conf', 'httpd.conf'));
+  });
+});
+
+describe('tune-lint --sysroot-at', () => {
+  const layout = repoPath('fixtures', 'apache', 'rhel');
+  const flat = path.join(scratch, 'etc-httpd');
+  fs.cpSync(path.join(layout, 'etc', 'httpd'), flat, { recursive: true, verbatimSymlinks: true });
+  const host = ['--no-probe', '--host-ram', '1G'];
+
+  it('lints a repository of /etc/httpd as the same files under etc/httpd of a whole root', () => {
+    const asRoot = runCli([...host, '--format', 'json', '--sysroot', '.', 'etc/httpd/conf/httpd.conf'], { cwd: layout });
+    const asMount = runCli([...host, '--format', 'json', '--sysroot', '.', '--sysroot-at', '/etc/httpd', 'conf/httpd.conf'], { cwd: flat });
+    assert.equal(asRoot.status, 1, asRoot.stderr);
+    assert.equal(asMount.status, 1, asMount.stderr);
+    assert.equal(asMount.stdout, asRoot.stdout.replaceAll('etc/httpd/', ''));
+    assert.match(asMount.stdout, /"file": "conf.modules.d\/00-mpm.conf"/);
+  });
+
+  it('finds the main config by its server path, or by itself when none is given; one outside is refused', () => {
+    const given = runCli([...host, '--format', 'json', '--sysroot', '.', '--sysroot-at', '/etc/httpd', '/etc/httpd/conf/httpd.conf'], { cwd: flat });
+    const found = runCli([...host, '--format', 'json', '--sysroot', '.', '--sysroot-at', '/etc/httpd'], { cwd: flat });
+    assert.equal(given.status, 1, given.stderr);
+    assert.equal(found.stdout, given.stdout);
+    const outside = runCli([...host, '--sysroot', '.', '--sysroot-at', '/etc/httpd', '/etc/apache2/apache2.conf'], { cwd: flat });
+    assert.equal(outside.status, 2);
+    assert.equal(outside.stderr, 'tune-lint: /etc/apache2/apache2.conf is outside --sysroot-at /etc/httpd, the part of the server --sysroot . holds\n');
+  });
+
+  it('dumps the same effective config', () => {
+    const asRoot = runCli(['dump', '--json', '--sysroot', '.', 'etc/httpd/conf/httpd.conf'], { cwd: layout });
+    const asMount = runCli(['dump', '--json', '--sysroot', '.', '--sysroot-at', '/etc/httpd', 'conf/httpd.conf'], { cwd: flat });
+    assert.equal(asRoot.status, 0, asRoot.stderr);
+    assert.equal(asMount.stdout, asRoot.stdout.replaceAll('etc/httpd/', ''));
+  });
+
+  it('reports an include outside it as missing, by its server path', () => {
+    const dir = repo('outside-include', {
+      'conf/httpd.conf': 'ServerRoot "/etc/httpd"\nLoadModule mpm_event_module modules/mod_mpm_event.so\nInclude /etc/extra/site.conf\n',
+      'etc/extra/site.conf': 'KeepAlive Off\n',
+    });
+    const run = runCli(['--no-probe', '--sysroot', '.', '--sysroot-at', '/etc/httpd', 'conf/httpd.conf'], { cwd: dir });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stdout, /Include \/etc\/extra\/site.conf: Could not open configuration file \/etc\/extra\/site.conf: No such file or directory {2}TL0002/);
+    assert.doesNotMatch(run.stdout, /AP2006/, 'the file at etc/extra in the sysroot is not the server /etc/extra');
+  });
+
+  it('is refused in words when it is not an absolute server path', () => {
+    const run = runCli(['--no-probe', '--sysroot', '.', '--sysroot-at', 'etc/httpd', 'conf/httpd.conf'], { cwd: flat });
+    assert.equal(run.status, 2);
+    assert.equal(run.stderr, "tune-lint: --sysroot-at etc/httpd: expected an absolute path without '.', '..' or a trailing '/', e.g. /etc/httpd\n");
+  });
+});
