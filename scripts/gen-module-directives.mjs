@@ -101,6 +101,9 @@ export const DIRECTIVE_OWNERS: Readonly<Record<string, string>> = lookupTable({
 ${ownerLines.join('\n')}
 });
 
+/** The release these tables were read from: the newest 2.4 this tool knows. */
+export const TABLES_RELEASE = '${version.replace(/^Apache\/([\d.]+).*$/, '$1')}';
+
 /** The modules compiled into Debian's apache2, by source file (\`apache2 -l\`). */
 export const COMPILED_IN = '${compiledIn.join(' ')}';
 

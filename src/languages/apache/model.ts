@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { childPath, ConfigFileSystem, FileAccessError, systemError } from '../../engine/files.js';
 import type { ConfigProblem } from '../../engine/problems.js';
 import { SourceFile } from '../../engine/source-file.js';
-import { compareVersions, versionAtLeast } from '../../engine/targets.js';
+import { compareVersions, httpdRelease, versionAtLeast } from '../../engine/targets.js';
 import type { Located, Range, Severity } from '../../engine/types.js';
 import type { ApacheNode, DirectiveNode, SectionNode } from './cst.js';
 import { readEnvvars } from './envvars.js';
@@ -892,7 +892,7 @@ function ifVersionHolds(target: string, args: readonly string[]): boolean | stri
       }
       if (kind === '=' && (regex === '' || !regex.endsWith('/'))) return 'Missing delimiting / of regular expression.';
       try {
-        match = new RegExp(kind === '=' ? regex.slice(0, -1) : regex).test(target);
+        match = new RegExp(kind === '=' ? regex.slice(0, -1) : regex).test(httpdRelease(target));
       } catch {
         return 'Regular expression could not be compiled.';
       }

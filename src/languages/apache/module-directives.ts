@@ -843,6 +843,9 @@ export const DIRECTIVE_OWNERS: Readonly<Record<string, string>> = lookupTable({
   xml2startparse: 'mod_xml2enc.c',
 });
 
+/** The release these tables were read from: the newest 2.4 this tool knows. */
+export const TABLES_RELEASE = '2.4.71';
+
 /** The modules compiled into Debian's apache2, by source file (`apache2 -l`). */
 export const COMPILED_IN = 'core.c mod_so.c mod_watchdog.c http_core.c mod_log_config.c mod_logio.c mod_version.c mod_unixd.c';
 
