@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { BAR_WIDTH, budgetPicture, type BarKind } from '../src/formatters/budget.js';
 import { DEFAULT_BUDGET, type ApacheSizing, type MysqlSizing, type Sizing } from '../src/engine/sizing.js';
 import type { ApacheConfig } from '../src/languages/apache/model.js';
-import { runCli } from './helpers/cli.js';
+import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
 
 const MIB = 1024 * 1024;
@@ -25,6 +25,7 @@ function apache(workers: number, perChildMiB: number, mpm: 'prefork' | 'event' =
     processesThatFit: undefined,
     overcommitted: false,
     plannedMaxRequestWorkers: workers,
+    fastCgi: undefined,
   };
 }
 
@@ -144,6 +145,27 @@ describe('memory budget picture', () => {
   it('says when the database is not counted', () => {
     const lines = budgetPicture(sizing(1000, [apache(20, 20)]), undefined, plain);
     assert.equal(lines.at(-1), '  no database counted: no database config linted and none seen running');
+  });
+
+  it('says that a FastCGI server Apache passes requests to (php-fpm) is not counted, and where the hand-off is', () => {
+    const dir = scratchDir('budget-fastcgi');
+    try {
+      const modules = ['mpm_event', 'proxy', 'proxy_fcgi'].map((name) => `LoadModule ${name}_module /usr/lib/apache2/modules/mod_${name}.so\n`).join('');
+      writeFiles(dir, {
+        'fpm.conf': `${modules}<FilesMatch ".+\\.php$">\n    SetHandler "proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost"\n</FilesMatch>\n`,
+        'pass.conf': `${modules}ProxyPassMatch "^/(.*\\.php)$" "fcgi://127.0.0.1:9000/var/www/$1"\n`,
+        'no-fcgi.conf': `${modules}SetHandler "proxy:http://127.0.0.1:8080/"\n`,
+      });
+      const noteOf = (file: string): string[] =>
+        runCli(['--no-probe', '--host-ram', '2G', file], { cwd: dir }).stdout.split('\n').filter((line) => line.includes('FastCGI'));
+      assert.deepEqual(noteOf('fpm.conf'), [
+        '  FastCGI server not counted: SetHandler "proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost" (fpm.conf:5) passes requests to it; its processes (php-fpm: pm.max_children x one worker) come on top',
+      ]);
+      assert.match(noteOf('pass.conf').join(''), /ProxyPassMatch "\^\/\(\.\*\\\.php\)\$" "fcgi:\/\/127\.0\.0\.1:9000\/var\/www\/\$1" \(pass\.conf:4\)/);
+      assert.deepEqual(noteOf('no-fcgi.conf'), []);
+    } finally {
+      removeScratch(dir);
+    }
   });
 
   it("names the limit as the config or the target does: httpd 2.2's MaxClients, before and after the patch", () => {

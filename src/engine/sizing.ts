@@ -2,7 +2,7 @@ import { estimatePerChild } from '../host/estimate.js';
 import type { ChildMemory, Fact, HostFacts } from '../host/facts.js';
 import { versionAtLeast } from './targets.js';
 import { lineOf } from '../languages/apache/docroots.js';
-import type { ApacheConfig } from '../languages/apache/model.js';
+import type { ApacheConfig, ApacheDirectiveUse } from '../languages/apache/model.js';
 import type { MpmName } from '../languages/apache/names.js';
 import { isPhpModule } from '../languages/apache/names.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
@@ -58,6 +58,12 @@ export interface ApacheSizing {
   readonly overcommitted: boolean;
   /** MaxRequestWorkers after the sizing fix: the suggestion when overcommitted, else the current value. */
   readonly plannedMaxRequestWorkers: number;
+  /**
+   * The first line that hands requests to a FastCGI server (php-fpm, as
+   * Debian's php8.2-fpm.conf does): its processes are not Apache's, and no
+   * config read here says how many there are or how large.
+   */
+  readonly fastCgi: ApacheDirectiveUse | undefined;
 }
 
 /**
@@ -186,7 +192,15 @@ function apacheSizing(config: ApacheConfig, host: HostFacts, budget: number | un
     processesThatFit,
     overcommitted,
     plannedMaxRequestWorkers,
+    fastCgi: fastCgiHandOff(config),
   };
+}
+
+/** `SetHandler "proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost"`, `ProxyPassMatch ... fcgi://127.0.0.1:9000/...`. */
+function fastCgiHandOff(config: ApacheConfig): ApacheDirectiveUse | undefined {
+  if (!config.hasModule('proxy_fcgi_module')) return undefined;
+  const toFastCgi = (use: ApacheDirectiveUse): boolean => use.args.some((arg) => /(^|\|)fcgi:\/\//i.test(arg));
+  return [...config.named('sethandler'), ...config.named('proxypass'), ...config.named('proxypassmatch')].filter(toFastCgi).sort((a, b) => a.order - b.order)[0];
 }
 
 /** Memory variables of the worst-case formula (reference/mysql.md §4, MySQLTuner `calculations`). */

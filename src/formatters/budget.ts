@@ -1,4 +1,5 @@
 import type { Sizing } from '../engine/sizing.js';
+import { lineOf } from '../languages/apache/docroots.js';
 import { printable } from '../util/printable.js';
 import { formatBytes, formatPercent } from '../util/units.js';
 
@@ -37,6 +38,11 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined, paint: 
   const lines = [`Memory at peak against ${formatBytes(ram)} RAM (${printable(before.ram?.source ?? '')}):`];
   lines.push(...picture(changed ? 'before the patch' : undefined, first, ram, labelWidth, paint));
   if (changed && second !== undefined) lines.push(...picture('after the patch', second, ram, labelWidth, paint));
+  for (const apache of before.apache) {
+    if (apache.fastCgi === undefined) continue;
+    const handOff = `${apache.fastCgi.node.name} ${apache.fastCgi.argsText} (${lineOf(apache.fastCgi)})`;
+    lines.push(`  FastCGI server not counted: ${printable(handOff)} passes requests to it; its processes (php-fpm: pm.max_children x one worker) come on top`);
+  }
   if (!before.dbLocal.value) lines.push(`  no database counted: ${printable(before.dbLocal.reason)}`);
   else if (before.mysql === undefined) lines.push(`  MySQL not counted: ${printable(before.dbLocal.reason)}, but no my.cnf was linted with it`);
   return lines;
