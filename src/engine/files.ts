@@ -168,7 +168,8 @@ export class ConfigFileSystem {
   resolve(hostPath: string): string {
     let real = this.known.realPaths.get(hostPath);
     if (real === undefined) {
-      real = this.sysroot === undefined ? this.realPath(hostPath) : isOutsideSysroot(hostPath) ? hostPath : this.resolveInRoot(this.sysroot, this.underRealRoot(hostPath));
+      if (this.sysroot === undefined) real = this.realPath(hostPath);
+      else real = isOutsideSysroot(hostPath) ? hostPath : this.resolveInRoot(this.sysroot, this.underRealRoot(hostPath));
       this.known.realPaths.set(hostPath, real);
     }
     return real;
