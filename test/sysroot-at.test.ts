@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -37,6 +38,9 @@ describe('ConfigFileSystem with --sysroot-at', () => {
       'out-absolute': '/etc/passwd',
       'out-relative': '../../../../etc/passwd',
       'conf.d/up': '..',
+      // usr in the sysroot is /etc/httpd/usr to the server, not /usr: a link through /usr must not find it.
+      usr: '/etc/httpd/conf',
+      'through-usr': '/usr/httpd.conf',
     },
   );
   const files = new ConfigFileSystem({ sysroot: dir, sysrootAt: '/etc/httpd', cwd: dir });
@@ -66,7 +70,8 @@ describe('ConfigFileSystem with --sysroot-at', () => {
     assert.equal(files.resolve(path.join(dir, 'in-relative')), path.join(dir, 'conf.d'));
     assert.equal(files.kind(path.join(dir, 'in-relative', 'a.conf')), 'file');
     assert.equal(files.resolve(path.join(dir, 'conf.d', 'up', 'conf')), path.join(dir, 'conf'));
-    for (const link of ['out-absolute', 'out-relative']) {
+    assert.equal(files.kind(path.join(dir, 'usr', 'httpd.conf')), 'file', '/etc/httpd/usr is a link to /etc/httpd/conf');
+    for (const link of ['out-absolute', 'out-relative', 'through-usr']) {
       assert.equal(files.kind(path.join(dir, link)), 'missing', link);
       assert.throws(() => files.read(path.join(dir, link)), (error: unknown) => error instanceof FileAccessError && error.code === 'missing', link);
     }
@@ -78,6 +83,83 @@ describe('ConfigFileSystem with --sysroot-at', () => {
     }
     assert.throws(() => new ConfigFileSystem({ sysrootAt: '/etc/httpd' }), /needs --sysroot/);
     assert.equal(new ConfigFileSystem({ sysroot: dir, sysrootAt: '/' }).locate('/conf/httpd.conf'), path.join(dir, 'conf', 'httpd.conf'));
+  });
+});
+
+describe('--sysroot-at against a whole root holding the same directory (fast-check)', () => {
+  /*
+   * The same random tree of directories, files and symlinks (relative and
+   * absolute targets, loops, `..` past the top) is put at etc/httpd of a
+   * whole root R and at the top of a directory D linted as /etc/httpd. For
+   * every server path under /etc/httpd: where the whole root resolves it
+   * inside R/etc/httpd, D gives the same kind; where it leaves that
+   * directory (R/etc, R itself), D has nothing there.
+   */
+  const NAMES = ['a', 'b', 'conf', 'conf.d'] as const;
+  type Entry = { kind: 'dir' } | { kind: 'file' } | { kind: 'link'; target: string };
+  const target = fc.oneof(
+    fc.array(fc.constantFrom(...NAMES, '..', '.'), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/')),
+    fc.array(fc.constantFrom(...NAMES, '..'), { minLength: 0, maxLength: 3 }).map((parts) => `/etc/httpd/${parts.join('/')}`),
+    fc.constantFrom('/etc', '/', '/etc/passwd', '../../..', '/etc/httpd'),
+  );
+  const entry: fc.Arbitrary<Entry> = fc.oneof(
+    fc.constant<Entry>({ kind: 'dir' }),
+    fc.constant<Entry>({ kind: 'file' }),
+    target.map((to): Entry => ({ kind: 'link', target: to })),
+  );
+  const tree = fc.dictionary(fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 2 }).map((parts) => parts.join('/')), entry, { maxKeys: 8 });
+
+  function build(top: string, entries: Record<string, Entry>): void {
+    fs.mkdirSync(top, { recursive: true });
+    for (const [relative, spec] of Object.entries(entries).sort(([a], [b]) => a.length - b.length)) {
+      const at = path.join(top, relative);
+      try {
+        fs.mkdirSync(path.dirname(at), { recursive: true });
+        if (spec.kind === 'dir') fs.mkdirSync(at);
+        else if (spec.kind === 'file') fs.writeFileSync(at, 'x\n');
+        else fs.symlinkSync(spec.target, at);
+      } catch {
+        // A name already taken by an earlier entry (or under a file): the first one stands in both trees.
+      }
+    }
+  }
+
+  it('gives the kind the whole root gives, or nothing where the whole root leaves /etc/httpd', () => {
+    let run = 0;
+    fc.assert(
+      fc.property(tree, (entries) => {
+        const base = path.join(scratch, `fc-${run++}`);
+        const wholeRoot = path.join(base, 'root');
+        const flat = path.join(base, 'flat');
+        build(path.join(wholeRoot, 'etc', 'httpd'), entries);
+        build(flat, entries);
+        try {
+          const whole = new ConfigFileSystem({ sysroot: wholeRoot, cwd: base });
+          const mounted = new ConfigFileSystem({ sysroot: flat, sysrootAt: '/etc/httpd', cwd: base });
+          const inside = fs.realpathSync(path.join(wholeRoot, 'etc', 'httpd'));
+          const probes = ['', ...Object.keys(entries), ...Object.keys(entries).map((key) => `${key}/conf`), 'conf/../a'];
+          for (const relative of probes) {
+            const serverPath = path.posix.resolve('/etc/httpd', relative);
+            let wholeReal: string;
+            try {
+              wholeReal = whole.resolve(whole.locate(serverPath));
+            } catch (error) {
+              // A symlink loop (every loop is inside: nothing outside is a symlink): the mounted view refuses it too.
+              assert.ok(error instanceof FileAccessError && error.code === 'loop', String(error));
+              assert.throws(() => mounted.resolve(mounted.locate(serverPath)), (thrown: unknown) => thrown instanceof FileAccessError && thrown.code === 'loop');
+              continue;
+            }
+            const stays = wholeReal === inside || wholeReal.startsWith(`${inside}/`);
+            const expected = stays ? whole.kind(whole.locate(serverPath)) : 'missing';
+            assert.equal(mounted.kind(mounted.locate(serverPath)), expected, `${serverPath} (whole root: ${wholeReal})`);
+            if (stays && expected === 'file') assert.equal(mounted.read(mounted.locate(serverPath)).text, 'x\n');
+          }
+        } finally {
+          fs.rmSync(base, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 300, seed: 20261201 },
+    );
   });
 });
 
