@@ -232,8 +232,16 @@ export class ConfigFileSystem {
   private linkAt(candidate: string): string | undefined {
     let link = this.known.links.get(candidate);
     if (link === undefined) {
+      link = null;
       try {
-        link = fs.lstatSync(candidate).isSymbolicLink() ? fs.readlinkSync(candidate) : null;
+        // A listing has said which entries are symlinks (Debian's mods-enabled is all symlinks): no lstat for those.
+        if (this.known.entryKinds.get(candidate) === 'symlink') {
+          link = fs.readlinkSync(candidate);
+        } else {
+          const stat = fs.lstatSync(candidate);
+          if (stat.isSymbolicLink()) link = fs.readlinkSync(candidate);
+          else this.known.realKinds.set(candidate, kindOf(stat));
+        }
       } catch {
         link = null;
       }
@@ -254,8 +262,10 @@ export class ConfigFileSystem {
   private statKind(hostPath: string): FileKind {
     if (isOutsideSysroot(hostPath)) return 'missing';
     try {
-      const stat = fs.statSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath));
-      return stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other';
+      if (this.sysroot === undefined) return kindOf(fs.statSync(hostPath));
+      const real = this.resolve(hostPath);
+      // Resolving inside a sysroot lstat'ed the last component already, unless a listing or the cache answered.
+      return this.known.realKinds.get(real) ?? kindOf(fs.statSync(real));
     } catch {
       return 'missing';
     }
@@ -271,7 +281,7 @@ export class ConfigFileSystem {
     if (isOutsideSysroot(hostPath)) return 'missing';
     try {
       const stat = fs.lstatSync(path.join(this.resolve(path.dirname(hostPath)), path.basename(hostPath)));
-      return stat.isSymbolicLink() ? 'symlink' : stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other';
+      return stat.isSymbolicLink() ? 'symlink' : kindOf(stat);
     } catch {
       return 'missing';
     }
@@ -400,6 +410,8 @@ class DiskKnowledge {
   /** From stat, or from a directory listing (see rememberEntries). */
   readonly kinds = new Map<string, FileKind>();
   readonly entryKinds = new Map<string, FileKind | 'symlink'>();
+  /** What lstat said of a real path inside the sysroot that is not a symlink, as resolving it learnt. */
+  readonly realKinds = new Map<string, FileKind>();
   /** Symlink targets inside the sysroot by real path; null for what is not a symlink. */
   readonly links = new Map<string, string | null>();
   /** Files as read from disk, by host path. */
@@ -428,6 +440,10 @@ function codeOf(error: unknown): string {
     return (error as { code: string }).code;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+function kindOf(stat: fs.Stats): FileKind {
+  return stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other';
 }
 
 /**
