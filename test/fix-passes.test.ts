@@ -180,6 +180,27 @@ describe('lint fix passes', () => {
     assert.deepEqual(result.followUps, []);
   });
 
+  it('never inserts into a block whose inner section the reader closed at the block\'s tag (found by the long fuzz run)', async () => {
+    // `< IfModule ...>` opens a section named '' that `</IfModule>` closes along with the real block: a line
+    // put before that tag is inside the broken section, not in effect, and AP2005 asked for it again every pass.
+    const text = [
+      'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so',
+      'LoadModule php_module /usr/lib/apache2/modules/libphp8.2.so',
+      '<IfModule mpm_prefork_module>bphp8.2.so',
+      '< IfModule mpm_prefork_module>',
+      '    MaxRequestWorkers 12',
+      '</IfModule>',
+      '',
+    ].join('\n');
+    const name = config(text);
+    const recycling = builtinRules.filter((rule) => rule.meta.id === 'AP2005');
+    const result = await run([name], recycling);
+    assert.equal(result.passes, 1);
+    assert.equal(result.fixes[0]?.after, text.replace('mod_mpm_prefork.so\n', 'mod_mpm_prefork.so\nMaxConnectionsPerChild 10000\n'));
+    fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
+    assert.deepEqual((await run([name], recycling)).fixes, []);
+  });
+
   it('honours --fix-type in every pass', async () => {
     const name = config('MaxClients 150\nMaxRequestWorkers 99\n');
     const safe = await run([name], [renameRule, lowerRule], 'safe');

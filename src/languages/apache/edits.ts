@@ -47,11 +47,13 @@ export function insertApacheLineAfter(use: ApacheDirectiveUse, line: string): Te
 /**
  * Inserts a line as the last thing inside a section, before its close tag,
  * indented like the section's other lines (or one step deeper than the
- * section when it is empty). Null when the section has no close tag.
+ * section when it is empty). Null when the section has no close tag, or a
+ * section inside it has none: the reader closed both at the one tag, and a
+ * line before it would land in the inner one, where it does not take effect.
  */
 export function insertApacheLineInto(section: ApacheSectionUse, line: string): TextEdit | null {
   const close = section.node.close;
-  if (close === undefined) return null;
+  if (close === undefined || section.node.children.some((child) => child.kind === 'section' && child.close === undefined)) return null;
   const lastLine = [...section.node.children].reverse().find((child) => child.kind === 'directive' || child.kind === 'section');
   const sectionIndent = indentationOf(section.file, section.node.open);
   const indent =
