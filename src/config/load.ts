@@ -34,10 +34,10 @@ type YamlMap = import('yaml').YAMLMap<Node, Node>;
 type YamlSeq = import('yaml').YAMLSeq<Node>;
 type Pair = import('yaml').Pair<Node, Node>;
 
-const TOP_KEYS = ['extends', 'target', 'host', 'budget', 'rules', 'overrides'];
-const OVERRIDE_KEYS = ['name', 'files', 'host', 'rules', 'target', 'budget'];
-const SEVERITIES: readonly SeveritySetting[] = ['off', 'info', 'warn', 'error'];
-const BUDGET_KEYS: Readonly<Partial<Record<string, 'share' | 'size' | 'count'>>> = lookupTable<'share' | 'size' | 'count'>({
+export const TOP_KEYS = ['extends', 'target', 'host', 'budget', 'rules', 'overrides'] as const;
+export const OVERRIDE_KEYS = ['name', 'files', 'host', 'rules', 'target', 'budget'] as const;
+export const SEVERITIES: readonly SeveritySetting[] = ['off', 'info', 'warn', 'error'];
+export const BUDGET_KEYS: Readonly<Partial<Record<string, 'share' | 'size' | 'count'>>> = lookupTable<'share' | 'size' | 'count'>({
   apacheShare: 'share',
   osReserveShare: 'share',
   osReserveMin: 'size',

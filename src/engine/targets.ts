@@ -73,16 +73,21 @@ export function seriesOf(version: string): string {
 export class TargetSpecError extends UserError {}
 
 /** Parses `httpd=2.4,mysql=8.0` (or `mariadb=10.11`) over the given base. */
+/** One part of a target spec: a product and a version of one to three numbers. */
+export const TARGET_PART = /^(httpd|apache|mysql|mariadb)\s*=\s*(\d+(?:\.\d+){0,2})$/i;
+/** The httpd versions a target may name: the 2.2 and 2.4 series, optionally with a patch release. */
+export const HTTPD_TARGET_VERSION = /^2\.[24](\.\d+)?$/;
+
 export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): Targets {
   let httpd = base.httpd;
   let db = base.db;
   for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
-    const match = /^(httpd|apache|mysql|mariadb)\s*=\s*(\d+(?:\.\d+){0,2})$/i.exec(part);
+    const match = TARGET_PART.exec(part);
     if (!match) throw new TargetSpecError(`invalid target "${part}": expected httpd=2.4, mysql=8.0 or mariadb=10.11`);
     const product = (match[1] as string).toLowerCase();
     const version = match[2] as string;
     if (product === 'httpd' || product === 'apache') {
-      if (!/^2\.[24](\.\d+)?$/.test(version)) throw new TargetSpecError(`unsupported httpd target "${version}": expected 2.2 or 2.4`);
+      if (!HTTPD_TARGET_VERSION.test(version)) throw new TargetSpecError(`unsupported httpd target "${version}": expected 2.2 or 2.4`);
       httpd = version;
     } else {
       const major = Number.parseInt(version, 10);

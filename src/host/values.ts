@@ -71,15 +71,20 @@ export function checkSize(value: unknown, kind: SizeKind): Checked<number> {
   return { ok: true, value: bytes };
 }
 
+/** A CPU count written as text; a count may also be a number. */
+export const CPUS_TEXT = /^\s*\d+(\.\d+)?\s*$/;
+/** A whole number written as text. */
+export const WHOLE_NUMBER_TEXT = /^\s*\d+\s*$/;
+
 /** A CPU count; fractions are allowed because a cgroup quota of 1.5 CPUs is a real limit. */
 export function checkCpus(value: unknown): Checked<number> {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  const number = typeof value === 'number' ? value : typeof value === 'string' && CPUS_TEXT.test(value) ? Number(value) : NaN;
   if (!Number.isFinite(number) || number <= 0) return fail(`expected a number of CPUs greater than 0, such as 2 or 1.5, got ${shown(value)}`);
   return { ok: true, value: number };
 }
 
 export function checkPositiveInteger(value: unknown): Checked<number> {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  const number = typeof value === 'number' ? value : typeof value === 'string' && WHOLE_NUMBER_TEXT.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(number) || number <= 0) return fail(`expected a whole number greater than 0, got ${shown(value)}`);
   return { ok: true, value: number };
 }
@@ -127,8 +132,8 @@ function checkKeys(node: Located, known: readonly string[], keyPath: string): Re
   return byKey;
 }
 
-const PER_CHILD_KEYS = ['median', 'max', 'count', 'metric'] as const;
-const MOUNT_KEYS = ['mountPoint', 'fsType', 'source'] as const;
+export const PER_CHILD_KEYS = ['median', 'max', 'count', 'metric'] as const;
+export const MOUNT_KEYS = ['mountPoint', 'fsType', 'source'] as const;
 
 function checkPerChild(node: Located, keyPath: string): ChildMemory {
   if (node.entries === undefined) {

@@ -21,6 +21,9 @@ const FRIENDLY_UNITS: Readonly<Record<string, number>> = lookupTable({
   tib: TIB,
 });
 
+/** The units {@link parseFriendlySize} takes, lower case; it compares them without case. */
+export const FRIENDLY_SIZE_UNITS: readonly string[] = Object.keys(FRIENDLY_UNITS).filter((unit) => unit !== '');
+
 /**
  * Parses a size given by a person on our own command line or in our own YAML:
  * `512M`, `1.5G`, `2GiB`, `20MB`, `1048576`. Units are binary (1K = 1024), as in

@@ -1,0 +1,209 @@
+import { docsUrl } from '../docs-url.js';
+import { HTTPD_TARGET_VERSION, TARGET_PART } from '../engine/targets.js';
+import type { Budget } from '../engine/sizing.js';
+import type { Rule } from '../engine/types.js';
+import { HOST_FACT_NAMES, type HostFactName } from '../host/facts.js';
+import { CPUS_TEXT, MOUNT_KEYS, PER_CHILD_KEYS, WHOLE_NUMBER_TEXT } from '../host/values.js';
+import { FRIENDLY_SIZE_UNITS } from '../util/units.js';
+import { BUDGET_KEYS, CONFIG_NAME, OVERRIDE_KEYS, SEVERITIES, TOP_KEYS } from './load.js';
+
+/**
+ * The JSON Schema (draft-07) of `.tune-lint.yaml`, for editors: completion of
+ * keys, rule ids and options, and errors while typing. Built from the tables
+ * the loader checks against (src/config/load.ts, host/values.ts,
+ * engine/targets.ts, util/units.ts) and the rules' metadata, so a document
+ * the loader accepts is one the schema accepts (test/config-schema.test.ts).
+ * The loader checks more than a schema can say: a RAM figure too small to be
+ * meant, a perChild max below its median, a rule set by id and by name, a
+ * MariaDB version below 10; those stay its errors alone.
+ */
+export function configSchema(rules: readonly Rule[], version: string): object {
+  const severity = { $ref: '#/definitions/severity' };
+  const ruleDefinitions: Record<string, object> = {};
+  const ruleProperties: Record<string, object> = {};
+  const rulePatterns: Record<string, object> = {};
+  for (const rule of rules) {
+    const { id, name, description } = rule.meta;
+    ruleDefinitions[id] = ruleSetting(rule, severity);
+    const reference = { $ref: `#/definitions/rule/${id}`, description: `${id} ${name}: ${description}. ${docsUrl(version, id)}` };
+    ruleProperties[id] = reference;
+    ruleProperties[name] = reference;
+    rulePatterns[`^(?:${caseless(id)}|${caseless(name)})$`] = { $ref: `#/definitions/rule/${id}` };
+  }
+  const section = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: CONFIG_NAME,
+    description: `tune-lint's configuration, found upward from the working directory. ${docsUrl(version).replace(/README\.md$/, 'docs/usage.md')}`,
+    // An empty file is a valid configuration: every default.
+    anyOf: [{ $ref: '#/definitions/config' }, { type: 'null' }],
+    definitions: {
+      config: {
+        type: 'object',
+        additionalProperties: false,
+        properties: pick(TOP_KEYS, {
+          extends: section({ enum: ['recommended', 'strict'], description: 'The preset: recommended (the default) or strict, every rule on' }),
+          target: section({ $ref: '#/definitions/target' }),
+          host: section({ $ref: '#/definitions/host' }),
+          budget: section({ $ref: '#/definitions/budget' }),
+          rules: section({ $ref: '#/definitions/rules' }),
+          overrides: section({
+            type: 'array',
+            description: 'Settings for the files that globs relative to this file match; in order, later ones over earlier ones',
+            items: { $ref: '#/definitions/override' },
+          }),
+        }),
+      },
+      severity: { enum: [...SEVERITIES], description: 'off, info, warn or error' },
+      size: {
+        description: 'A size: a number of bytes, or text like 512M, 1.5G or 2GiB (units are binary and any case)',
+        anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: `^\\s*\\d+(?:\\.\\d+)?\\s*(?:${FRIENDLY_SIZE_UNITS.map(caseless).join('|')})?\\s*$` }],
+      },
+      target: {
+        description: 'Server versions the configs are for: { httpd: "2.4", mariadb: "10.11" } or "httpd=2.4,mariadb=10.11"',
+        anyOf: [
+          { type: 'string', pattern: `^[\\s,]*(?:${caseless(inner(TARGET_PART))}(?:\\s*,[\\s,]*${caseless(inner(TARGET_PART))})*)?[\\s,]*$` },
+          {
+            type: 'object',
+            properties: { httpd: { $ref: '#/definitions/httpdVersion' }, mariadb: { $ref: '#/definitions/version' }, mysql: { $ref: '#/definitions/version' } },
+            patternProperties: {
+              [`^(?:${caseless('httpd')}|${caseless('apache')})$`]: { $ref: '#/definitions/httpdVersion' },
+              [`^(?:${caseless('mysql')}|${caseless('mariadb')})$`]: { $ref: '#/definitions/version' },
+            },
+            additionalProperties: false,
+          },
+        ],
+      },
+      httpdVersion: { description: '2.2 or 2.4, or a release of them like 2.4.62', anyOf: [{ type: 'string', pattern: HTTPD_TARGET_VERSION.source }, { enum: [2.2, 2.4] }] },
+      version: { description: 'A version like 10.11 or 8.0.36', anyOf: [{ type: 'string', pattern: '^\\d+(?:\\.\\d+){0,2}$' }, { type: 'number', minimum: 0 }] },
+      host: {
+        type: 'object',
+        description: 'Facts about the host the configs run on; they take the place of a probe',
+        additionalProperties: false,
+        properties: pick(HOST_FACT_NAMES, hostFactSchemas()),
+      },
+      budget: {
+        type: 'object',
+        description: 'How the memory budget is shared out',
+        additionalProperties: false,
+        properties: Object.fromEntries(
+          Object.entries(BUDGET_KEYS).map(([key, kind]) => {
+            const description = BUDGET_DESCRIPTIONS[key as keyof Budget];
+            if (kind === 'share') return [key, { type: 'number', exclusiveMinimum: 0, maximum: 1, description: `${description}: a share above 0 and at most 1` }];
+            if (kind === 'count') return [key, { type: 'integer', minimum: 0, description }];
+            return [key, { $ref: '#/definitions/size', description }];
+          }),
+        ),
+      },
+      rules: {
+        type: 'object',
+        description: 'Rule id or name to a severity (off, info, warn, error) or [severity, { options }]; tune-lint rules lists them',
+        properties: ruleProperties,
+        patternProperties: rulePatterns,
+        additionalProperties: false,
+      },
+      rule: ruleDefinitions,
+      override: {
+        type: 'object',
+        required: ['files'],
+        additionalProperties: false,
+        properties: pick(OVERRIDE_KEYS, {
+          name: section({ type: 'string', description: 'The host these files belong to, shown in reports' }),
+          files: {
+            description: 'A glob or a list of globs relative to this file: ** spans directories',
+            anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }],
+          },
+          host: section({ $ref: '#/definitions/host' }),
+          rules: section({ $ref: '#/definitions/rules' }),
+          target: section({ $ref: '#/definitions/target' }),
+          budget: section({ $ref: '#/definitions/budget' }),
+        }),
+      },
+    },
+  };
+}
+
+const BUDGET_DESCRIPTIONS: Readonly<Record<keyof Budget, string>> = {
+  apacheShare: 'Share of RAM for Apache when a database runs on the same host',
+  osReserveShare: 'OS reserve: this share of RAM',
+  osReserveMin: 'OS reserve: at least this',
+  osReserveMax: 'OS reserve: at most this',
+  mysqlMaxShare: "MySQL's worst case above this share of RAM is reported",
+  adminConnections: 'Connections kept free for cron, CLI and admins',
+  overcommitTolerance: 'Up to this much over the Apache budget is a note, beyond it an error',
+};
+
+function hostFactSchemas(): Record<HostFactName, object> {
+  const size = { $ref: '#/definitions/size' };
+  return {
+    ram: { ...size, description: 'RAM, like 2G' },
+    cpus: { description: 'CPUs; fractions are allowed (a cgroup quota of 1.5)', anyOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: CPUS_TEXT.source }] },
+    swap: size,
+    perChild: {
+      description: 'Memory of one Apache child: a size, or { median, max, count, metric } as a probe measures it',
+      anyOf: [
+        size,
+        {
+          type: 'object',
+          required: ['median'],
+          additionalProperties: false,
+          properties: pick(PER_CHILD_KEYS, { median: size, max: size, count: { type: 'integer', minimum: 0 }, metric: { enum: ['pss', 'rss'] } }),
+        },
+      ],
+    },
+    apacheRunning: { type: 'boolean' },
+    mysqlRunning: { type: 'boolean' },
+    mysqlRss: size,
+    somaxconn: { description: 'net.core.somaxconn', anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: WHOLE_NUMBER_TEXT.source }] },
+    mounts: {
+      type: 'array',
+      description: 'Filesystems, for the rules that depend on where files are served from',
+      items: {
+        type: 'object',
+        required: ['mountPoint', 'fsType'],
+        additionalProperties: false,
+        properties: pick(MOUNT_KEYS, { mountPoint: { type: 'string', pattern: '^/' }, fsType: { type: 'string', minLength: 1 }, source: { type: 'string' } }),
+      },
+    },
+  };
+}
+
+function ruleSetting(rule: Rule, severity: object): object {
+  const options = Object.entries(rule.defaultOptions);
+  const optionsSchema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      options.map(([key, value]) => [
+        key,
+        { ...(Array.isArray(value) ? { type: 'array', items: { type: 'string' } } : { type: typeof value }), default: value },
+      ]),
+    ),
+  };
+  return {
+    anyOf: [
+      severity,
+      { type: 'array', items: [severity], minItems: 1, additionalItems: false },
+      { type: 'array', items: [severity, optionsSchema], minItems: 2, additionalItems: false },
+    ],
+  };
+}
+
+/** The schema of each key, in the order the loader's table lists them; a key without one is a build error. */
+function pick<Key extends string>(keys: readonly Key[], schemas: Record<Key, object>): Record<Key, object> {
+  return Object.fromEntries(keys.map((key) => [key, schemas[key]])) as Record<Key, object>;
+}
+
+/** A regular expression's source without its anchors. */
+function inner(pattern: RegExp): string {
+  return pattern.source.replace(/^\^/, '').replace(/\$$/, '');
+}
+
+/**
+ * The pattern matching `source` in any case: JSON Schema patterns have no
+ * flags, and the loader compares rule ids, names, products and units
+ * without case. Escapes (`\s`, `\d`) are kept as they are.
+ */
+function caseless(source: string): string {
+  return source.replace(/\\.|[a-zA-Z]/g, (match) => (match.length === 2 ? match : `[${match.toLowerCase()}${match.toUpperCase()}]`));
+}
