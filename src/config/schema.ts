@@ -15,7 +15,7 @@ import { BUDGET_KEYS, CONFIG_NAME, OVERRIDE_KEYS, SEVERITIES, TOP_KEYS } from '.
  * the loader accepts is one the schema accepts (test/config-schema.test.ts).
  * The loader checks more than a schema can say: a RAM figure too small to be
  * meant, a perChild max below its median, a rule set by id and by name, a
- * MariaDB version below 10; those stay its errors alone.
+ * MariaDB version below 10 or a MySQL one above 9; those stay its errors alone.
  */
 export function configSchema(rules: readonly Rule[], version: string): object {
   const severity = { $ref: '#/definitions/severity' };
@@ -49,7 +49,7 @@ export function configSchema(rules: readonly Rule[], version: string): object {
           rules: section({ $ref: '#/definitions/rules' }),
           overrides: section({
             type: 'array',
-            description: 'Settings for the files that globs relative to this file match; in order, later ones over earlier ones',
+            description: 'Settings for the files their globs match (relative to this file), applied in order, later over earlier',
             items: { $ref: '#/definitions/override' },
           }),
         }),
