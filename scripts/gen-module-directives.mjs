@@ -4,68 +4,16 @@
 // (`apache2 -L`) with every module of Debian's apache2-bin loaded, once under
 // each MPM. `--check` exits 1 when the file differs from what the installed
 // binary says (test/apache-module-directives.test.ts runs it).
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APACHE, directivesByModule, MPMS, shippedModules } from './apache-modules.mjs';
 import { writeOrCheck } from './generated-file.mjs';
 
-const APACHE = process.env.APACHE2 ?? '/usr/sbin/apache2';
-const MODULES = '/usr/lib/apache2/modules';
-const MPMS = ['event', 'prefork', 'worker'];
 const target = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'languages', 'apache', 'module-directives.ts');
 
-/** The modules Debian's apache2-bin ships (not a module package's), by LoadModule identifier and file. */
-function shippedModules() {
-  const owned = new Set(
-    execFileSync('dpkg', ['-L', 'apache2-bin'], { encoding: 'utf8' })
-      .split('\n')
-      .filter((file) => file.startsWith(`${MODULES}/`) && file.endsWith('.so')),
-  );
-  const modules = [];
-  for (const file of readdirSync(MODULES).sort()) {
-    const path = `${MODULES}/${file}`;
-    if (!owned.has(path) || /^mod_mpm_/.test(file)) continue;
-    // The identifier is the module record's symbol, which Debian's .load files give; the few modules
-    // without one (examples and debugging aids: bucketeer, case_filter...) are left out.
-    const loadFile = `/etc/apache2/mods-available/${file.replace(/^mod_/, '').replace(/\.so$/, '')}.load`;
-    if (!existsSync(loadFile)) continue;
-    const identifier = /LoadModule\s+(\S+)/.exec(readFileSync(loadFile, 'utf8'))?.[1];
-    if (identifier === undefined) throw new Error(`no LoadModule in ${loadFile}`);
-    modules.push({ identifier, line: `LoadModule ${identifier} ${path}` });
-  }
-  return modules;
-}
-
-/** `apache2 -L` with the MPM and every module loaded; a module that needs another is moved after it. */
-function listDirectives(mpm, modules) {
-  const dir = mkdtempSync(join(tmpdir(), 'tune-lint-directives-'));
-  const order = modules.map((module) => module.line);
-  try {
-    const head = [`LoadModule mpm_${mpm}_module ${MODULES}/mod_mpm_${mpm}.so`, `PidFile ${dir}/pid`, `ErrorLog ${dir}/error.log`, `Mutex file:${dir} default`];
-    for (let attempt = 0; attempt <= order.length * order.length; attempt++) {
-      writeFileSync(join(dir, 'httpd.conf'), `${[...head, ...order].join('\n')}\n`);
-      const result = spawnSync(APACHE, ['-d', dir, '-f', 'httpd.conf', '-L'], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/bin', LANG: 'C' } });
-      if (result.status === 0) return result.stdout;
-      const line = Number(/Syntax error on line (\d+)/.exec(result.stderr)?.[1]);
-      if (!(line > head.length)) throw new Error(`apache2 -L under ${mpm}: ${result.stderr}`);
-      order.push(...order.splice(line - head.length - 1, 1));
-    }
-    throw new Error(`apache2 -L under ${mpm}: no load order works`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const byModule = new Map();
 const modules = shippedModules();
-for (const mpm of MPMS) {
-  for (const [, name, module] of listDirectives(mpm, modules).matchAll(/^(<?[A-Za-z][\w-]*) \(([\w.]+)\)$/gm)) {
-    if (!byModule.has(module)) byModule.set(module, new Set());
-    byModule.get(module).add(name);
-  }
-}
+const byModule = directivesByModule(modules);
 const version = execFileSync(APACHE, ['-v'], { encoding: 'utf8' }).split('\n')[0].replace(/^Server version: /, '');
 const compiledIn = [...execFileSync(APACHE, ['-l'], { encoding: 'utf8' }).matchAll(/^\s+(\S+\.c)$/gm)].map((match) => match[1]);
 const shipped = [...modules.map((module) => module.identifier), ...MPMS.map((mpm) => `mpm_${mpm}_module`)].sort();
