@@ -15,6 +15,7 @@ import ap1012 from './apache/ap1012-keepalive-invalid-value.js';
 import ap1013 from './apache/ap1013-utf8-bom.js';
 import ap1014 from './apache/ap1014-sendfile-on-network-filesystem.js';
 import ap1015 from './apache/ap1015-unknown-directive.js';
+import ap1016 from './apache/ap1016-directive-arguments.js';
 import ap2001 from './apache/ap2001-apache-memory-overcommit.js';
 import ap2002 from './apache/ap2002-oversized-limits.js';
 import ap2003 from './apache/ap2003-spare-servers-adjusted.js';
@@ -85,6 +86,7 @@ export const builtinRules: readonly Rule[] = [
   ap1013,
   ap1014,
   ap1015,
+  ap1016,
   ap2001,
   ap2002,
   ap2003,

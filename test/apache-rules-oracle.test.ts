@@ -800,6 +800,23 @@ describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
   });
 });
 
+describe('AP1016 directive-arguments', { concurrency: 4 }, () => {
+  for (const name of ['bad-counts.conf', 'bad-flags.conf']) {
+    it(`${name}: the rule reports exactly the lines apache2 refuses, in its words`, (t) => provesEveryRefusal(t, 'AP1016', name));
+  }
+  for (const name of ['good-counts.conf', 'good-unjudged.conf']) {
+    it(`${name}: accepted`, async (t) => {
+      await accepted(t, 'AP1016', name);
+    });
+  }
+
+  it('the table of argument checks is what the installed apache2 answers, for a sample spread over it (scripts/gen-directive-arguments.mjs)', { timeout: 120_000 }, (t) => {
+    if (requireTool(t, 'apache2') === undefined || requireTool(t, 'dpkg') === undefined) return;
+    const check = spawnSync(process.execPath, [repoPath('scripts', 'gen-directive-arguments.mjs'), '--sample', '24'], { encoding: 'utf8' });
+    assert.equal(check.status, 0, check.stderr);
+  });
+});
+
 describe('AP3001 allowoverride-root', () => {
   /** GET /index.html from `site/`, whose .htaccess denies everyone, with the given AllowOverride on `<Directory />`. */
   const statusWithRootOverride = (allowOverride: string): Promise<number> =>

@@ -23,6 +23,11 @@ function spellings(): Map<string, string> {
   return spelling;
 }
 
+/** httpd's spelling of a directive (lower-case name; a section's with its `<`), as its messages write it. */
+export function directiveSpelling(lowerName: string): string | undefined {
+  return spellings().get(lowerName);
+}
+
 let shipped: ReadonlySet<string> | undefined;
 const compiledIn: ReadonlySet<string> = new Set(COMPILED_IN.split(' '));
 

@@ -1,0 +1,71 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+import { versionAtLeast } from '../../src/engine/targets.js';
+import { argumentCheck, argumentsError, EXPECTED_ARGUMENTS, refusesArguments } from '../../src/languages/apache/arguments.js';
+import { directiveOwners, directiveSpelling } from '../../src/languages/apache/directive-owners.js';
+import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
+
+/** KeepAlive's value is AP1012's, with the fix it has. */
+const REPORTED_ELSEWHERE: ReadonlySet<string> = new Set(['keepalive']);
+
+export default defineRule({
+  meta: {
+    id: 'AP1016',
+    name: 'directive-arguments',
+    language: 'apache',
+    category: 'correctness',
+    description: 'A directive with a number of arguments httpd refuses (or a flag that is not On or Off) stops httpd from starting',
+    defaultSeverity: 'error',
+    recommended: true,
+    messages: {
+      count: '{{written}} takes {{expected}} and this line gives {{given}}, so httpd refuses to start: "{{error}}"',
+      flag: '{{written}} takes On or Off and this line gives {{given}}, so httpd refuses to start: "{{error}}"',
+    },
+  },
+  defaultOptions: {},
+  create(ctx) {
+    const apache = ctx.apache;
+    // The table is httpd 2.4's, and without an MPM the file is a fragment whose modules are unknown (AP1007).
+    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4') || apache.mpm === undefined) return {};
+    const mpm = apache.mpm.name;
+    const sources = new Set([...apache.modules.values()].map((module) => module.sourceName));
+    if (mpm !== undefined) sources.add(`${mpm}.c`);
+    return {
+      directive: {
+        '*': (use) => {
+          const check = argumentCheck(use.name);
+          if (check === undefined || REPORTED_ELSEWHERE.has(use.name) || !judged(use, sources)) return;
+          if (!refusesArguments(check, use.args)) return;
+          const spelling = directiveSpelling(use.name) ?? use.node.name;
+          ctx.report({
+            at: use,
+            messageId: check === 'FLAG' ? 'flag' : 'count',
+            data: { written: use.node.name, expected: EXPECTED_ARGUMENTS[check], given: given(use.args), error: argumentsError(spelling, check, mpm) },
+          });
+        },
+      },
+    };
+  },
+});
+
+/**
+ * Whether httpd reads this line with the command whose check the table has:
+ * the module that defines it is loaded (an unloaded one is AP1015's, another
+ * MPM's AP1008's); nothing in the line could read differently on the server
+ * (a `${VAR}` no Define sets may be set in its environment); it is not inside
+ * a `<Macro>`, whose lines run only where a `Use` puts them; and no `#` word
+ * is on it, which AP1001 reports with the count httpd then sees.
+ */
+function judged(use: ApacheDirectiveUse, sources: ReadonlySet<string>): boolean {
+  if (!(directiveOwners(use.name) ?? []).some((owner) => sources.has(owner))) return false;
+  if (use.unresolved.length > 0) return false;
+  for (let section = use.parent; section !== undefined; section = section.parent) if (section.name === 'macro') return false;
+  return !use.node.args.some((arg) => arg.quote === undefined && arg.value.startsWith('#'));
+}
+
+/** What the line gives, as written after `${VAR}` expansion: `none`, or the count and the words. */
+function given(words: readonly string[]): string {
+  if (words.length === 0) return 'none';
+  const shown = words.map((word) => (word === '' ? '""' : word)).join(' ');
+  const empty = words.includes('') ? '; httpd takes "" for no argument' : '';
+  return `${words.length} (${shown.length > 60 ? `${shown.slice(0, 57)}...` : shown}${empty})`;
+}

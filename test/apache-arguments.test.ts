@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { argumentCheck, argumentsError, refusesArguments } from '../src/languages/apache/arguments.js';
+import { DIRECTIVE_ARGUMENTS, type ArgumentCheck } from '../src/languages/apache/directive-arguments.js';
+import { DIRECTIVES } from '../src/languages/apache/directives.js';
+
+/*
+ * invoke_cmd's argument checks (server/config.c) over word lists as
+ * ap_getword_conf gives them: `""` is an empty word, missing where a word is
+ * required. test/apache-rules-oracle.test.ts holds the rule to apache2 itself.
+ */
+describe('argument checks of httpd directives', () => {
+  const cases: readonly [ArgumentCheck, readonly (readonly string[])[], readonly (readonly string[])[]][] = [
+    ['NO_ARGS', [[]], [['x'], ['']]],
+    ['TAKE1', [['a']], [[], [''], ['a', 'b']]],
+    ['TAKE2', [['a', 'b']], [[], ['a'], ['a', ''], ['', 'b'], ['a', 'b', 'c']]],
+    ['TAKE12', [['a'], ['a', 'b'], ['a', '']], [[], [''], ['a', 'b', 'c']]],
+    ['TAKE3', [['a', 'b', 'c']], [['a', 'b'], ['a', 'b', ''], ['a', 'b', 'c', 'd']]],
+    ['TAKE23', [['a', 'b'], ['a', 'b', 'c'], ['a', 'b', '']], [['a'], ['a', ''], ['a', 'b', 'c', 'd']]],
+    ['TAKE123', [['a'], ['a', 'b'], ['a', 'b', 'c']], [[], [''], ['a', 'b', 'c', 'd']]],
+    ['TAKE13', [['a'], ['a', 'b', 'c'], ['a', '']], [[], ['a', 'b'], ['a', 'b', 'c', 'd']]],
+    ['ITERATE2', [['a', 'b'], ['a', 'b', 'c'], ['a', '']], [[], ['a'], ['', 'b']]],
+    ['FLAG', [['On'], ['off'], ['OFF', 'ignored']], [[], [''], ['yes'], ['1']]],
+  ];
+  for (const [check, taken, refused] of cases) {
+    it(`${check} takes ${taken.map((words) => JSON.stringify(words)).join(', ')} and refuses ${refused.map((words) => JSON.stringify(words)).join(', ')}`, () => {
+      for (const words of taken) assert.equal(refusesArguments(check, words), false, JSON.stringify(words));
+      for (const words of refused) assert.equal(refusesArguments(check, words), true, JSON.stringify(words));
+    });
+  }
+
+  it("words httpd's error as httpd does, with the help its MPM gives", () => {
+    assert.equal(argumentsError('Timeout', 'TAKE1', 'event'), 'Timeout takes one argument, Timeout duration (sec)');
+    assert.equal(argumentsError('MaxRequestWorkers', 'TAKE1', 'prefork'), 'MaxRequestWorkers takes one argument, Maximum number of children alive at the same time');
+    assert.equal(argumentsError('MaxRequestWorkers', 'TAKE1', 'event'), 'MaxRequestWorkers takes one argument, Maximum number of threads alive at the same time');
+    assert.equal(argumentsError('RewriteEngine', 'FLAG', 'event'), 'RewriteEngine must be On or Off');
+  });
+
+  it('agrees with the shapes of the directives tune-lint reasons about (src/languages/apache/directives.ts)', () => {
+    const shapes: Readonly<Record<string, ArgumentCheck>> = { '1-1': 'TAKE1', '2-2': 'TAKE2', '1-2': 'TAKE12', '2-3': 'TAKE23' };
+    let compared = 0;
+    for (const spec of DIRECTIVES) {
+      const check = argumentCheck(spec.name.toLowerCase());
+      if (spec.args.kind === 'flag') assert.equal(check, 'FLAG', spec.name);
+      if (spec.args.kind === 'count') assert.equal(check, shapes[`${spec.args.min}-${spec.args.max}`], spec.name);
+      // 'raw' there means the handler judges the words, which may come after a count check (Allow is ITERATE2).
+      if (spec.args.kind === 'listen') assert.equal(check, undefined, spec.name);
+      compared++;
+    }
+    assert.ok(compared > 100 && Object.keys(DIRECTIVE_ARGUMENTS).length > 500);
+  });
+});
