@@ -1,6 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/engine/targets.js';
-import { argumentCheck, argumentsError, EXPECTED_ARGUMENTS, refusesArguments } from '../../src/languages/apache/arguments.js';
+import { argumentCheck, argumentsError, EXPECTED_ARGUMENTS, plainWordCount, refusesArguments, refusesWordCount } from '../../src/languages/apache/arguments.js';
+import type { ArgumentCheck } from '../../src/languages/apache/directive-arguments.js';
 import { directiveOwners, directiveSpelling } from '../../src/languages/apache/directive-owners.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
@@ -29,12 +30,23 @@ export default defineRule({
     const mpm = apache.mpm.name;
     const sources = new Set([...apache.modules.values()].map((module) => module.sourceName));
     if (mpm !== undefined) sources.add(`${mpm}.c`);
+    // By name, once: a tree of vhosts repeats a few dozen names a quarter of a million times.
+    const checks = new Map<string, ArgumentCheck | null>();
+    const checkOf = (name: string): ArgumentCheck | null => {
+      let check = checks.get(name);
+      if (check === undefined) {
+        // A directive of a module that is not loaded is AP1015's, another MPM's AP1008's.
+        const loaded = (directiveOwners(name) ?? []).some((owner) => sources.has(owner));
+        check = loaded && !REPORTED_ELSEWHERE.has(name) ? (argumentCheck(name) ?? null) : null;
+        checks.set(name, check);
+      }
+      return check;
+    };
     return {
       directive: {
         '*': (use) => {
-          const check = argumentCheck(use.name);
-          if (check === undefined || REPORTED_ELSEWHERE.has(use.name) || !judged(use, sources)) return;
-          if (!refusesArguments(check, use.args)) return;
+          const check = checkOf(use.name);
+          if (check === null || !refused(check, use) || !judged(use)) return;
           const spelling = directiveSpelling(use.name) ?? use.node.name;
           ctx.report({
             at: use,
@@ -47,19 +59,23 @@ export default defineRule({
   },
 });
 
+/** Whether httpd refuses the line's arguments; most lines are plain words, counted without making them. */
+function refused(check: ArgumentCheck, use: ApacheDirectiveUse): boolean {
+  const count = check === 'FLAG' || use.variables.length > 0 ? undefined : plainWordCount(use.node.argsText);
+  return count === undefined ? refusesArguments(check, use.args) : refusesWordCount(check as Exclude<ArgumentCheck, 'FLAG'>, count);
+}
+
 /**
- * Whether httpd reads this line with the command whose check the table has:
- * the module that defines it is loaded (an unloaded one is AP1015's, another
- * MPM's AP1008's); nothing in the line could read differently on the server
- * (a `${VAR}` no Define sets may be set in its environment); it is not inside
- * a `<Macro>`, whose lines run only where a `Use` puts them; and no `#` word
- * is on it, which AP1001 reports with the count httpd then sees.
+ * Whether httpd reads this line as it stands here: nothing in it could read
+ * differently on the server (a `${VAR}` no Define sets may be set in its
+ * environment); it is not inside a `<Macro>`, whose lines run only where a
+ * `Use` puts them; and no `#` word is on it, which AP1001 reports with the
+ * count httpd then sees.
  */
-function judged(use: ApacheDirectiveUse, sources: ReadonlySet<string>): boolean {
-  if (!(directiveOwners(use.name) ?? []).some((owner) => sources.has(owner))) return false;
+function judged(use: ApacheDirectiveUse): boolean {
   if (use.unresolved.length > 0) return false;
   for (let section = use.parent; section !== undefined; section = section.parent) if (section.name === 'macro') return false;
-  return !use.node.args.some((arg) => arg.quote === undefined && arg.value.startsWith('#'));
+  return !use.node.line.text.includes('#') || !use.node.args.some((arg) => arg.quote === undefined && arg.value.startsWith('#'));
 }
 
 /** What the line gives, as written after `${VAR}` expansion: `none`, or the count and the words. */

@@ -1,4 +1,5 @@
 import { ARGUMENT_HELP, DIRECTIVE_ARGUMENTS, type ArgumentCheck } from './directive-arguments.js';
+import { isSpace } from './lexer.js';
 import type { MpmName } from './names.js';
 
 /** The words of invoke_cmd's messages after the directive's name. */
@@ -41,8 +42,41 @@ export function argumentCheck(lowerName: string): ArgumentCheck | undefined {
  * first word; ITERATE2 needs a first word and more text after it.
  */
 export function refusesArguments(check: ArgumentCheck, words: readonly string[]): boolean {
-  const count = words.length;
-  const present = (index: number) => (words[index] ?? '') !== '';
+  const first = (words[0] ?? '').toLowerCase();
+  return refuses(check, words.length, (index) => (words[index] ?? '') !== '', first === 'on' || first === 'off');
+}
+
+/**
+ * The same for a line of `count` words none of which is empty (no quotes on
+ * it), which needs no words made. Not for FLAG, which reads its first word.
+ */
+export function refusesWordCount(check: Exclude<ArgumentCheck, 'FLAG'>, count: number): boolean {
+  return refuses(check, count, (index) => index < count, false);
+}
+
+/**
+ * The number of words on a line without quotes or backslashes (none can be
+ * empty then, and each runs to the next blank), or undefined for any other
+ * line, whose words are to be split.
+ */
+export function plainWordCount(text: string): number | undefined {
+  let count = 0;
+  let inWord = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code === DOUBLE_QUOTE || code === SINGLE_QUOTE || code === BACKSLASH) return undefined;
+    const blank = isSpace(code);
+    if (!blank && !inWord) count++;
+    inWord = !blank;
+  }
+  return count;
+}
+
+const DOUBLE_QUOTE = 34;
+const SINGLE_QUOTE = 39;
+const BACKSLASH = 92;
+
+function refuses(check: ArgumentCheck, count: number, present: (index: number) => boolean, onOrOff: boolean): boolean {
   switch (check) {
     case 'NO_ARGS':
       return count > 0;
@@ -62,10 +96,8 @@ export function refusesArguments(check: ArgumentCheck, words: readonly string[])
       return !present(0) || (present(1) && count === 2) || count > 3;
     case 'ITERATE2':
       return !present(0) || count < 2;
-    case 'FLAG': {
-      const first = (words[0] ?? '').toLowerCase();
-      return first !== 'on' && first !== 'off';
-    }
+    case 'FLAG':
+      return !onOrOff;
   }
 }
 
