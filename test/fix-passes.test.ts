@@ -201,6 +201,33 @@ describe('lint fix passes', () => {
     assert.deepEqual((await run([name], recycling)).fixes, []);
   });
 
+  it('never adds an option to a file the server stopped reading before it (found by the long fuzz run)', async () => {
+    // The included file's first line is an option before any [group]: the server ignores the rest of the
+    // file, so a max_connections line added to its [mysqld] was not in effect, and MY2004 asked for it again
+    // in every pass.
+    fs.mkdirSync(path.join(scratch, 'stopped', 'conf.d'), { recursive: true });
+    const files: Record<string, string> = {
+      'stopped/httpd.conf': 'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadModule php_module /usr/lib/apache2/modules/libphp8.2.so\nMaxRequestWorkers 4\n',
+      'stopped/my.cnf': '!include conf.d/a.cnf\n',
+      'stopped/conf.d/a.cnf': "lamp1's MariaDB\n[mysqld]\nmax_connections = 100\n",
+    };
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(scratch, name), text);
+    const lintStopped = () =>
+      lint({
+        paths: ['stopped/httpd.conf', 'stopped/my.cnf'],
+        cwd: scratch,
+        includeBase: path.join(scratch, 'stopped'),
+        rules: selectRules(builtinRules.filter((rule) => rule.meta.id === 'MY2004' || rule.meta.language === 'tool') as Rule[], 'all', new Map()),
+        host: { ram: { value: 512 * 1024 * 1024, source: 'test' } },
+        targets: { httpd: '2.4', db: { product: 'mariadb', version: '10.11' } },
+      });
+    const result = await lintStopped();
+    assert.equal(result.passes, 1);
+    assert.deepEqual(result.fixes.map((fix) => [fix.file.displayPath, fix.after]), [['stopped/my.cnf', '!include conf.d/a.cnf\n\n[mysqld]\nmax_connections = 14\n']]);
+    fs.writeFileSync(path.join(scratch, 'stopped', 'my.cnf'), result.fixes[0]?.after ?? '');
+    assert.deepEqual((await lintStopped()).fixes, []);
+  });
+
   it('honours --fix-type in every pass', async () => {
     const name = config('MaxClients 150\nMaxRequestWorkers 99\n');
     const safe = await run([name], [renameRule, lowerRule], 'safe');

@@ -239,12 +239,18 @@ interface Section {
   readonly lines: readonly MycnfLine[];
 }
 
+/**
+ * The last section of the first group in INSERT_GROUPS the server reads, as
+ * far as it reads it: a line added after a reader error would be ignored
+ * with the rest of the file, and asked for again by every fix pass.
+ */
 function chooseSection(config: MycnfConfig): Section | undefined {
   const readable = new Set(config.serverGroups.map(groupKey));
   const sections: Section[] = [];
   for (const entry of config.files) {
     let current: { header: MycnfGroupLine; lines: MycnfLine[] } | undefined;
     for (const line of entry.document.lines) {
+      if (line === entry.stoppedAt) break;
       if (line.kind === 'group') {
         current = line.closed ? { header: line, lines: [] } : undefined;
         if (current !== undefined) sections.push({ entry, ...current });

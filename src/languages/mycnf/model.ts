@@ -24,6 +24,8 @@ export interface MycnfFileEntry {
   /** The `!include`/`!includedir` line that brought the file in; `line` is the physical line number. */
   readonly includedFrom?: { readonly file: SourceFile; readonly line: number; readonly directive: MycnfIncludeLine };
   readonly via: 'root' | 'include' | 'includedir';
+  /** The line the server stopped reading this file at (a reader error here or, for the file given, anywhere): it reads none from there on. */
+  readonly stoppedAt?: MycnfLine;
 }
 
 /** One option line in a group the server reads, in read order. */
@@ -214,21 +216,24 @@ class MycnfModel implements MycnfConfig {
       return;
     }
     this.reads++;
-    this.files.push({ source: opened.source, document: opened.document, depth, via, ...(includedFrom === undefined ? {} : { includedFrom }) });
+    const entry: { -readonly [Key in keyof MycnfFileEntry]: MycnfFileEntry[Key] } = { source: opened.source, document: opened.document, depth, via, ...(includedFrom === undefined ? {} : { includedFrom }) };
+    this.files.push(entry);
     const real = this.realPath(hostPath);
     this.stack.push(real);
     try {
-      this.walk(opened.source, opened.document, hostPath, depth);
+      const stoppedAt = this.walk(opened.source, opened.document, hostPath, depth);
+      if (stoppedAt !== undefined) entry.stoppedAt = stoppedAt;
     } finally {
       this.stack.pop();
     }
   }
 
-  private walk(source: SourceFile, document: MycnfDocument, hostPath: string, depth: number): void {
+  /** Reads the file's lines as the server does; returns the line it stopped at, if it stopped before the end. */
+  private walk(source: SourceFile, document: MycnfDocument, hostPath: string, depth: number): MycnfLine | undefined {
     const serverPath = this.fs.serverPath(hostPath);
     let group: string | undefined;
     for (const line of document.lines) {
-      if (this.aborted) return;
+      if (this.aborted) return line;
       this.lineProblems(source, line);
       switch (line.kind) {
         case 'blank':
@@ -245,16 +250,16 @@ class MycnfModel implements MycnfConfig {
           }
           if (line.path === '') {
             this.readerError(source, line, depth, `!${line.kind} has no path`, `error: Wrong '!${line.kind}' directive in config file: ${serverPath} at line ${line.number}`);
-            return;
+            return line;
           }
           if (line.kind === 'include') this.include(source, line, depth);
-          else if (!this.includeDirectory(source, line, depth)) return;
+          else if (!this.includeDirectory(source, line, depth)) return line;
           continue;
         }
         case 'group':
           if (!line.closed) {
             this.readerError(source, line, depth, `group header "${source.slice(line.range).trimEnd()}" has no closing "]"`, `error: Wrong group definition in config file: ${serverPath} at line ${line.number}`);
-            return;
+            return line;
           }
           group = line.name;
           continue;
@@ -267,13 +272,14 @@ class MycnfModel implements MycnfConfig {
               ? `Found option without preceding group in config file ${serverPath} at line ${line.number}`
               : `error: Found option without preceding group in config file: ${serverPath} at line: ${line.number}`;
             this.readerError(source, line, depth, what, wording);
-            return;
+            return line;
           }
           this.addOption(source, line, group);
           continue;
         }
       }
     }
+    return undefined;
   }
 
   private addOption(source: SourceFile, line: MycnfOptionLine, group: string): void {
