@@ -68,6 +68,7 @@ import tl0004 from './tool/tl0004-host-facts-missing.js';
 import tl0006 from './tool/tl0006-include-limit.js';
 import tl0007 from './tool/tl0007-condition-assumed.js';
 import tl0008 from './tool/tl0008-fix-rejected-by-server.js';
+import tl0009 from './tool/tl0009-fix-without-effect.js';
 
 /** Every built-in rule, sorted by id. */
 export const builtinRules: readonly Rule[] = [
@@ -139,4 +140,5 @@ export const builtinRules: readonly Rule[] = [
   tl0006,
   tl0007,
   tl0008,
+  tl0009,
 ];

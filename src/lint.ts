@@ -2,8 +2,8 @@ import { UserError } from './util/user-error.js';
 import * as path from 'node:path';
 import type { HostFacts } from './host/facts.js';
 import { ConfigFileSystem, FileAccessError, type Limits } from './engine/files.js';
-import { applyFixes, chooseFixes, type FixType } from './engine/fix.js';
-import { lintUnit, type RuleSelection } from './engine/linter.js';
+import { applyFixes, chooseFixes, withoutFix, type FixType } from './engine/fix.js';
+import { compareDiagnostics, lintUnit, render, type RuleSelection } from './engine/linter.js';
 import { DEFAULT_BUDGET, type Budget, type Sizing } from './engine/sizing.js';
 import type { SourceFile } from './engine/source-file.js';
 import { DEFAULT_TARGETS, type Targets } from './engine/targets.js';
@@ -14,6 +14,9 @@ import { ApacheConfig, loadApache } from './languages/apache/model.js';
 import { loadMycnf, type MycnfConfig } from './languages/mycnf/model.js';
 
 export const MAX_FIX_PASSES = 10;
+
+/** The rule that reports a fix left out of the patch because its finding survived it. */
+const FIX_WITHOUT_EFFECT = 'TL0009';
 
 export interface LintInput {
   /** Main config files: apache2.conf/httpd.conf and my.cnf; included files are found from them. */
@@ -116,13 +119,16 @@ export async function lint(input: LintInput): Promise<LintResult> {
   // A fix that lost to an overlapping one comes back in the next pass; that is the same finding, not a follow-up.
   const fixableAtFirst = new Set(initial.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && diagnostic.fix.deferred !== true).map(findingKey));
   let pending: Diagnostic[] = [];
-  while (fixType !== 'none' && passes < MAX_FIX_PASSES) {
-    const fixes = chooseFixes(diagnostics, fixType);
+  // Findings whose fix did not take effect: each was still there, fixable, once its fix was in.
+  const withoutEffect = new Map<string, Diagnostic>();
+  // A pass made again leaves out one more fix at least, so this bounds them too.
+  let attempts = 0;
+  while (fixType !== 'none' && passes < MAX_FIX_PASSES && attempts++ < 2 * MAX_FIX_PASSES) {
+    const fixes = chooseFixes(diagnostics.filter((diagnostic) => !withoutEffect.has(findingKey(diagnostic))), fixType);
     if (fixes.length === 0) break;
-    if (passes > 0) {
-      const chosen = new Set(fixes);
-      pending = diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && chosen.has(diagnostic.fix));
-    }
+    const chosen = new Set(fixes);
+    const applying = diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && chosen.has(diagnostic.fix));
+    if (passes > 0) pending = applying;
     const next = new Map(overlay);
     for (const [real, { text }] of applyFixes(fixes)) next.set(real, text);
     const fingerprint = [...next].map(([real, text]) => `${real}\0${text}`).join('\0');
@@ -131,6 +137,14 @@ export async function lint(input: LintInput): Promise<LintResult> {
     const loaded = load(fs.withOverlay(next), current);
     const relinted = lintUnit(unitOf(loaded), input.rules, { fixesOnly: true, timer });
     if (parseErrorCount(relinted.diagnostics) > baselineErrors) break;
+    // A fix whose finding survives it would be asked for again in every pass (a line added ten times):
+    // the pass is made again without it, and the finding keeps no fix.
+    const stillFixable = new Set(relinted.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined).map(findingKey));
+    const notTaken = applying.filter((diagnostic) => stillFixable.has(findingKey(diagnostic)));
+    if (notTaken.length > 0) {
+      for (const diagnostic of notTaken) withoutEffect.set(findingKey(diagnostic), diagnostic);
+      continue;
+    }
     for (const file of loaded.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
     overlay.clear();
     for (const [real, text] of next) overlay.set(real, text);
@@ -147,7 +161,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     if (original !== undefined && original.text !== after) fixes.push({ file: original, before: original.text, after });
   }
   return {
-    diagnostics: initial.diagnostics,
+    diagnostics: withoutEffect.size === 0 ? initial.diagnostics : droppingFixes(initial.diagnostics, withoutEffect, input.rules),
     files: first.files,
     languages: first.languages,
     host,
@@ -158,6 +172,35 @@ export async function lint(input: LintInput): Promise<LintResult> {
     followUps,
     configs: { apache: first.apache, mycnf: first.mycnf },
   };
+}
+
+/**
+ * The findings as reported, those whose fix did not take effect without it
+ * (the patch leaves it out), and for each such fix a TL0009 where the
+ * finding is, unless that rule is off for the file.
+ */
+function droppingFixes(diagnostics: readonly Diagnostic[], withoutEffect: ReadonlyMap<string, Diagnostic>, rules: RuleSelection): Diagnostic[] {
+  const out = diagnostics.map((diagnostic) => (diagnostic.fix !== undefined && withoutEffect.has(findingKey(diagnostic)) ? withoutFix(diagnostic) : diagnostic));
+  const rule = rules.rules.find((candidate) => candidate.meta.id === FIX_WITHOUT_EFFECT);
+  if (rule === undefined) return out;
+  for (const [key, seen] of withoutEffect) {
+    // Where the finding was first reported, when it was; else where the pass that left its fix out saw it.
+    const finding = diagnostics.find((diagnostic) => findingKey(diagnostic) === key) ?? seen;
+    const severity = rules.setting(rule, finding.file).severity;
+    if (severity === 'off') continue;
+    out.push({
+      ruleId: rule.meta.id,
+      ruleName: rule.meta.name,
+      severity,
+      message: render(rule.meta.messages['dropped'] ?? '', { rule: `${finding.ruleId} ${finding.ruleName}` }),
+      file: finding.file,
+      range: finding.range,
+      start: finding.start,
+      end: finding.end,
+      context: finding.context,
+    });
+  }
+  return out.sort(compareDiagnostics);
 }
 
 /**

@@ -11,6 +11,7 @@ import { selectRules } from '../src/engine/selection.js';
 import { SourceFile } from '../src/engine/source-file.js';
 import type { Diagnostic, Fix, Rule, TextEdit } from '../src/engine/types.js';
 import { insertApacheLineAfter, renameApacheDirective, replaceApacheArg } from '../src/languages/apache/edits.js';
+import type { ApacheDirectiveUse } from '../src/languages/apache/model.js';
 import { MAX_FIX_PASSES, lint, type LintResult } from '../src/lint.js';
 
 /*
@@ -201,6 +202,26 @@ describe('lint fix passes', () => {
     assert.deepEqual((await run([name], recycling)).fixes, []);
   });
 
+  it('leaves out a fix whose finding survives it, keeps the others, and says so (TL0009)', async () => {
+    const stubborn = defineRule({
+      meta: { id: 'AP9007', name: 'test-stubborn', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'always' } },
+      defaultOptions: {},
+      create: (ctx) => ({
+        directive: { listen: (use) => ctx.report({ at: use, messageId: 'm', fix: () => ({ file: use.file, range: [use.range[1], use.range[1]], text: '\n# once more' }) }) },
+      }),
+    });
+    const name = config('Listen 80\nMaxClients 150\n');
+    const result = await run([name], [stubborn, renameRule]);
+    assert.equal(result.fixes[0]?.after, 'Listen 80\nMaxRequestWorkers 150\n', 'the rename is kept, the line that changes nothing is not added');
+    assert.equal(result.passes, 1);
+    const byRule = new Map(result.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic]));
+    assert.equal(byRule.get('AP9007')?.fix, undefined, 'the finding no longer claims a fix');
+    assert.notEqual(byRule.get('AP9001')?.fix, undefined);
+    const dropped = byRule.get('TL0009');
+    assert.equal(dropped?.start.line, 1);
+    assert.match(dropped?.message ?? '', /^the fix of AP9007 test-stubborn here is left out of the patch/);
+  });
+
   it('never adds an option to a file the server stopped reading before it (found by the long fuzz run)', async () => {
     // The included file's first line is an option before any [group]: the server ignores the rest of the
     // file, so a max_connections line added to its [mysqld] was not in effect, and MY2004 asked for it again
@@ -250,15 +271,25 @@ describe('lint fix passes', () => {
     assert.ok(result.passes < MAX_FIX_PASSES, `stopped after ${result.passes} passes`);
   });
 
-  it('stops after MAX_FIX_PASSES when every pass changes the text', async () => {
+  it('stops after MAX_FIX_PASSES when every pass changes the text and finds something new', async () => {
+    // Each pass's finding is at the line the pass before added, so no fix goes without effect.
     const grow = defineRule({
       meta: { id: 'AP9004', name: 'test-grow', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'grow' } },
       defaultOptions: {},
-      create: (ctx) => ({ directive: { listen: (use) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '# again') }) } }),
+      create: (ctx) => {
+        let last: ApacheDirectiveUse | undefined;
+        return {
+          directive: { timeout: (use) => (last = use) },
+          end: () => {
+            const at = last;
+            if (at !== undefined) ctx.report({ at, messageId: 'm', fix: () => insertApacheLineAfter(at, `Timeout ${Number(at.args[0]) + 1}`) });
+          },
+        };
+      },
     });
-    const result = await run([config('Listen 80\n')], [grow]);
+    const result = await run([config('Timeout 0\n')], [grow]);
     assert.equal(result.passes, MAX_FIX_PASSES);
-    assert.equal(result.fixes[0]?.after, `Listen 80\n${'# again\n'.repeat(MAX_FIX_PASSES)}`);
+    assert.equal(result.fixes[0]?.after, Array.from({ length: MAX_FIX_PASSES + 1 }, (_, index) => `Timeout ${index}\n`).join(''));
   });
 
   it('discards a pass whose output no longer parses, and keeps the earlier passes', async () => {

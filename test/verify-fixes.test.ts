@@ -40,11 +40,17 @@ const badApacheFix = defineRule({
   }),
 });
 
-/** Adds a harmless comment after `Listen`: a fix in another file that apache2 accepts. */
+/** Adds a harmless comment after `Listen`, once: a fix in another file that apache2 accepts. */
 const goodApacheFix = defineRule({
   meta: { id: 'AP9102', name: 'test-good-fix', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'good' } },
   defaultOptions: {},
-  create: (ctx) => ({ directive: { listen: (use) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '# verified') }) } }),
+  create: (ctx) => ({
+    directive: {
+      listen: (use) => {
+        if (!use.file.text.includes('# verified')) ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '# verified') });
+      },
+    },
+  }),
 });
 
 /** `innodb_buffer_pool_size = 1.5G`: mariadbd refuses the value (and disables InnoDB) but still exits 0. */

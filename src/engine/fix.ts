@@ -130,3 +130,9 @@ export function applyFixes(fixes: readonly Fix[]): Map<string, { file: SourceFil
   }
   return out;
 }
+
+/** The finding without its fix, for a fix that is left out of the patch. */
+export function withoutFix(diagnostic: Diagnostic): Diagnostic {
+  const { fix: _dropped, ...rest } = diagnostic;
+  return rest;
+}

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { ApacheConfig } from '../languages/apache/model.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import type { FileFix, LintResult } from '../lint.js';
+import { withoutFix } from './fix.js';
 import { compareDiagnostics } from './linter.js';
 import { apacheEnvironment, findServerTool, mapApacheServerPaths, mapMycnfServerPaths, parseApacheStderr, runTool, SERVER_TOOL_PATH, type ToolRun } from './server-tools.js';
 import { ConfigFileSystem } from './files.js';
@@ -362,11 +363,6 @@ function modeOf(realPath: string): number {
   } catch {
     return 0o644;
   }
-}
-
-function withoutFix(diagnostic: Diagnostic): Diagnostic {
-  const { fix: _dropped, ...rest } = diagnostic;
-  return rest;
 }
 
 function rejection(fix: FileFix, reason: string): Diagnostic {

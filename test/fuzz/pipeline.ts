@@ -59,8 +59,9 @@ export class Workspace {
  * for any input: lint returns (no exception escapes), within the time budget,
  * without touching the disk; every file read prints back byte for byte;
  * every diagnostic points inside its file with a one-line message; every
- * formatter prints; every fix keeps the file's encoding, and linting the
- * fixed files finds no new parse error (TL0001) and nothing left to fix.
+ * formatter prints; every fix takes effect (no TL0009); every fix keeps the
+ * file's encoding, and linting the fixed files finds no new parse error
+ * (TL0001) and nothing left to fix.
  */
 export async function checkScenario(workspace: Workspace, scenario: Scenario, budgetMs = DEFAULT_RUN_BUDGET_MS): Promise<RunStats> {
   workspace.reset();
@@ -78,6 +79,9 @@ export async function checkScenario(workspace: Workspace, scenario: Scenario, bu
   for (const diagnostic of result.diagnostics) checkDiagnostic(diagnostic, result);
   await checkFormatters(result);
   const parseErrors = result.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001').length;
+  // The fix passes leave out a fix whose finding survives it (TL0009): each is a rule's bug for the fuzzer to find.
+  const withoutEffect = result.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0009');
+  assert.deepEqual(withoutEffect.map((diagnostic) => `${diagnostic.file.displayPath}:${diagnostic.start.line} ${diagnostic.message}`), [], 'a fix did not take effect');
 
   for (const fix of result.fixes) {
     assert.equal(fix.before, fix.file.text, `${fix.file.displayPath}: a fix starts from the text read`);

@@ -1,0 +1,20 @@
+import { defineRule } from '../../src/engine/define-rule.js';
+
+/** Reported by the fix passes (src/lint.ts) for a fix whose finding survives it: the patch leaves that fix out. */
+export default defineRule({
+  meta: {
+    id: 'TL0009',
+    name: 'fix-without-effect',
+    language: 'tool',
+    category: 'correctness',
+    description: 'A fix was left out of the patch because its finding was still there once the fix was in',
+    defaultSeverity: 'warn',
+    recommended: true,
+    messages: {
+      dropped:
+        'the fix of {{rule}} here is left out of the patch: the finding was still there once the fix was in, so the fix does not take effect (a tune-lint bug: please report it with this configuration)',
+    },
+  },
+  defaultOptions: {},
+  create: () => ({}),
+});
