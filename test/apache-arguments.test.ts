@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { argumentCheck, argumentsError, refusesArguments } from '../src/languages/apache/arguments.js';
+import fc from 'fast-check';
+import { argumentCheck, argumentsError, refusesArguments, refusesPlainLine } from '../src/languages/apache/arguments.js';
 import { DIRECTIVE_ARGUMENTS, type ArgumentCheck } from '../src/languages/apache/directive-arguments.js';
 import { DIRECTIVES } from '../src/languages/apache/directives.js';
+import { splitWords } from '../src/languages/apache/lexer.js';
 
 /*
  * invoke_cmd's argument checks (server/config.c) over word lists as
@@ -28,6 +30,21 @@ describe('argument checks of httpd directives', () => {
       for (const words of refused) assert.equal(refusesArguments(check, words), true, JSON.stringify(words));
     });
   }
+
+  it('counts the words of a plain line as splitting them does (random lines, every check)', () => {
+    const checks = cases.map(([check]) => check);
+    const piece = fc.constantFrom('a', 'On', 'off', '/x', ' ', '  ', '\t', '\v', '\f', '"', "'", '""', '\\', '#', '\xa0', '=', '1');
+    const line = fc.array(piece, { maxLength: 12 }).map((pieces) => `Directive ${pieces.join('')}`.trim());
+    fc.assert(
+      fc.property(line, fc.constantFrom(...checks), (text, check) => {
+        const plain = refusesPlainLine(check, text);
+        if (plain === undefined) return;
+        const words = splitWords(text).slice(1).map((word) => word.value);
+        assert.equal(plain, refusesArguments(check, words), `${check} ${JSON.stringify(text)}`);
+      }),
+      { numRuns: 3000 },
+    );
+  });
 
   it("words httpd's error as httpd does, with the help its MPM gives", () => {
     assert.equal(argumentsError('Timeout', 'TAKE1', 'event'), 'Timeout takes one argument, Timeout duration (sec)');

@@ -1,6 +1,6 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/engine/targets.js';
-import { argumentCheck, argumentsError, EXPECTED_ARGUMENTS, plainWordCount, refusesArguments, refusesWordCount } from '../../src/languages/apache/arguments.js';
+import { argumentCheck, argumentsError, EXPECTED_ARGUMENTS, refusesArguments, refusesPlainLine } from '../../src/languages/apache/arguments.js';
 import type { ArgumentCheck } from '../../src/languages/apache/directive-arguments.js';
 import { directiveOwners, directiveSpelling } from '../../src/languages/apache/directive-owners.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
@@ -61,8 +61,7 @@ export default defineRule({
 
 /** Whether httpd refuses the line's arguments; most lines are plain words, counted without making them. */
 function refused(check: ArgumentCheck, use: ApacheDirectiveUse): boolean {
-  const count = check === 'FLAG' || use.variables.length > 0 ? undefined : plainWordCount(use.node.argsText);
-  return count === undefined ? refusesArguments(check, use.args) : refusesWordCount(check as Exclude<ArgumentCheck, 'FLAG'>, count);
+  return (use.variables.length > 0 ? undefined : refusesPlainLine(check, use.node.line.text)) ?? refusesArguments(check, use.args);
 }
 
 /**

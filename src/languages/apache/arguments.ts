@@ -1,5 +1,4 @@
 import { ARGUMENT_HELP, DIRECTIVE_ARGUMENTS, type ArgumentCheck } from './directive-arguments.js';
-import { isSpace } from './lexer.js';
 import type { MpmName } from './names.js';
 
 /** The words of invoke_cmd's messages after the directive's name. */
@@ -42,41 +41,8 @@ export function argumentCheck(lowerName: string): ArgumentCheck | undefined {
  * first word; ITERATE2 needs a first word and more text after it.
  */
 export function refusesArguments(check: ArgumentCheck, words: readonly string[]): boolean {
-  const first = (words[0] ?? '').toLowerCase();
-  return refuses(check, words.length, (index) => (words[index] ?? '') !== '', first === 'on' || first === 'off');
-}
-
-/**
- * The same for a line of `count` words none of which is empty (no quotes on
- * it), which needs no words made. Not for FLAG, which reads its first word.
- */
-export function refusesWordCount(check: Exclude<ArgumentCheck, 'FLAG'>, count: number): boolean {
-  return refuses(check, count, (index) => index < count, false);
-}
-
-/**
- * The number of words on a line without quotes or backslashes (none can be
- * empty then, and each runs to the next blank), or undefined for any other
- * line, whose words are to be split.
- */
-export function plainWordCount(text: string): number | undefined {
-  let count = 0;
-  let inWord = false;
-  for (let at = 0; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code === DOUBLE_QUOTE || code === SINGLE_QUOTE || code === BACKSLASH) return undefined;
-    const blank = isSpace(code);
-    if (!blank && !inWord) count++;
-    inWord = !blank;
-  }
-  return count;
-}
-
-const DOUBLE_QUOTE = 34;
-const SINGLE_QUOTE = 39;
-const BACKSLASH = 92;
-
-function refuses(check: ArgumentCheck, count: number, present: (index: number) => boolean, onOrOff: boolean): boolean {
+  const count = words.length;
+  const present = (index: number) => (words[index] ?? '') !== '';
   switch (check) {
     case 'NO_ARGS':
       return count > 0;
@@ -96,9 +62,40 @@ function refuses(check: ArgumentCheck, count: number, present: (index: number) =
       return !present(0) || (present(1) && count === 2) || count > 3;
     case 'ITERATE2':
       return !present(0) || count < 2;
-    case 'FLAG':
-      return !onOrOff;
+    case 'FLAG': {
+      const first = (words[0] ?? '').toLowerCase();
+      return first !== 'on' && first !== 'off';
+    }
   }
+}
+
+/** Words after the name of a line without quotes or backslashes (C isspace blanks between), as many as each check takes. */
+const PLAIN_WORD = '[^\\t\\n\\v\\f\\r "\'\\\\]+';
+const BLANKS = '[\\t\\n\\v\\f\\r ]+';
+const plainLine = (counts: string) => new RegExp(`^${PLAIN_WORD}(?:${BLANKS}${PLAIN_WORD})${counts}$`);
+const PLAIN_ACCEPTED: Readonly<Record<Exclude<ArgumentCheck, 'FLAG'>, RegExp>> = {
+  NO_ARGS: plainLine('{0}'),
+  TAKE1: plainLine('{1}'),
+  TAKE2: plainLine('{2}'),
+  TAKE12: plainLine('{1,2}'),
+  TAKE3: plainLine('{3}'),
+  TAKE23: plainLine('{2,3}'),
+  TAKE123: plainLine('{1,3}'),
+  TAKE13: new RegExp(`^${PLAIN_WORD}(?:(?:${BLANKS}${PLAIN_WORD}){1}|(?:${BLANKS}${PLAIN_WORD}){3})$`),
+  ITERATE2: plainLine('{2,}'),
+};
+const QUOTE_OR_BACKSLASH = /["'\\]/;
+
+/**
+ * Whether httpd refuses a directive line's arguments, from the line's text
+ * (name first, trimmed) when it has no quotes or backslashes: then no word
+ * is empty and each runs to the next blank, so a regular expression counts
+ * them without making them. Undefined for any other line, and for FLAG,
+ * whose words are to be split and given to refusesArguments.
+ */
+export function refusesPlainLine(check: ArgumentCheck, lineText: string): boolean | undefined {
+  if (check === 'FLAG' || QUOTE_OR_BACKSLASH.test(lineText)) return undefined;
+  return !PLAIN_ACCEPTED[check].test(lineText);
 }
 
 let helpByKey: Map<string, string> | undefined;
