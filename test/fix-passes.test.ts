@@ -11,6 +11,7 @@ import { selectRules } from '../src/engine/selection.js';
 import { SourceFile } from '../src/engine/source-file.js';
 import type { Diagnostic, Fix, Rule, TextEdit } from '../src/engine/types.js';
 import { insertApacheLineAfter, renameApacheDirective, replaceApacheArg } from '../src/languages/apache/edits.js';
+import { splitLogicalLines } from '../src/languages/apache/lexer.js';
 import type { ApacheDirectiveUse } from '../src/languages/apache/model.js';
 import { MAX_FIX_PASSES, lint, type LintResult } from '../src/lint.js';
 
@@ -200,6 +201,25 @@ describe('lint fix passes', () => {
     assert.equal(result.fixes[0]?.after, text.replace('mod_mpm_prefork.so\n', 'mod_mpm_prefork.so\nMaxConnectionsPerChild 10000\n'));
     fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
     assert.deepEqual((await run([name], recycling)).fixes, []);
+  });
+
+  it('a line added after a last line that ends in a backslash is a line of its own (found by the long fuzz run)', async () => {
+    // httpd joins a line that ends in a backslash to the next one: AP1010's ThreadsPerChild, added after
+    // `ThreadLimit 0\`, became part of it, never took effect, and was asked for again in every pass.
+    const clamped = builtinRules.filter((rule) => rule.meta.id === 'AP1010');
+    for (const [text, expected] of [
+      ['LoadModule mpm_event_module modules/mod_mpm_event.so\nThreadLimit 0\\\n', 'ThreadLimit 1\\\n\n'],
+      ['LoadModule mpm_event_module modules/mod_mpm_event.so\nThreadLimit 0\\', 'ThreadLimit 1 \n'],
+    ] as const) {
+      const name = config(text);
+      const result = await run([name], clamped);
+      const after = result.fixes[0]?.after ?? '';
+      assert.ok(after.includes(`\n${expected}`), JSON.stringify(after));
+      assert.deepEqual(splitLogicalLines(after).map((line) => line.text).filter((line) => line.startsWith('Thread')), ['ThreadLimit 1', 'ThreadsPerChild 1']);
+      assert.ok(!result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'));
+      fs.writeFileSync(path.join(scratch, name), after);
+      assert.deepEqual((await run([name], clamped)).fixes, []);
+    }
   });
 
   it('leaves out a fix whose finding survives it, keeps the others, and says so (TL0009)', async () => {

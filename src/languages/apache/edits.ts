@@ -64,12 +64,24 @@ export function insertApacheLineInto(section: ApacheSectionUse, line: string): T
   return { file: section.file, range: [close.range[0], close.range[0]], text: `${indent}${line}${eol}` };
 }
 
+/**
+ * A new line after `after`. httpd joins a line that ends with a backslash to
+ * the next: when the file's last line does (a continuation into nothing), an
+ * empty line ends it first, and when the file ends in a backslash without a
+ * line break (a literal one), a blank after it keeps it literal; otherwise
+ * the new line would be read as part of the old one.
+ */
 function insertAfterLine(file: SourceFile, after: LogicalLine, indent: string, line: string): TextEdit {
+  const endsInBackslash = (at: number) => file.text.charCodeAt(at - 1) === BACKSLASH;
   if (after.eol === '') {
-    return { file, range: [after.end, after.end], text: `${file.eol}${indent}${line}` };
+    const keepLiteral = endsInBackslash(after.end) ? ' ' : '';
+    return { file, range: [after.end, after.end], text: `${keepLiteral}${file.eol}${indent}${line}` };
   }
-  return { file, range: [after.end, after.end], text: `${indent}${line}${after.eol}` };
+  const endContinuation = endsInBackslash(after.end - after.eol.length) ? after.eol : '';
+  return { file, range: [after.end, after.end], text: `${endContinuation}${indent}${line}${after.eol}` };
 }
+
+const BACKSLASH = 92;
 
 function lineEnding(file: SourceFile, line: LogicalLine): string {
   return line.eol === '' ? file.eol : line.eol;
