@@ -107,7 +107,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
   const unitOf = (loaded: Loaded) => ({ apache: loaded.apache, mycnf: loaded.mycnf, host, targets, budget });
   const initial = lintUnit(unitOf(first), input.rules, { timer });
   const fixType = input.fixType ?? 'all';
-  const overlay = new Map<string, string>();
+  let overlay: ReadonlyMap<string, string> = new Map();
   const originals = new Map<string, SourceFile>();
   for (const file of first.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
   let passes = 0;
@@ -119,9 +119,12 @@ export async function lint(input: LintInput): Promise<LintResult> {
   // A fix that lost to an overlapping one comes back in the next pass; that is the same finding, not a follow-up.
   const fixableAtFirst = new Set(initial.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && diagnostic.fix.deferred !== true).map(findingKey));
   let pending: Diagnostic[] = [];
-  // Findings whose fix did not take effect: each was still there, fixable, once its fix was in.
+  // Findings whose fix did not take effect, the state after each pass (the first: before any) to go back
+  // to when one shows, and the pass that first applied each finding's fix.
   const withoutEffect = new Map<string, Diagnostic>();
-  // A pass made again leaves out one more fix at least, so this bounds them too.
+  const states: PassState[] = [{ overlay, current, diagnostics, sizingAfter, followUps: 0 }];
+  const firstApplied = new Map<string, number>();
+  // Going back leaves out one more fix at least, so this bounds the passes made again too.
   let attempts = 0;
   while (fixType !== 'none' && passes < MAX_FIX_PASSES && attempts++ < 2 * MAX_FIX_PASSES) {
     const fixes = chooseFixes(diagnostics.filter((diagnostic) => !withoutEffect.has(findingKey(diagnostic))), fixType);
@@ -137,23 +140,37 @@ export async function lint(input: LintInput): Promise<LintResult> {
     const loaded = load(fs.withOverlay(next), current);
     const relinted = lintUnit(unitOf(loaded), input.rules, { fixesOnly: true, timer });
     if (parseErrorCount(relinted.diagnostics) > baselineErrors) break;
-    // A fix whose finding survives it would be asked for again in every pass (a line added ten times):
-    // the pass is made again without it, and the finding keeps no fix.
+    // A finding still there, fixable, after its fix went in a second time would be fixed again in every
+    // pass (a line added ten times): the passes are made again from before its first fix, without it, and
+    // the finding keeps no fix. Once is not enough: removing one of two duplicate lines leaves the other,
+    // the same text, for the next pass.
     const stillFixable = new Set(relinted.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined).map(findingKey));
-    const notTaken = applying.filter((diagnostic) => stillFixable.has(findingKey(diagnostic)));
+    const notTaken = applying.filter((diagnostic) => firstApplied.has(findingKey(diagnostic)) && stillFixable.has(findingKey(diagnostic)));
     if (notTaken.length > 0) {
-      for (const diagnostic of notTaken) withoutEffect.set(findingKey(diagnostic), diagnostic);
+      let back = passes;
+      for (const diagnostic of notTaken) {
+        const key = findingKey(diagnostic);
+        withoutEffect.set(key, diagnostic);
+        back = Math.min(back, firstApplied.get(key) ?? back);
+      }
+      const state = states[back] as PassState;
+      ({ overlay, current, diagnostics, sizingAfter } = state);
+      followUps.length = state.followUps;
+      states.length = back + 1;
+      for (const [key, pass] of firstApplied) if (pass >= back) firstApplied.delete(key);
+      passes = back;
       continue;
     }
     for (const file of loaded.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
-    overlay.clear();
-    for (const [real, text] of next) overlay.set(real, text);
+    overlay = next;
     current = loaded;
     diagnostics = relinted.diagnostics;
     sizingAfter = relinted.sizing;
     for (const diagnostic of pending) if (!fixableAtFirst.has(findingKey(diagnostic))) followUps.push(diagnostic);
     pending = [];
+    for (const diagnostic of applying) if (!firstApplied.has(findingKey(diagnostic))) firstApplied.set(findingKey(diagnostic), passes);
     passes++;
+    states.push({ overlay, current, diagnostics, sizingAfter, followUps: followUps.length });
   }
   const fixes: FileFix[] = [];
   for (const [real, after] of overlay) {
@@ -172,6 +189,16 @@ export async function lint(input: LintInput): Promise<LintResult> {
     followUps,
     configs: { apache: first.apache, mycnf: first.mycnf },
   };
+}
+
+/** What the fix passes have reached after a pass. */
+interface PassState {
+  readonly overlay: ReadonlyMap<string, string>;
+  readonly current: Loaded;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly sizingAfter: Sizing | undefined;
+  /** How many follow-ups were listed by then. */
+  readonly followUps: number;
 }
 
 /**

@@ -203,6 +203,19 @@ describe('lint fix passes', () => {
     assert.deepEqual((await run([name], recycling)).fixes, []);
   });
 
+  it('a finding with the same text again in the next pass, on another line, is not a fix without effect (found by the long fuzz run)', async () => {
+    // MY1004 makes line 3 what line 2 is; MY5001 removed line 2 as a duplicate, and the next pass finds line 3
+    // a duplicate with the same text: one finding's key, two lines, each fix taking effect.
+    const name = `case-${++counter}.cnf`;
+    fs.writeFileSync(path.join(scratch, name), '[mysqld]\nkey_buffer_size = 16M\nkey_buffer_size = 16Me = 16M\nkey_buffer_size = 16M\n');
+    const rules = builtinRules.filter((rule) => rule.meta.id === 'MY5001' || rule.meta.id === 'MY1004');
+    const result = await run([name], rules);
+    assert.ok(!result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'), result.diagnostics.map((diagnostic) => diagnostic.message).join('\n'));
+    assert.equal(result.fixes[0]?.after.match(/key_buffer_size/g)?.length, 1);
+    fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
+    assert.deepEqual((await run([name], rules)).fixes, []);
+  });
+
   it('a line added after a last line that ends in a backslash is a line of its own (found by the long fuzz run)', async () => {
     // httpd joins a line that ends in a backslash to the next one: AP1010's ThreadsPerChild, added after
     // `ThreadLimit 0\`, became part of it, never took effect, and was asked for again in every pass.
