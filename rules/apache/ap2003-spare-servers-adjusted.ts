@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/engine/targets.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
-import { atoi, mpmDefaults, type MpmDirective, type MpmValue } from '../../src/languages/apache/mpm.js';
+import { atoi, C_INT_MAX, mpmDefaults, type MpmDirective, type MpmValue } from '../../src/languages/apache/mpm.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 
@@ -59,7 +59,8 @@ export default defineRule({
             const max = v.MaxSpareServers.configured ?? defaults.MaxSpareServers;
             const at = firstUse(v.MaxSpareServers, v.MinSpareServers);
             if (max < min + 1 && at !== undefined) {
-              const plan = planMpmSetting(apache, mpm, 'MaxSpareServers', min + 1);
+              // A value no int holds is read as the largest one, which is still too low: no fix then.
+              const plan = min + 1 > C_INT_MAX ? null : planMpmSetting(apache, mpm, 'MaxSpareServers', min + 1);
               ctx.report({
                 at,
                 messageId: 'maxSpareServers',
@@ -75,7 +76,7 @@ export default defineRule({
             const max = v.MaxSpareThreads.configured ?? defaults.MaxSpareThreads;
             const at = firstUse(v.MaxSpareThreads, v.MinSpareThreads, v.ThreadsPerChild);
             if (max < raised && at !== undefined) {
-              const plan = planMpmSetting(apache, mpm, 'MaxSpareThreads', raised);
+              const plan = raised > C_INT_MAX ? null : planMpmSetting(apache, mpm, 'MaxSpareThreads', raised);
               ctx.report({
                 at,
                 messageId: 'maxSpareThreads',

@@ -113,12 +113,15 @@ export function mpmDefaults(mpm: MpmName, httpd: string): Record<MpmDirective, n
   };
 }
 
+/** The largest value httpd's `int` settings hold. */
+export const C_INT_MAX = 2147483647;
+
 /** C `atoi`: leading blanks, a sign, digits; anything after is ignored; no digits is 0. */
 export function atoi(text: string | undefined): number {
   const match = /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(text ?? '');
   if (!match) return 0;
   const value = Number.parseInt(match[1] as string, 10);
-  return Math.max(-2147483648, Math.min(2147483647, value));
+  return Math.max(-C_INT_MAX - 1, Math.min(C_INT_MAX, value));
 }
 
 /** AH numbers of the worker/event startup checks, in the order of THREADED check_config. */
