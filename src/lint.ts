@@ -178,7 +178,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     if (original !== undefined && original.text !== after) fixes.push({ file: original, before: original.text, after });
   }
   return {
-    diagnostics: withoutEffect.size === 0 ? initial.diagnostics : droppingFixes(initial.diagnostics, withoutEffect, input.rules),
+    diagnostics: withoutEffect.size === 0 ? initial.diagnostics : droppingFixes(initial.diagnostics, withoutEffect, input.rules, originals),
     files: first.files,
     languages: first.languages,
     host,
@@ -203,28 +203,37 @@ interface PassState {
 
 /**
  * The findings as reported, those whose fix did not take effect without it
- * (the patch leaves it out), and for each such fix a TL0009 where the
- * finding is, unless that rule is off for the file.
+ * (the patch leaves it out), and for each such fix a TL0009 at the finding,
+ * unless that rule is off for the file. A finding a later pass made is
+ * placed at the start of the file as read, since its position is in text
+ * the patch no longer has.
  */
-function droppingFixes(diagnostics: readonly Diagnostic[], withoutEffect: ReadonlyMap<string, Diagnostic>, rules: RuleSelection): Diagnostic[] {
+function droppingFixes(
+  diagnostics: readonly Diagnostic[],
+  withoutEffect: ReadonlyMap<string, Diagnostic>,
+  rules: RuleSelection,
+  originals: ReadonlyMap<string, SourceFile>,
+): Diagnostic[] {
   const out = diagnostics.map((diagnostic) => (diagnostic.fix !== undefined && withoutEffect.has(findingKey(diagnostic)) ? withoutFix(diagnostic) : diagnostic));
   const rule = rules.rules.find((candidate) => candidate.meta.id === FIX_WITHOUT_EFFECT);
   if (rule === undefined) return out;
-  for (const [key, seen] of withoutEffect) {
-    // Where the finding was first reported, when it was; else where the pass that left its fix out saw it.
-    const finding = diagnostics.find((diagnostic) => findingKey(diagnostic) === key) ?? seen;
-    const severity = rules.setting(rule, finding.file).severity;
+  for (const [key, later] of withoutEffect) {
+    const reported = diagnostics.find((diagnostic) => findingKey(diagnostic) === key);
+    const file = reported?.file ?? originals.get(later.file.realPath);
+    if (file === undefined) continue;
+    const severity = rules.setting(rule, file).severity;
     if (severity === 'off') continue;
+    const range = reported?.range ?? ([0, 0] as const);
     out.push({
       ruleId: rule.meta.id,
       ruleName: rule.meta.name,
       severity,
-      message: render(rule.meta.messages['dropped'] ?? '', { rule: `${finding.ruleId} ${finding.ruleName}` }),
-      file: finding.file,
-      range: finding.range,
-      start: finding.start,
-      end: finding.end,
-      context: finding.context,
+      message: render(rule.meta.messages['dropped'] ?? '', { rule: `${later.ruleId} ${later.ruleName}` }),
+      file,
+      range,
+      start: reported?.start ?? file.position(0),
+      end: reported?.end ?? file.position(0),
+      context: reported?.context ?? [],
     });
   }
   return out.sort(compareDiagnostics);

@@ -128,6 +128,15 @@ async function run(paths: readonly string[], rules: readonly Rule[], fixType: 's
   return lint({ paths, cwd: scratch, rules: selectRules([...tools, ...rules] as Rule[], 'all', new Map()), fixType, targets: { httpd: '2.4', db: { product: 'mariadb', version: '10.11' } } });
 }
 
+/** A test rule that reports each `directive` line and, as its fix, adds `line` after it: in every pass. */
+function insertsAfter(id: string, directive: string, line: string): Rule {
+  return defineRule({
+    meta: { id, name: `test-${id.toLowerCase()}`, language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: `add ${line}` } },
+    defaultOptions: {},
+    create: (ctx) => ({ directive: { [directive]: (use: ApacheDirectiveUse) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, line) }) } }),
+  }) as Rule;
+}
+
 const renameRule = defineRule({
   meta: { id: 'AP9001', name: 'test-rename', language: 'apache', category: 'correctness', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'rename' } },
   defaultOptions: {},
@@ -201,6 +210,32 @@ describe('lint fix passes', () => {
     assert.equal(result.fixes[0]?.after, text.replace('mod_mpm_prefork.so\n', 'mod_mpm_prefork.so\nMaxConnectionsPerChild 10000\n'));
     fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
     assert.deepEqual((await run([name], recycling)).fixes, []);
+  });
+
+  it('offers no MaxSpareServers above what an int holds (found by the long fuzz run)', async () => {
+    // MinSpareServers 99999999999999999999 is read as 2147483647; MinSpareServers + 1 is no int, so the line
+    // AP2003 added was read as 2147483647 again, still too low, and asked for in every pass.
+    const name = config('LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\nMinSpareServers 99999999999999999999\n');
+    const result = await lint({
+      paths: [name],
+      cwd: scratch,
+      rules: selectRules(builtinRules.filter((rule) => rule.meta.id === 'AP2003' || rule.meta.language === 'tool') as Rule[], 'all', new Map()),
+      host: { ram: { value: 4 * 1024 ** 3, source: 'test' } },
+    });
+    const adjusted = result.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'AP2003' && diagnostic.message.startsWith('MaxSpareServers'));
+    assert.equal(adjusted.length, 1);
+    assert.equal(adjusted[0]?.fix, undefined);
+    assert.ok(!result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'));
+  });
+
+  it('a fix without effect on a finding an earlier fix made is reported at the start of the file as read', async () => {
+    const stubbornAfterRename = insertsAfter('AP9008', 'maxrequestworkers', '# once more');
+    const name = config('Listen 80\nMaxClients 150\n');
+    const result = await run([name], [stubbornAfterRename, renameRule]);
+    assert.equal(result.fixes[0]?.after, 'Listen 80\nMaxRequestWorkers 150\n');
+    const dropped = result.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0009');
+    assert.deepEqual(dropped.map((diagnostic) => [diagnostic.file, diagnostic.start.line, diagnostic.start.column]), [[result.files[0], 1, 1]]);
+    assert.match(dropped[0]?.message ?? '', /^the fix of AP9008 test-ap9008 here/);
   });
 
   it('a finding with the same text again in the next pass, on another line, is not a fix without effect (found by the long fuzz run)', async () => {
@@ -326,13 +361,7 @@ describe('lint fix passes', () => {
   });
 
   it('discards a pass whose output no longer parses, and keeps the earlier passes', async () => {
-    const breaks = defineRule({
-      meta: { id: 'AP9005', name: 'test-break', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'break' } },
-      defaultOptions: {},
-      create: (ctx) => ({
-        directive: { maxrequestworkers: (use) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '</IfModule>') }) },
-      }),
-    });
+    const breaks = insertsAfter('AP9005', 'maxrequestworkers', '</IfModule>');
     const result = await run([config('MaxClients 150\n')], [renameRule, breaks]);
     assert.equal(result.passes, 1);
     assert.equal(result.fixes[0]?.after, 'MaxRequestWorkers 150\n');
