@@ -199,6 +199,14 @@ describe('removeMycnfLine', () => {
     if (args !== undefined) assert.deepEqual(args, ['--max_connections=15']);
   });
 
+  it('keeps the line ending of an !include that would become the last line (found by the long fuzz run)', () => {
+    // The server reads a last !include line without a line ending without its last character: a.cn.
+    const { file, config } = single('[mysqld]\n!include conf.d/a.cnf\nquery_cache_size = 64M');
+    const edit = removeMycnfLine(use(config, 'query_cache_size'));
+    assert.ok(edit !== null);
+    assert.equal(write([edit]).get(file), '[mysqld]\n!include conf.d/a.cnf\n');
+  });
+
   it('declines a line whose inline comment would be lost', () => {
     const { config } = single('[mysqld]\nquery_cache_size = 0 # see ticket 42\n');
     assert.equal(removeMycnfLine(use(config, 'query_cache_size')), null);

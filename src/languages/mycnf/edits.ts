@@ -107,15 +107,22 @@ export function renameMycnfOption(use: MycnfOptionUse, canonical: string): TextE
 
 /**
  * Removes an option's line. On a last line without a line ending, the line
- * ending before it goes instead, so the file keeps ending the way it did.
- * Null when the line has an inline comment (the comment would be lost).
+ * ending before it goes instead, so the file keeps ending the way it did;
+ * unless the line before is an `!include` or `!includedir`, which the server
+ * reads without its last character when it is the last line and has no line
+ * ending: then the last line goes alone. Null when the line has an inline
+ * comment (the comment would be lost).
  */
 export function removeMycnfLine(use: MycnfOptionUse): TextEdit | null {
   const line = use.line;
   if (!editableLine(line) || line.commentRange !== undefined) return null;
   const text = use.file.text;
   let start = line.range[0];
-  if (line.eol === '' && start > 0) start -= text.slice(0, start).endsWith('\r\n') ? 2 : 1;
+  if (line.eol === '' && start > 0) {
+    const ending = text.slice(0, start).endsWith('\r\n') ? 2 : 1;
+    const before = text.slice(text.lastIndexOf('\n', start - ending - 1) + 1, start - ending);
+    if (!/^[\t\n\v\f\r \xA0]*!include/.test(before)) start -= ending;
+  }
   return { file: use.file, range: [start, line.range[1]], text: '' };
 }
 
