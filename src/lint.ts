@@ -18,6 +18,9 @@ export const MAX_FIX_PASSES = 10;
 /** The rule that reports a fix left out of the patch because its finding survived it. */
 const FIX_WITHOUT_EFFECT = 'TL0009';
 
+/** When the passes do not settle, a finding whose fix went in this many passes is taken for one the fix does not remove. */
+const STUCK_AFTER_PASSES = 3;
+
 export interface LintInput {
   /** Main config files: apache2.conf/httpd.conf and my.cnf; included files are found from them. */
   readonly paths: readonly string[];
@@ -120,13 +123,33 @@ export async function lint(input: LintInput): Promise<LintResult> {
   const fixableAtFirst = new Set(initial.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && diagnostic.fix.deferred !== true).map(findingKey));
   let pending: Diagnostic[] = [];
   // Findings whose fix did not take effect, the state after each pass (the first: before any) to go back
-  // to when one shows, and the pass that first applied each finding's fix.
+  // to when one shows, and the passes that applied each finding's fix.
   const withoutEffect = new Map<string, Diagnostic>();
   const states: PassState[] = [{ overlay, current, diagnostics, sizingAfter, followUps: 0 }];
-  const firstApplied = new Map<string, number>();
+  const appliedIn = new Map<string, { readonly passes: number[]; diagnostic: Diagnostic }>();
   // Going back leaves out one more fix at least, so this bounds the passes made again too.
   let attempts = 0;
-  while (fixType !== 'none' && passes < MAX_FIX_PASSES && attempts++ < 2 * MAX_FIX_PASSES) {
+  while (fixType !== 'none' && attempts++ < 3 * MAX_FIX_PASSES) {
+    if (passes >= MAX_FIX_PASSES) {
+      // The passes did not settle. A finding whose fix went in pass after pass is one the fix does not
+      // remove (a line added where the server does not read it, ten times): the passes are made again from
+      // before its first fix, without it, and the finding keeps no fix. Fixes that take effect can take a
+      // few passes for one finding, as several lines with the same text are fixed one a pass.
+      const stuck = [...appliedIn].filter(([, applied]) => applied.passes.length >= STUCK_AFTER_PASSES);
+      if (stuck.length === 0) break;
+      const back = Math.min(...stuck.map(([, applied]) => applied.passes[0] as number));
+      for (const [key, applied] of stuck) withoutEffect.set(key, applied.diagnostic);
+      const state = states[back] as PassState;
+      ({ overlay, current, diagnostics, sizingAfter } = state);
+      followUps.length = state.followUps;
+      states.length = back + 1;
+      for (const [key, applied] of appliedIn) {
+        while (applied.passes.length > 0 && (applied.passes[applied.passes.length - 1] as number) >= back) applied.passes.pop();
+        if (applied.passes.length === 0) appliedIn.delete(key);
+      }
+      passes = back;
+      continue;
+    }
     const fixes = chooseFixes(diagnostics.filter((diagnostic) => !withoutEffect.has(findingKey(diagnostic))), fixType);
     if (fixes.length === 0) break;
     const chosen = new Set(fixes);
@@ -140,27 +163,6 @@ export async function lint(input: LintInput): Promise<LintResult> {
     const loaded = load(fs.withOverlay(next), current);
     const relinted = lintUnit(unitOf(loaded), input.rules, { fixesOnly: true, timer });
     if (parseErrorCount(relinted.diagnostics) > baselineErrors) break;
-    // A finding still there, fixable, after its fix went in a second time would be fixed again in every
-    // pass (a line added ten times): the passes are made again from before its first fix, without it, and
-    // the finding keeps no fix. Once is not enough: removing one of two duplicate lines leaves the other,
-    // the same text, for the next pass.
-    const stillFixable = new Set(relinted.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined).map(findingKey));
-    const notTaken = applying.filter((diagnostic) => firstApplied.has(findingKey(diagnostic)) && stillFixable.has(findingKey(diagnostic)));
-    if (notTaken.length > 0) {
-      let back = passes;
-      for (const diagnostic of notTaken) {
-        const key = findingKey(diagnostic);
-        withoutEffect.set(key, diagnostic);
-        back = Math.min(back, firstApplied.get(key) ?? back);
-      }
-      const state = states[back] as PassState;
-      ({ overlay, current, diagnostics, sizingAfter } = state);
-      followUps.length = state.followUps;
-      states.length = back + 1;
-      for (const [key, pass] of firstApplied) if (pass >= back) firstApplied.delete(key);
-      passes = back;
-      continue;
-    }
     for (const file of loaded.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
     overlay = next;
     current = loaded;
@@ -168,7 +170,12 @@ export async function lint(input: LintInput): Promise<LintResult> {
     sizingAfter = relinted.sizing;
     for (const diagnostic of pending) if (!fixableAtFirst.has(findingKey(diagnostic))) followUps.push(diagnostic);
     pending = [];
-    for (const diagnostic of applying) if (!firstApplied.has(findingKey(diagnostic))) firstApplied.set(findingKey(diagnostic), passes);
+    for (const diagnostic of applying) {
+      const key = findingKey(diagnostic);
+      const applied = appliedIn.get(key);
+      if (applied === undefined) appliedIn.set(key, { passes: [passes], diagnostic });
+      else if (applied.passes[applied.passes.length - 1] !== passes) applied.passes.push(passes);
+    }
     passes++;
     states.push({ overlay, current, diagnostics, sizingAfter, followUps: followUps.length });
   }

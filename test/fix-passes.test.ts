@@ -251,6 +251,17 @@ describe('lint fix passes', () => {
     assert.deepEqual((await run([name], rules)).fixes, []);
   });
 
+  it('lines with the same finding fixed one a pass are no fix without effect (found by the long fuzz run)', async () => {
+    // Each fixed backslash joins the next line, whose backslash then gets its fix in the next pass: one
+    // finding (the same text, no sections), fixed in four passes, each fix taking effect.
+    const name = config('LoadModule mpm_event_module modules/mod_mpm_event.so\nTimeout \\ \n  Timeout \\ \n  eout \\ \n  Timeout \\ \n    10\n');
+    const hazards = builtinRules.filter((rule) => rule.meta.id === 'AP1002');
+    const result = await run([name], hazards);
+    assert.ok(!result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'));
+    assert.ok(result.passes > 1);
+    assert.equal(result.fixes[0]?.after, 'LoadModule mpm_event_module modules/mod_mpm_event.so\nTimeout \\\n  Timeout \\\n  eout \\\n  Timeout \\\n    10\n');
+  });
+
   it('a line added after a last line that ends in a backslash is a line of its own (found by the long fuzz run)', async () => {
     // httpd joins a line that ends in a backslash to the next one: AP1010's ThreadsPerChild, added after
     // `ThreadLimit 0\`, became part of it, never took effect, and was asked for again in every pass.
