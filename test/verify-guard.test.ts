@@ -5,11 +5,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigFileSystem } from '../src/engine/files.js';
-import { apacheVerifyHazards, mycnfVerifyHazards } from '../src/engine/verify-guard.js';
+import { apacheEnvironment } from '../src/engine/server-tools.js';
+import { apacheVerifyHazards, mycnfVerifyHazards, type GuardedFile } from '../src/engine/verify-guard.js';
 import { loadApache } from '../src/languages/apache/model.js';
 import { loadMycnf } from '../src/languages/mycnf/model.js';
 import { CLI } from './helpers/cli.js';
 import { findTool, requireTool } from './helpers/tools.js';
+
+function asGuarded(files: readonly { readonly source: { readonly displayPath: string; readonly text: string } }[]): GuardedFile[] {
+  return files.map(({ source }) => ({ displayPath: source.displayPath, text: source.text }));
+}
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-guard-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -44,7 +49,7 @@ describe('--verify never runs code a config names', () => {
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'httpd.conf'), `LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadFile ${library}\nMaxClients 10\n`);
     const run = runVerify(dir, ['httpd.conf']);
-    assert.match(run.stderr, /--verify: apache2 -t on httpd\.conf is not run: it would run code or write files the configuration names \(LoadFile .*apache-trap\.so|not-compiled\.so/);
+    assert.match(run.stderr, /--verify: apache2 -t on httpd\.conf is not run: the configuration or the patch would make the server run code or open files it names \(LoadFile .*apache-trap\.so|not-compiled\.so/);
     assert.equal(fs.existsSync(marker), false, 'the library was never loaded');
   });
 
@@ -58,7 +63,7 @@ describe('--verify never runs code a config names', () => {
       `LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadModule security2_module /usr/lib/apache2/modules/mod_security2.so\nSecAuditEngine On\nSecAuditLog "|/bin/touch ${marker}"\nMaxClients 10\n`,
     );
     const run = runVerify(dir, ['httpd.conf']);
-    assert.match(run.stderr, /is not run: it would run code or write files the configuration names \(SecAuditLog/);
+    assert.match(run.stderr, /is not run: the configuration or the patch would make the server run code or open files it names \(SecAuditLog/);
     assert.equal(fs.existsSync(marker), false);
   });
 
@@ -80,7 +85,10 @@ describe('--verify never runs code a config names', () => {
   it('the installed Debian configs load only root-owned system modules: nothing in them keeps the servers from running', (t) => {
     if (requireTool(t, 'apache2') === undefined || !fs.existsSync('/etc/mysql/my.cnf')) return;
     const fsView = new ConfigFileSystem({});
-    assert.deepEqual(apacheVerifyHazards(loadApache('/etc/apache2/apache2.conf', { fs: fsView, httpd: '2.4' })), []);
-    assert.deepEqual(mycnfVerifyHazards(loadMycnf('/etc/mysql/my.cnf', { fs: fsView, target: { product: 'mariadb', version: '10.11' } })), []);
+    const apache = loadApache('/etc/apache2/apache2.conf', { fs: fsView, httpd: '2.4' });
+    const guarded = apacheVerifyHazards(asGuarded(apache.files), { env: apacheEnvironment(fs.readFileSync('/etc/apache2/envvars', 'latin1')), serverRoot: apache.serverRoot });
+    assert.deepEqual(guarded.hazards, []);
+    assert.ok(guarded.libraries.length > 0 && guarded.libraries.every((library) => library.systemPath.startsWith('/usr/lib/apache2/modules/')));
+    assert.deepEqual(mycnfVerifyHazards(asGuarded(loadMycnf('/etc/mysql/my.cnf', { fs: fsView, target: { product: 'mariadb', version: '10.11' } }).files)), []);
   });
 });

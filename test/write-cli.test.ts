@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CLI } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
-import { findTool, requireTool } from './helpers/tools.js';
+import { requireTool } from './helpers/tools.js';
 import { snapshotTree } from './helpers/trees.js';
 
 /*
@@ -88,15 +88,23 @@ describe('tune-lint --fix refusals', () => {
   });
 
   it('a file saved by someone else while tune-lint runs: one line, exit 2, the other save kept', async (t) => {
-    const apache2 = requireTool(t, 'apache2');
-    if (apache2 === undefined || findTool('sh') === undefined) return;
+    const bwrap = requireTool(t, 'bwrap');
+    if (requireTool(t, 'apache2') === undefined || bwrap === undefined || requireTool(t, 'unshare') === undefined) return;
+    if (process.geteuid?.() !== 0) {
+      t.skip('needs root for the private mount namespace that puts the admin in front of bwrap');
+      return;
+    }
     const root = story();
     const target = path.join(root, MPM);
-    // An "apache2" first on PATH that, like an admin at the worst moment, saves the file --verify is about to let tune-lint write.
-    const bin = path.join(scratch, `bin-${counter}`);
-    fs.mkdirSync(bin);
-    fs.writeFileSync(path.join(bin, 'apache2'), `#!/bin/sh\necho '# saved by the admin' >> '${target}'\nexec '${apache2}' "$@"\n`, { mode: 0o755 });
-    const result = await run(root, [...ARGS, '--fix', '--verify'], { env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` } });
+    // The sandbox is taken from the system directories, /usr/local/sbin first; in a private mount namespace a
+    // "bwrap" there, like an admin at the worst moment, saves the file --verify is about to let tune-lint write.
+    const sbin = path.join(scratch, `sbin-${counter}`);
+    fs.mkdirSync(sbin);
+    fs.writeFileSync(path.join(sbin, 'bwrap'), `#!/bin/sh\necho '# saved by the admin' >> '${fs.realpathSync(target)}'\nexec '${bwrap}' "$@"\n`, { mode: 0o755 });
+    // The sandbox's tools run as nobody when tune-lint is root: the admin's save must be allowed to them.
+    fs.chownSync(fs.realpathSync(target), NOBODY, NOBODY);
+    const mountThenRun = 'mount --bind "$0" /usr/local/sbin && exec "$@"';
+    const result = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', mountThenRun, sbin, process.execPath, CLI, ...ARGS, '--fix', '--verify'], { cwd: root, encoding: 'utf8' });
     assert.equal(result.status, 2, result.stderr);
     assert.equal(result.stderr, 'tune-lint: etc/apache2/mods-enabled/mpm_prefork.conf: changed on disk since tune-lint read it; nothing written, run again\n');
     assert.ok(fs.readFileSync(target, 'utf8').endsWith('# saved by the admin\n'));

@@ -38,9 +38,16 @@ export interface ToolRun {
 }
 
 /** Runs a binary to completion (SIGKILL after `timeoutMs`), collecting its output. Rejects only when it cannot be started. */
-export function runTool(binary: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, cwd = '/'): Promise<ToolRun> {
+export function runTool(
+  binary: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  cwd = '/',
+  user: { readonly uid?: number; readonly gid?: number } = {},
+): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], ...user });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;
@@ -74,14 +81,22 @@ function decodeLines(bytes: Buffer): string {
 }
 
 /**
- * The environment apache2ctl gives httpd: PATH, LANG=C, and the variables a
- * Debian `envvars` file exports (read with {@link readEnvvars}, never run).
+ * The environment the config checkers give httpd, built here and never
+ * inherited: PATH of the system directories, LANG=C, and of what a Debian
+ * `envvars` file exports (read with {@link readEnvvars}, never run) only the
+ * `APACHE_*` variables its configuration expands. Anything else it exports
+ * (`LD_PRELOAD`, `LD_LIBRARY_PATH`, `PATH`, `LANG`) would steer the loader or
+ * the C library, not the configuration, and is left out.
  */
 export function apacheEnvironment(envvarsText: string | undefined, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const base: Record<string, string> = { PATH: SERVER_TOOL_PATH, LANG: 'C' };
   const exported = envvarsText === undefined ? {} : readEnvvars(envvarsText, base);
-  return { ...base, ...exported, ...extra };
+  const kept = Object.entries(exported).filter(([name]) => CONFIGURATION_VARIABLE.test(name));
+  return { ...base, ...Object.fromEntries(kept), ...extra };
 }
+
+/** The variables Debian's apache2ctl exports for the configuration (APACHE_RUN_USER, APACHE_LOG_DIR...). */
+const CONFIGURATION_VARIABLE = /^APACHE_[A-Z0-9_]+$/;
 
 export interface ApacheMessage {
   /** The stderr line(s) as printed (a two-line AH00526 error is one message). */
@@ -171,25 +186,4 @@ function readError(text: string): ApacheSyntaxError | undefined {
   const innermost = chain.pop();
   if (innermost === undefined) return undefined;
   return { ...innermost, message: rest, includedFrom: chain };
-}
-
-/**
- * Apache has no sysroot: in a copy of a tree whose configs name absolute
- * server paths, the directives that decide which files are read
- * (`ServerRoot`, `Include`, `IncludeOptional`, written literally on their own
- * line) get the copy's root in front. Nothing else changes, so line numbers stay.
- */
-export function mapApacheServerPaths(text: string, root: string): string {
-  return text
-    .split('\n')
-    .map((line) => line.replace(APACHE_PATH_DIRECTIVE, (_match, head: string) => `${head}${root}/`))
-    .join('\n');
-}
-
-/** A line {@link mapApacheServerPaths} changes. */
-export const APACHE_PATH_DIRECTIVE = /^([ \t]*(?:ServerRoot|Include|IncludeOptional)[ \t]+["']?)(\/)/i;
-
-/** The same for option files: absolute `!include` and `!includedir` paths point into the copy. */
-export function mapMycnfServerPaths(text: string, root: string): string {
-  return text.replace(/^([\t\v\f\r ]*![\t\v\f\r ]*include(?:dir)?[\t\v\f\r ]+)\//gm, `$1${root}/`);
 }

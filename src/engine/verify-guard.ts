@@ -1,67 +1,208 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApacheConfig } from '../languages/apache/model.js';
-import type { MycnfConfig } from '../languages/mycnf/model.js';
+import type { ApacheNode } from '../languages/apache/cst.js';
+import { parseApache } from '../languages/apache/parser.js';
+import { legacySetVariable, normaliseOptionName } from '../languages/mycnf/names.js';
+import { parseMyCnf } from '../languages/mycnf/parser.js';
+import { LineIndex } from '../util/line-index.js';
+import { underSystemDirs } from './sandbox.js';
+import { appendAll } from '../util/arrays.js';
+
+/**
+ * The second line of `--verify`, after the sandbox: what in the files a
+ * server check would read makes the server load code or open files the
+ * configuration chooses. It reads the files as they will be in the check
+ * (patched), every line of them: inactive `<IfVersion>`/`<IfModule>`
+ * branches, `<Macro>` bodies and option groups of any product or version
+ * alike, since the installed server need not be the target. Paths are
+ * expanded with the environment the server gets, as the server expands them;
+ * what the guard cannot resolve is a hazard.
+ */
+
+/** A file as the check will see it. */
+export interface GuardedFile {
+  readonly displayPath: string;
+  readonly text: string;
+}
 
 /** Where distributions install shared libraries and server modules; only root-owned files there may be loaded. */
 const SYSTEM_LIBRARY_DIRS = ['/usr/lib/', '/usr/lib64/', '/lib/', '/lib64/', '/usr/local/lib/'];
 
 /**
  * mod_security opens these files while httpd reads the config, even under
- * `apache2 -t` (a piped one starts its program): verifying such a config
- * would write where the config says.
+ * `apache2 -t` (a piped one starts its program).
  */
 const OPENED_WHILE_READING = new Set(['secauditlog', 'secauditlog2', 'secdebuglog', 'secguardianlog']);
 
+/** mod_perl runs Perl while httpd reads the config: these directives and `<Perl>` sections. */
+const RUNS_CODE_WHILE_READING = new Set(['perlrequire', 'perlmodule', 'perlloadmodule', 'perlconfigrequire', 'perlpostconfigrequire', 'perl']);
+
 /** Options by which mariadbd loads plugins (shared libraries) while it reads its options, even for --help. */
-const PLUGIN_OPTIONS = new Set(['plugin_load', 'plugin_load_add', 'plugin_dir', 'early_plugin_load']);
+const PLUGIN_OPTIONS = ['plugin_load', 'plugin_load_add', 'plugin_dir', 'early_plugin_load'];
+
+export interface ApacheGuardContext {
+  /** The environment the server runs with: `${NAME}` resolves from it unless a `Define` anywhere names it. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The ServerRoot the server starts with (`-d`); every `ServerRoot` line is another that relative paths may resolve against. */
+  readonly serverRoot: string;
+  /** Under --sysroot: whether the sysroot has something at a server path, which the check then sees instead of the host's file. */
+  readonly inSysroot?: ((serverPath: string) => boolean) | undefined;
+}
+
+/** A library the server will load, as a server path the guard resolved and trusts. */
+export interface TrustedLibrary {
+  readonly serverPath: string;
+  /** The system file it is on this host (a symlink's target, for `/etc/httpd/modules -> /usr/lib64/httpd/modules`). */
+  readonly systemPath: string;
+}
+
+export interface ApacheGuardResult {
+  readonly hazards: string[];
+  readonly libraries: TrustedLibrary[];
+}
 
 /**
- * What in an Apache config would make `apache2 -t` run code or write files
- * the config chooses: a module or library outside the system's library
- * directories (or one that is not root's alone), a piped program anywhere,
- * mod_security's logs. --verify does not run the server on such a config.
+ * What in these Apache files would make `apache2 -t` run code or write files
+ * the config chooses: a module or library that is not a root-owned file of
+ * the system's library directories, a piped program anywhere, mod_security's
+ * logs, mod_perl's code. Also the libraries it does trust, which the check
+ * must be able to reach.
  */
-export function apacheVerifyHazards(config: ApacheConfig): string[] {
+export function apacheVerifyHazards(files: readonly GuardedFile[], context: ApacheGuardContext): ApacheGuardResult {
   const hazards: string[] = [];
-  for (const use of config.uses) {
-    const where = `${use.file.displayPath}:${use.file.position(use.range[0]).line}`;
-    if (use.name === 'loadmodule' || use.name === 'loadfile') {
-      const library = use.name === 'loadmodule' ? use.args[1] : use.args[0];
-      const problem = library === undefined ? undefined : untrustedLibrary(path.posix.resolve(config.serverRoot, library));
-      if (problem !== undefined) hazards.push(`${use.node.name} ${library} (${where}): ${problem}`);
-    } else if (OPENED_WHILE_READING.has(use.name)) {
-      hazards.push(`${use.node.name} ${use.args[0] ?? ''} (${where}): mod_security opens it while the config is read`);
+  const libraries: TrustedLibrary[] = [];
+  const located: { file: GuardedFile; lines: LineIndex | undefined; node: Extract<ApacheNode, { kind: 'directive' | 'section' }> }[] = [];
+  for (const file of files) {
+    const entry = { file, lines: undefined as LineIndex | undefined };
+    visitApacheNodes(parseApache(file.text).nodes, (node) => located.push({ ...entry, node }));
+  }
+  const defined = new Set<string>();
+  const serverRoots = new Set([context.serverRoot]);
+  for (const { node } of located) {
+    if (node.kind !== 'directive') continue;
+    if (node.nameLower === 'define' && node.args[0] !== undefined) defined.add(node.args[0].value);
+  }
+  const expand = (value: string): string | undefined => {
+    let unresolved = false;
+    const expanded = value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
+      const known = defined.has(name) ? undefined : context.env[name];
+      if (known === undefined) unresolved = true;
+      return known ?? whole;
+    });
+    return unresolved ? undefined : expanded;
+  };
+  for (const { node } of located) {
+    if (node.kind === 'directive' && node.nameLower === 'serverroot' && node.args[0] !== undefined) {
+      const root = expand(node.args[0].value);
+      if (root !== undefined) serverRoots.add(path.posix.resolve(context.serverRoot, root));
     }
-    if (use.args.some((arg) => arg.startsWith('|'))) hazards.push(`${use.node.name} ${use.argsText} (${where}): a piped program`);
+  }
+  for (const item of located) {
+    const { node, file } = item;
+    const where = (): string => {
+      item.lines ??= new LineIndex(file.text);
+      return `${file.displayPath}:${item.lines.lineOf(node.range[0])}`;
+    };
+    const libraryArgs = node.kind !== 'directive' ? [] : node.nameLower === 'loadmodule' ? node.args.slice(1, 2) : node.nameLower === 'loadfile' ? node.args : [];
+    for (const arg of libraryArgs) {
+      const verdict = judgeLibrary(arg.value, expand, context, [...serverRoots]);
+      if (typeof verdict === 'string') hazards.push(`${node.name} ${arg.value} (${where()}): ${verdict}`);
+      else appendAll(libraries, verdict);
+    }
+    if (OPENED_WHILE_READING.has(node.nameLower)) hazards.push(`${node.name} ${node.args[0]?.value ?? ''} (${where()}): mod_security opens it while the config is read`);
+    if (RUNS_CODE_WHILE_READING.has(node.nameLower)) hazards.push(`${node.kind === 'section' ? `<${node.name}>` : node.name} (${where()}): mod_perl runs code while the config is read`);
+    if (node.args.some((arg) => arg.value.startsWith('|'))) hazards.push(`${node.name} ${node.argsText} (${where()}): a piped program`);
+  }
+  return { hazards, libraries };
+}
+
+/** What in option files would make `mariadbd --help --verbose` load a library the files choose, in any group. */
+export function mycnfVerifyHazards(files: readonly GuardedFile[]): string[] {
+  const hazards: string[] = [];
+  for (const file of files) {
+    for (const line of parseMyCnf(file.text).lines) {
+      if (line.kind !== 'option') continue;
+      const name = normaliseOptionName(line.rawName);
+      const inner = legacySetVariable(name, line.value)?.name;
+      if (![name, inner].some((candidate) => candidate !== undefined && namesPluginOption(candidate.key))) continue;
+      hazards.push(`${line.rawName}${line.value === undefined ? '' : `=${line.value}`} (${file.displayPath}:${line.number}): mariadbd loads plugins while it reads its options`);
+    }
   }
   return hazards;
 }
 
-/** What in option files would make `mariadbd --help --verbose` load a library the files choose. */
-export function mycnfVerifyHazards(config: MycnfConfig): string[] {
-  return config.uses
-    .filter((use) => PLUGIN_OPTIONS.has(use.name.key))
-    .map((use) => `${use.name.raw}${use.value === undefined ? '' : `=${use.value}`} (${use.file.displayPath}:${use.file.position(use.range[0]).line}): mariadbd loads plugins while it reads its options`);
+/** The server takes a unique prefix of an option's name for the option, so a prefix counts. */
+function namesPluginOption(key: string): boolean {
+  return PLUGIN_OPTIONS.some((option) => option.startsWith(key));
 }
 
 /**
- * A library path is trusted when it resolves (on this machine, where the
- * server loads it from) to a regular file under a system library directory
- * that neither the file nor any directory above it lets anyone but root
- * change.
+ * The server paths a library argument may load, each trusted with the system
+ * file it is, or why it is not trusted: a `${NAME}` the guard cannot resolve
+ * as the server would, a `..`, a file that is not a root-owned one of the
+ * system library directories.
  */
-function untrustedLibrary(file: string): string | undefined {
+function judgeLibrary(written: string, expand: (value: string) => string | undefined, context: ApacheGuardContext, serverRoots: readonly string[]): TrustedLibrary[] | string {
+  const expanded = expand(written);
+  if (expanded === undefined) return 'a ${NAME} in a library path that the server environment does not settle';
+  if (expanded.split('/').includes('..')) return "a '..' in a library path";
+  const candidates = path.posix.isAbsolute(expanded) ? [path.posix.normalize(expanded)] : serverRoots.map((root) => path.posix.join(root, expanded));
+  const trusted: TrustedLibrary[] = [];
+  for (const serverPath of candidates) {
+    const verdict = systemLibrary(serverPath, context);
+    if (verdict === undefined) continue;
+    if ('hazard' in verdict) return verdict.hazard;
+    trusted.push({ serverPath, systemPath: verdict.systemPath });
+  }
+  return trusted;
+}
+
+/**
+ * The system file a server path loads on this host; undefined when nothing
+ * is there for the check (the load fails in the sandbox as it fails on the
+ * host). A path under the system directories is the host's own in the
+ * sandbox. Any other is the configuration's: under --sysroot a file of the
+ * repository, which is never trusted; without one, trusted only when it leads
+ * by symlinks to a system library.
+ */
+function systemLibrary(serverPath: string, context: ApacheGuardContext): { hazard: string } | { systemPath: string } | undefined {
+  if (!underSystemDirs(serverPath) && context.inSysroot !== undefined) {
+    return context.inSysroot(serverPath) ? { hazard: 'a file of the repository, not a system library' } : undefined;
+  }
   let real: string;
   try {
-    real = fs.realpathSync(file);
+    real = fs.realpathSync(serverPath);
   } catch {
-    return undefined;
+    if (!underSystemDirs(serverPath)) return undefined;
+    const hazard = rootOnly(nearestExisting(serverPath));
+    return hazard === undefined ? undefined : { hazard };
   }
-  if (!SYSTEM_LIBRARY_DIRS.some((dir) => real.startsWith(dir))) return `outside ${SYSTEM_LIBRARY_DIRS.join(', ')}`;
-  for (let current = real; current !== path.dirname(current); current = path.dirname(current)) {
+  if (!SYSTEM_LIBRARY_DIRS.some((dir) => real.startsWith(dir))) return { hazard: `${real} is outside ${SYSTEM_LIBRARY_DIRS.join(', ')}` };
+  const hazard = rootOnly(real);
+  return hazard === undefined ? { systemPath: real } : { hazard };
+}
+
+function rootOnly(file: string): string | undefined {
+  for (let current = file; current !== path.dirname(current); current = path.dirname(current)) {
     const stat = fs.statSync(current);
     if (stat.uid !== 0 || (stat.mode & 0o022) !== 0) return `${current} may be changed by someone other than root`;
   }
   return undefined;
+}
+
+function nearestExisting(file: string): string {
+  let current = file;
+  while (!fs.existsSync(current)) current = path.dirname(current);
+  return current;
+}
+
+/** Every directive and section of a file, inside every section, whatever its condition. */
+export function visitApacheNodes(nodes: readonly ApacheNode[], visit: (node: Extract<ApacheNode, { kind: 'directive' | 'section' }>) => void): void {
+  for (const node of nodes) {
+    if (node.kind === 'directive') visit(node);
+    else if (node.kind === 'section') {
+      visit(node);
+      visitApacheNodes(node.children, visit);
+    }
+  }
 }

@@ -1,14 +1,16 @@
-import { apacheVerifyHazards, mycnfVerifyHazards } from './verify-guard.js';
-import { spawnSync } from 'node:child_process';
+import { apacheVerifyHazards, mycnfVerifyHazards, visitApacheNodes, type GuardedFile, type TrustedLibrary } from './verify-guard.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ApacheConfig } from '../languages/apache/model.js';
+import { parseApache } from '../languages/apache/parser.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
+import { parseMyCnf } from '../languages/mycnf/parser.js';
 import type { FileFix, LintResult } from '../lint.js';
 import { withoutFix } from './fix.js';
 import { compareDiagnostics } from './linter.js';
-import { apacheEnvironment, findServerTool, mapApacheServerPaths, mapMycnfServerPaths, parseApacheStderr, runTool, SERVER_TOOL_PATH, type ToolRun } from './server-tools.js';
+import { handOver, prepareRoot, Sandbox, underSystemDirs } from './sandbox.js';
+import { apacheEnvironment, findServerTool, parseApacheStderr, SERVER_TOOL_PATH, type ToolRun } from './server-tools.js';
 import { ConfigFileSystem } from './files.js';
 import type { SourceFile } from './source-file.js';
 import type { Diagnostic } from './types.js';
@@ -20,22 +22,25 @@ import type { Diagnostic } from './types.js';
  * (every option name and value, without starting a server) for option files.
  * Each tool runs twice, on the configuration as it is and as patched; what
  * matters is a problem the patch adds, so a configuration that already fails
- * does not count against the patch.
+ * does not count against the patch. A check that does not finish in time
+ * fails.
  *
- * Where the patched files are:
- * - without --sysroot, in a private mount namespace (`unshare --mount`) in
- *   which each patched file is bind-mounted over the original, so the server
- *   reads the real tree, by its real paths, with only the patched files
- *   replaced; nothing is visible outside the namespace;
- * - with --sysroot, or where no namespace can be made, in a temporary copy of
- *   the files the server reads, at their server paths under the copy, with
- *   the paths that decide what is read (ServerRoot/Include/IncludeOptional,
- *   !include/!includedir) pointed into the copy.
+ * The configuration may be someone else's, and tune-lint often runs as root,
+ * so the servers run in a sandbox ({@link Sandbox}): a root of their own
+ * that holds a copy of the files the lint read, at their server paths, with
+ * the patched ones in their new text, and the system's program directories;
+ * no network, no host files, an environment tune-lint builds, an unprivileged
+ * user. Paths the configuration names that the server only checks for
+ * (certificates, runtime directories) are stood in for by empty placeholders,
+ * so no file's content but the configuration's enters the sandbox. The guard
+ * ({@link apacheVerifyHazards}) is the second line: on what the patched files
+ * would make the server load or run, the server is not run at all. No server
+ * message that quotes a file outside the configuration is shown.
  *
  * A patch that adds a problem is dropped file by file (each file's fix is
  * tried alone, then the files that pass are tried together) and reported as
- * {@link VERIFY_RULE}; it is never printed or written. A missing tool is said
- * once and its check skipped.
+ * {@link VERIFY_RULE}; it is never printed or written. A missing tool, or no
+ * sandbox on this host, is said once and the check skipped.
  */
 
 export const VERIFY_RULE = { id: 'TL0008', name: 'fix-rejected-by-server' } as const;
@@ -52,8 +57,6 @@ export interface VerifyOptions {
   readonly defines?: readonly string[];
   /** The only directories the binaries are looked for in (default: PATH, then the system directories). */
   readonly searchPath?: readonly string[];
-  /** `copy` never tries a mount namespace. */
-  readonly isolation?: 'auto' | 'copy';
   readonly timeoutMs?: number;
   /** Called once per distinct note: a tool that is missing, a check that could not judge. */
   readonly onNote?: (note: string) => void;
@@ -62,25 +65,34 @@ export interface VerifyOptions {
 /** What a check found on one tree: one line per problem, with server paths. */
 type Problems = readonly string[];
 
+/** What the sandbox's root holds besides the configuration's files. */
+interface Extras {
+  /** Trusted libraries the configuration reaches through its own symlinks, linked to the system file. */
+  readonly links: readonly TrustedLibrary[];
+  /** Server paths of files and directories the server checks for, stood in for by empty ones. */
+  readonly files: readonly string[];
+  readonly directories: readonly string[];
+}
+
 interface Subject {
   /** `apache2 -t` on etc/apache2/apache2.conf */
   readonly label: string;
-  readonly language: 'apache' | 'mycnf';
   /** Every file the server reads for this config. */
   readonly files: readonly SourceFile[];
-  check(tree: Tree): Promise<Problems | undefined>;
+  /** Why the servers must not read these files (the configuration as it is, or as patched), if anything. */
+  hazards(files: readonly GuardedFile[]): string[];
+  extras(files: readonly GuardedFile[]): Extras;
+  check(tree: SandboxTree): Promise<Problems | undefined>;
 }
 
 export class FixVerifier {
   private readonly notes = new Set<string>();
-  private namespace: boolean | undefined;
-  private readonly sysroot: string | undefined;
+  private sandbox: Sandbox | string | undefined;
   /** Server paths of the run's files, as the lint's reader mapped them. */
   private readonly paths: ConfigFileSystem;
 
   constructor(private readonly options: VerifyOptions) {
     this.paths = new ConfigFileSystem({ sysroot: options.sysroot, sysrootAt: options.sysrootAt, cwd: options.cwd });
-    this.sysroot = this.paths.sysroot;
   }
 
   /** The result with the fixes the servers accept; rejected ones are gone from `fixes` and reported as TL0008. */
@@ -110,16 +122,31 @@ export class FixVerifier {
 
   /** Real paths of the fixes to drop, with the problem each adds; undefined when the check could not run. */
   private async judge(subject: Subject, fixes: readonly FileFix[]): Promise<Map<string, string> | undefined> {
-    const baseline = await this.run(subject, []);
+    const sandbox = this.openSandbox();
+    if (sandbox === undefined) return undefined;
+    const before = this.guarded(subject, new Map());
+    const after = this.guarded(subject, new Map(fixes.map((fix) => [fix.file.realPath, fix])));
+    const hazards = [...new Set([...subject.hazards(before), ...subject.hazards(after)])];
+    if (hazards.length > 0) {
+      this.note(`${subject.label} is not run: the configuration or the patch would make the server run code or open files it names (${hazards[0]}); not verified`);
+      return undefined;
+    }
+    const extras = subject.extras([...before, ...after]);
+    const run = (subset: readonly FileFix[]): Promise<Problems | undefined> => this.run(sandbox, subject, subset, extras);
+    const drop = new Map<string, string>();
+    const baseline = await run([]);
     if (baseline === undefined) return undefined;
+    if (baseline.includes(this.timedOut)) {
+      for (const fix of fixes) drop.set(fix.file.realPath, `${subject.label}: ${this.timedOut} on the configuration as it is`);
+      return drop;
+    }
     if (baseline.length > 0) this.note(`${subject.label} already reports a problem without the patch (${baseline[0]}); only problems the patch adds are held against it`);
     const added = async (subset: readonly FileFix[]): Promise<string | undefined> => {
-      const problems = await this.run(subject, subset);
-      return problems?.find((problem) => !baseline.includes(problem));
+      const problems = await run(subset);
+      return problems?.find((problem) => problem === this.timedOut || !baseline.includes(problem));
     };
     const whole = await added(fixes);
-    if (whole === undefined) return new Map();
-    const drop = new Map<string, string>();
+    if (whole === undefined) return drop;
     if (fixes.length > 1) {
       const alone = new Map<FileFix, string | undefined>();
       for (const fix of fixes) alone.set(fix, await added([fix]));
@@ -133,21 +160,14 @@ export class FixVerifier {
     return drop;
   }
 
-  private async run(subject: Subject, fixes: readonly FileFix[]): Promise<Problems | undefined> {
+  /** The subject's files as a check with these fixes reads them. */
+  private guarded(subject: Subject, patched: ReadonlyMap<string, FileFix>): GuardedFile[] {
+    return subject.files.map((file) => ({ displayPath: file.displayPath, text: patched.get(file.realPath)?.after ?? file.text }));
+  }
+
+  private async run(sandbox: Sandbox, subject: Subject, fixes: readonly FileFix[], extras: Extras): Promise<Problems | undefined> {
     const patched = new Map(fixes.map((fix) => [fix.file.realPath, fix]));
-    if (this.sysroot === undefined && this.options.isolation !== 'copy' && this.namespaceWorks()) {
-      const tree = new NamespaceTree(patched, this.timeout);
-      try {
-        return await subject.check(tree);
-      } catch (error) {
-        if (!(error instanceof NamespaceUnavailable)) throw error;
-        this.namespace = false;
-        this.note(`no private mount namespace (${error.message}); checking a temporary copy of the configuration instead`);
-      } finally {
-        tree.dispose();
-      }
-    }
-    const tree = new CopyTree((hostPath) => this.serverPath(hostPath), subject.files, patched, subject.language, this.timeout);
+    const tree = new SandboxTree(sandbox, (hostPath) => this.serverPath(hostPath), subject.files, patched, extras, this.timeout);
     try {
       return await subject.check(tree);
     } finally {
@@ -155,17 +175,20 @@ export class FixVerifier {
     }
   }
 
+  private openSandbox(): Sandbox | undefined {
+    this.sandbox ??= Sandbox.open();
+    if (typeof this.sandbox !== 'string') return this.sandbox;
+    this.note(`the servers are run only in a sandbox, and there is none here: ${this.sandbox}; the patch is not verified`);
+    return undefined;
+  }
+
   private get timeout(): number {
     return this.options.timeoutMs ?? 60_000;
   }
 
-  private namespaceWorks(): boolean {
-    if (this.namespace === undefined) {
-      const unshare = findServerTool('unshare', this.options.searchPath);
-      const probe = unshare === undefined ? undefined : spawnSync(unshare, ['--mount', '--propagation', 'private', '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
-      this.namespace = probe !== undefined && probe.status === 0;
-    }
-    return this.namespace;
+  /** The problem a check that does not finish in time reports: never one the configuration "already has". */
+  private get timedOut(): string {
+    return `did not finish in ${this.timeout / 1000} s`;
   }
 
   private subjects(result: LintResult): Subject[] {
@@ -179,54 +202,107 @@ export class FixVerifier {
     const main = this.serverPath(config.root.path);
     const label = `apache2 -t on ${config.root.displayPath}`;
     const envvarsFile = config.fs.locate('envvars', serverRoot);
-    const envvars = fs.existsSync(envvarsFile) ? fs.readFileSync(envvarsFile, 'latin1') : undefined;
+    const env = apacheEnvironment(fs.existsSync(envvarsFile) ? fs.readFileSync(envvarsFile, 'latin1') : undefined);
+    const files = config.files.map((entry) => entry.source);
+    const ownPaths = new Set(files.map((file) => this.serverPath(file.path)));
+    const inSysroot = this.paths.sysroot === undefined ? undefined : (serverPath: string): boolean => this.paths.kind(this.paths.locate(serverPath)) !== 'missing';
+    const guardContext = { env, serverRoot, inSysroot };
     return {
       label,
-      language: 'apache',
-      files: config.files.map((entry) => entry.source),
+      files,
+      hazards: (texts) => apacheVerifyHazards(texts, guardContext).hazards,
+      extras: (texts) => ({ links: apacheVerifyHazards(texts, guardContext).libraries.filter((library) => !underSystemDirs(library.serverPath)), ...this.apacheStandIns(texts, env, serverRoot) }),
       check: async (tree) => {
-        const hazards = apacheVerifyHazards(config);
-        if (hazards.length > 0) {
-          this.note(`${label} is not run: it would run code or write files the configuration names (${hazards[0]}); the Apache patch is not verified`);
-          return undefined;
-        }
         const binary = this.tool(['apache2', 'httpd'], 'the Apache patch is not verified');
         if (binary === undefined) return undefined;
         const defines = (this.options.defines ?? []).flatMap((name) => ['-D', name]);
-        const run = await tree.run(binary, ['-d', tree.at(serverRoot), '-f', tree.at(main), ...defines, '-t'], apacheEnvironment(envvars), '/');
+        const run = await tree.run(binary, ['-d', serverRoot, '-f', main, ...defines, '-t'], env, '/');
+        if (run.timedOut) return [this.timedOut];
         const stderr = parseApacheStderr(run.stderr);
         if (run.exitCode === 0 && stderr.syntaxOk) return [];
-        const error = stderr.error === undefined ? lastLine(run.stderr) : `${stderr.error.message} (${stderr.error.file}:${stderr.error.line})`;
-        return [oneLine(error ?? describeExit(run))];
+        const { error } = stderr;
+        if (error === undefined) return [oneLine(lastLine(run.stderr) ?? describeExit(run))];
+        if (!quotedFiles(error.file).every((file) => ownPaths.has(file))) return [`an error at ${error.file}:${error.line}, which is not one of the configuration's files (not shown)`];
+        return [oneLine(`${error.message} (${error.file}:${error.line})`)];
       },
     };
   }
 
+  /**
+   * Paths in the directives' arguments that exist (for this run: inside the
+   * sysroot when there is one) and that the check may look for: each becomes
+   * an empty file or directory in the sandbox. The directories httpd checks
+   * for at start that the package or the init system makes on a real host
+   * (`DefaultRuntimeDir`, the directory of each `ErrorLog`) are made even
+   * when they do not exist here, as for a repository's tree.
+   */
+  private apacheStandIns(texts: readonly GuardedFile[], env: Readonly<Record<string, string>>, serverRoot: string): Pick<Extras, 'files' | 'directories'> {
+    const files = new Set<string>();
+    const directories = new Set<string>();
+    const consider = (value: string, always: boolean): void => {
+      const expanded = value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => env[name] ?? whole);
+      if (expanded.includes('${') || expanded.startsWith('|') || expanded.startsWith('syslog') || expanded === '') return;
+      const literal = expanded.split('/');
+      const wildcard = literal.findIndex((part) => /[*?[]/.test(part));
+      const candidate = path.posix.resolve(serverRoot, wildcard === -1 ? expanded : literal.slice(0, wildcard).join('/') || '/');
+      if (!standsIn(candidate)) return;
+      if (always) {
+        directories.add(candidate);
+        return;
+      }
+      const kind = this.paths.kind(this.paths.locate(candidate));
+      if (kind === 'file') files.add(candidate);
+      else if (kind === 'directory') directories.add(candidate);
+    };
+    for (const file of texts) {
+      visitApacheNodes(parseApache(file.text).nodes, (node) => {
+        if (node.nameLower === 'loadmodule' || node.nameLower === 'loadfile') return;
+        const made = MADE_ON_A_REAL_HOST.get(node.nameLower);
+        if (made !== undefined && node.args[0] !== undefined) consider(made(node.args[0].value), true);
+        else for (const arg of node.args) consider(arg.value, false);
+      });
+    }
+    return { files: [...files], directories: [...directories] };
+  }
+
   private mycnfSubject(config: MycnfConfig): Subject {
     const main = this.serverPath(config.root.path);
-    const base = this.options.includeBase === undefined ? (this.sysroot === undefined ? this.options.cwd : '/') : this.serverPath(this.options.includeBase);
+    const base = this.options.includeBase === undefined ? (this.paths.sysroot === undefined ? this.options.cwd : '/') : this.serverPath(this.options.includeBase);
     return {
       label: `the option files of ${config.root.displayPath}`,
-      language: 'mycnf',
       files: config.files.map((entry) => entry.source),
+      hazards: () => [],
+      extras: (texts) => {
+        const directories = new Set([base]);
+        for (const file of texts) {
+          for (const line of parseMyCnf(file.text).lines) {
+            if (line.kind !== 'includedir' || line.path === '') continue;
+            const dir = path.posix.resolve(base, line.path);
+            if (standsIn(dir) && this.paths.kind(this.paths.locate(dir)) === 'directory') directories.add(dir);
+          }
+        }
+        return { links: [], files: [], directories: [...directories] };
+      },
       check: async (tree) => {
         const reader = this.tool(['my_print_defaults'], 'the option-file patch is not verified');
         if (reader === undefined) return undefined;
         const env = { PATH: SERVER_TOOL_PATH, LANG: 'C' };
-        const read = await tree.run(reader, [`--defaults-file=${tree.at(main)}`, '--mysqld'], env, tree.at(base));
+        const read = await tree.run(reader, [`--defaults-file=${main}`, '--mysqld'], env, base);
+        if (read.timedOut) return [this.timedOut];
         if (read.exitCode !== 0) return [oneLine(`my_print_defaults: ${read.stderr.trim() || describeExit(read)}`)];
         if (config.target.product !== 'mariadb') {
           this.note(`the option names and values are checked with mariadbd only for MariaDB targets; for ${config.target.product} ${config.target.version} only the reader (my_print_defaults) checked the patch`);
           return [];
         }
-        const hazards = mycnfVerifyHazards(config);
+        const hazards = mycnfVerifyHazards(tree.files);
         if (hazards.length > 0) {
           this.note(`mariadbd is not run on ${config.root.displayPath}: it would load libraries the options name (${hazards[0]}); only the reader (my_print_defaults) checked the option-file patch`);
           return [];
         }
         const server = this.tool(['mariadbd', 'mysqld'], 'only the reader (my_print_defaults) checked the option-file patch');
         if (server === undefined) return [];
-        const help = await tree.run(server, [`--defaults-file=${tree.at(main)}`, '--help', '--verbose'], env, tree.at(base));
+        const help = await tree.run(server, [`--defaults-file=${main}`, '--help', '--verbose'], env, base);
+        if (help.timedOut) return [this.timedOut];
         const errors = help.stderr
           .split('\n')
           .filter((line) => /\[ERROR\]/.test(line))
@@ -241,11 +317,11 @@ export class FixVerifier {
     return this.paths.serverPath(hostPath);
   }
 
-  /** The first of these binaries that is installed; when none is, says once what that means. */
+  /** The first of these binaries that is installed in the system directories the sandbox shows; when none is, says once what that means. */
   private tool(names: readonly string[], consequence: string): string | undefined {
     for (const name of names) {
       const found = findServerTool(name, this.options.searchPath);
-      if (found !== undefined) return found;
+      if (found !== undefined && underSystemDirs(fs.realpathSync(found))) return found;
     }
     this.note(`${names.join(' or ')} not installed: ${consequence}`);
     return undefined;
@@ -258,102 +334,93 @@ export class FixVerifier {
   }
 }
 
-/** Runs the servers' tools on a tree in which some files are patched; server paths go through `at`. */
-interface Tree {
-  at(serverPath: string): string;
-  run(binary: string, args: readonly string[], env: Record<string, string>, cwd: string): Promise<ToolRun>;
-  dispose(): void;
+/** The files an error's location names: mod_macro names the file of the definition and of the use. */
+function quotedFiles(location: string): string[] {
+  const macro = /^macro '.*' \(defined on line \d+ of "(.*)"\) used on line \d+ of "(.*)"$/s.exec(location);
+  return macro === null ? [location] : [macro[1] as string, macro[2] as string];
 }
 
-class NamespaceUnavailable extends Error {}
+/** Directives whose directory httpd checks for at start, and where that directory is in their argument. */
+const MADE_ON_A_REAL_HOST = new Map<string, (value: string) => string>([
+  ['defaultruntimedir', (value) => value],
+  ['errorlog', (value) => path.posix.dirname(value)],
+]);
 
-/** `unshare` runs this with pairs `patched original` up to `--`, then the command. */
-const BIND_AND_EXEC = 'while [ "$1" != -- ]; do mount --bind "$1" "$2" || exit 125; shift 2; done; shift; exec "$@"';
-const BIND_FAILED = 125;
-
-class NamespaceTree implements Tree {
-  private readonly dir: string | undefined;
-  private readonly mounts: string[] = [];
-
-  constructor(
-    patched: ReadonlyMap<string, FileFix>,
-    private readonly timeoutMs: number,
-  ) {
-    if (patched.size === 0) return;
-    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-verify-'));
-    let index = 0;
-    for (const [real, fix] of patched) {
-      const file = path.join(this.dir, `${index++}${path.extname(real)}`);
-      fs.writeFileSync(file, fix.file.encode(fix.after), { mode: fs.statSync(real).mode & 0o777 });
-      this.mounts.push(file, real);
-    }
-  }
-
-  at(serverPath: string): string {
-    return serverPath;
-  }
-
-  async run(binary: string, args: readonly string[], env: Record<string, string>, cwd: string): Promise<ToolRun> {
-    if (this.mounts.length === 0) return runTool(binary, args, env, this.timeoutMs, cwd);
-    const unshare = findServerTool('unshare') as string;
-    const run = await runTool(unshare, ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', BIND_AND_EXEC, 'sh', ...this.mounts, '--', binary, ...args], env, this.timeoutMs, cwd);
-    if (run.exitCode === BIND_FAILED) throw new NamespaceUnavailable(lastLine(run.stderr) ?? 'mount --bind failed');
-    return run;
-  }
-
-  dispose(): void {
-    if (this.dir !== undefined) fs.rmSync(this.dir, { recursive: true, force: true });
-  }
+/** Paths the sandbox's root may hold a file at: not the system directories it shows from the host, nor its own `/proc` and `/dev`. */
+function standsIn(serverPath: string): boolean {
+  return serverPath !== '/' && serverPath !== '/tmp' && !underSystemDirs(serverPath) && !['/proc', '/dev'].some((dir) => serverPath === dir || serverPath.startsWith(`${dir}/`));
 }
 
 /**
- * The files the server reads, each written as a regular file at its server
- * path under a temporary root (symlinks are never followed or created, so
- * nothing outside the copy is written); the patched ones with their new text.
+ * One check's root: the files the server reads, each a regular file at its
+ * server path, the patched ones with their new text; the stand-ins and
+ * library links of {@link Extras}; what {@link prepareRoot} adds. Written
+ * under a temporary directory of tune-lint's own and removed after the run.
  */
-class CopyTree implements Tree {
-  private readonly root: string;
+class SandboxTree {
   private readonly dir: string;
+  private readonly root: string;
+  /** The files as the check reads them. */
+  readonly files: GuardedFile[] = [];
 
   constructor(
+    private readonly sandbox: Sandbox,
     serverPathOf: (hostPath: string) => string,
-    files: readonly SourceFile[],
+    sources: readonly SourceFile[],
     patched: ReadonlyMap<string, FileFix>,
-    language: 'apache' | 'mycnf',
+    extras: Extras,
     private readonly timeoutMs: number,
   ) {
-    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-verify-'));
+    this.dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'tune-lint-verify-'));
     this.root = path.join(this.dir, 'root');
-    const map = language === 'apache' ? mapApacheServerPaths : mapMycnfServerPaths;
+    fs.mkdirSync(this.root);
     const written = new Set<string>();
-    for (const file of files) {
+    for (const file of sources) {
       if (!path.isAbsolute(file.path)) continue;
-      const target = this.at(serverPathOf(file.path));
-      if (written.has(target)) continue;
-      written.add(target);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
+      const serverPath = path.posix.resolve('/', serverPathOf(file.path));
+      if (written.has(serverPath) || !standsIn(serverPath)) continue;
+      written.add(serverPath);
       const fix = patched.get(file.realPath);
-      const bytes = fix === undefined ? file.encode() : fix.file.encode(fix.after);
-      // latin1 maps every byte to one char and back, so only the mapped paths change.
-      const mapped = Buffer.from(map(bytes.toString('latin1'), this.root), 'latin1');
-      fs.writeFileSync(target, mapped, { flag: 'wx', mode: modeOf(file.realPath) });
+      this.files.push({ displayPath: file.displayPath, text: fix?.after ?? file.text });
+      const target = this.at(serverPath);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, fix === undefined ? file.encode() : fix.file.encode(fix.after), { flag: 'wx', mode: modeOf(file.realPath) });
     }
+    for (const link of extras.links) this.place(link.serverPath, (target) => fs.symlinkSync(link.systemPath, target));
+    for (const file of extras.files) this.place(file, (target) => fs.writeFileSync(target, '\n', { flag: 'wx', mode: 0o600 }));
+    for (const dir of extras.directories) this.place(dir, (target) => fs.mkdirSync(target, { recursive: true }));
+    prepareRoot(this.root);
+    handOver(this.dir);
   }
 
-  at(serverPath: string): string {
-    return path.join(this.root, path.posix.resolve('/', serverPath));
-  }
-
-  async run(binary: string, args: readonly string[], env: Record<string, string>, cwd: string): Promise<ToolRun> {
-    fs.mkdirSync(cwd, { recursive: true });
-    const run = await runTool(binary, args, env, this.timeoutMs, cwd);
-    const unmap = (text: string): string => text.split(`${this.root}/`).join('/').split(this.root).join('/');
-    return { ...run, stdout: unmap(run.stdout), stderr: unmap(run.stderr) };
+  run(binary: string, args: readonly string[], env: Readonly<Record<string, string>>, cwd: string): Promise<ToolRun> {
+    return this.sandbox.run(this.root, { binary, args, env, cwd, timeoutMs: this.timeoutMs });
   }
 
   dispose(): void {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
+
+  private at(serverPath: string): string {
+    return path.join(this.root, serverPath);
+  }
+
+  /** Makes an extra at a server path unless the configuration's files are there already (they win) or a file is in its way. */
+  private place(serverPath: string, make: (target: string) => void): void {
+    const target = this.at(serverPath);
+    if (fs.existsSync(target)) return;
+    try {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      make(target);
+    } catch (error) {
+      if (!isPathInTheWay(error)) throw error;
+    }
+  }
+}
+
+function isPathInTheWay(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EEXIST' || code === 'ENOTDIR';
 }
 
 /** The original's permission bits (the MySQL reader ignores world-writable files, so they must stay so). */

@@ -38,9 +38,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  APACHE_PATH_DIRECTIVE,
   apacheEnvironment,
-  mapApacheServerPaths,
   parseApacheStderr,
   runTool,
   SERVER_TOOL_PATH,
@@ -447,3 +445,19 @@ export function parseDumpRunCfg(stdout: string): ApacheRunCfg {
     lines,
   };
 }
+
+/**
+ * Apache has no sysroot: in a copy of a tree whose configs name absolute
+ * server paths, the directives that decide which files are read
+ * (`ServerRoot`, `Include`, `IncludeOptional`, written literally on their own
+ * line) get the copy's root in front. Nothing else changes, so line numbers stay.
+ */
+function mapApacheServerPaths(text: string, root: string): string {
+  return text
+    .split('\n')
+    .map((line) => line.replace(APACHE_PATH_DIRECTIVE, (_match, head: string) => `${head}${root}/`))
+    .join('\n');
+}
+
+/** A line {@link mapApacheServerPaths} changes. */
+const APACHE_PATH_DIRECTIVE = /^([ \t]*(?:ServerRoot|Include|IncludeOptional)[ \t]+["']?)(\/)/i;
