@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { ConfigFileSystem } from '../src/engine/files.js';
 import { writeFixes, WriteError, type PendingWrite } from '../src/engine/write.js';
 import { repoPath } from './helpers/paths.js';
+import { requireTool } from './helpers/tools.js';
 
 /*
  * --fix's writer against the real filesystem: atomic replace, mode and owner
@@ -72,6 +73,25 @@ describe('writeFixes', () => {
     if (root) assert.deepEqual([now.uid, now.gid], [NOBODY, NOBODY]);
     else t.diagnostic('not root: owner kept is only checked as root');
     assert.deepEqual(tempFiles(d), []);
+  });
+
+  it('keeps the POSIX ACL and the extended attributes, and the group bits the ACL mask stands for (issue 27, 10)', (t) => {
+    const setfacl = requireTool(t, 'setfacl');
+    const setfattr = requireTool(t, 'setfattr');
+    if (setfacl === undefined || setfattr === undefined) return;
+    const d = dir('acl');
+    const file = path.join(d, 'ports.conf');
+    fs.writeFileSync(file, 'Listen 80\n');
+    fs.chmodSync(file, 0o640);
+    execFileSync(setfacl, ['-m', 'u:nobody:rw,g::r', file]);
+    execFileSync(setfattr, ['-n', 'user.origin', '-v', 'etckeeper', file]);
+    const attributes = (): string => execFileSync(requireTool(t, 'getfacl') as string, ['-cp', file], { encoding: 'utf8' }) + execFileSync(requireTool(t, 'getfattr') as string, ['-d', '--absolute-names', file], { encoding: 'utf8' });
+    const before = { attributes: attributes(), mode: fs.statSync(file).mode };
+    assert.match(before.attributes, /user:nobody:rw-/);
+    writeFixes([pending(file, 'Listen 80', 'Listen 8080')]);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'Listen 8080\n');
+    assert.equal(attributes(), before.attributes);
+    assert.equal(fs.statSync(file).mode, before.mode, 'the group bits are still the ACL mask');
   });
 
   it('keeps a latin1 file in latin1', () => {

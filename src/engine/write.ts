@@ -2,6 +2,9 @@ import { UserError } from '../util/user-error.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { printable } from '../util/printable.js';
+import { findServerTool, SERVER_TOOL_PATH } from './server-tools.js';
 import type { SourceFile } from './source-file.js';
 
 export interface PendingWrite {
@@ -31,7 +34,7 @@ const TEMP_NAME = /^\.(.+)\.tune-lint-(\d+)-[0-9a-f]{8}$/;
  *    writable directory. Any failure: nothing is written.
  * 2. The new text of every file goes to a temporary file in the file's own
  *    directory (so the rename cannot cross filesystems), gets the original's
- *    owner and mode, and is fsynced.
+ *    owner, mode, ACL and extended attributes, and is fsynced.
  * 3. Each original is read once more right before its rename; if it changed,
  *    every temporary file is removed and nothing is renamed. A write by
  *    another program in the microseconds between that read and the rename
@@ -142,15 +145,32 @@ function writeTemp(entry: PendingWrite): string {
       }
       // After chown, which clears set-id bits.
       fs.fchmodSync(fd, stat.mode & 0o7777);
+      keepAttributes(entry, temp);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
   } catch (error) {
     fs.rmSync(temp, { force: true });
+    if (error instanceof WriteError) throw error;
     throw new WriteError(`${entry.file.displayPath}: could not write the new version beside it (${codeOf(error)}); nothing written`);
   }
   return temp;
+}
+
+/**
+ * Gives the new version the original's POSIX ACL and extended attributes
+ * (SELinux label, `user.*`, capabilities), which a rename would otherwise
+ * drop, and which chmod alone gets wrong: with an ACL the group bits are its
+ * mask. Node has no call for extended attributes; GNU cp copies exactly these
+ * (`--attributes-only` leaves the data alone), as every Linux has it.
+ */
+function keepAttributes(entry: PendingWrite, temp: string): void {
+  const cp = findServerTool('cp', SERVER_TOOL_PATH.split(':'));
+  const copied = cp === undefined ? undefined : spawnSync(cp, ['--attributes-only', '--preserve=mode,xattr', '--', entry.file.realPath, temp], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  if (copied?.status === 0) return;
+  const why = copied === undefined ? 'no GNU cp in the system directories' : (copied.stderr.trim().split('\n').pop() ?? `cp exited with ${copied.status}`);
+  throw new WriteError(`${entry.file.displayPath}: could not give the new version its ACL and extended attributes (${printable(why)}); nothing written`);
 }
 
 /** A temp file this old is not being written any more, even by a tune-lint whose pid this process cannot see (another PID namespace). */
