@@ -137,7 +137,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
       // few passes for one finding, as several lines with the same text are fixed one a pass.
       const stuck = [...appliedIn].filter(([, applied]) => applied.passes.length >= STUCK_AFTER_PASSES);
       if (stuck.length === 0) break;
-      const back = Math.min(...stuck.map(([, applied]) => applied.passes[0] as number));
+      const back = stuck.reduce((earliest, [, applied]) => Math.min(earliest, applied.passes[0] as number), Infinity);
       for (const [key, applied] of stuck) withoutEffect.set(key, applied.diagnostic);
       const state = states[back] as PassState;
       ({ overlay, current, diagnostics, sizingAfter } = state);

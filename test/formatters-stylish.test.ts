@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { formatStylish } from '../src/formatters/stylish.js';
 import { onlyRules, removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
 
 const dir = scratchDir('stylish');
@@ -12,6 +13,14 @@ const HOST = ['--no-probe', '--host-ram', '500M', '--per-child', '20M'];
 const RULES = onlyRules({ AP2001: 'error', AP4001: 'warn' });
 
 describe('stylish output', () => {
+  it('prints a patch of 300,000 lines (it spread them into one call and overflowed the stack: issue 27, 9)', () => {
+    const lines = Array.from({ length: 300_000 }, (_, index) => `+max_connections = ${index}`);
+    const patch = `--- a/my.cnf\n+++ b/my.cnf\n@@ -1,0 +1,300000 @@\n${lines.join('\n')}\n`;
+    const text = formatStylish({ units: [], rules: [], version: '0', color: false, patch, wrote: false, fixType: 'all', quiet: false, remaining: undefined });
+    assert.ok(text.endsWith('+max_connections = 299999\n'));
+    assert.equal(text.split('\n').length, 300_000 + 7, 'the summary, the title and the three header lines, then the patch');
+  });
+
   it('a file name with control characters is shown escaped, never sent to the terminal raw', () => {
     const name = 'evil\u001b]0;owned\u0007.conf';
     fs.writeFileSync(path.join(dir, name), PREFORK('\n'));

@@ -5,6 +5,7 @@ import { printable } from '../util/printable.js';
 import { budgetPicture, type BarKind } from './budget.js';
 import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
 import type { FormatInput, Formatter, UnitOutcome } from './types.js';
+import { appendAll } from '../util/arrays.js';
 
 interface Paint {
   dim(text: string): string;
@@ -49,9 +50,9 @@ export const formatStylish: Formatter = (input) => {
     for (const diagnostic of diagnostics) shown.push(diagnostic);
     if (input.units.length > 1) out.push(paint.bold(`Host: ${unit.label ?? 'top level of .tune-lint.yaml'}`), '');
     for (const line of diagnosticLines(diagnostics, paint)) out.push(line);
-    if (!input.quiet) out.push(...hostLines(unit, paint));
+    if (!input.quiet) appendAll(out, hostLines(unit, paint));
   }
-  out.push(...summaryLines(countDiagnostics(shown), input, paint));
+  appendAll(out, summaryLines(countDiagnostics(shown), input, paint));
   const followUps = input.patch === '' ? [] : input.units.flatMap((unit) => unit.result.followUps);
   if (followUps.length > 0) {
     out.push('', paint.bold('The patch also applies what its own changes call for:'));
@@ -63,7 +64,8 @@ export const formatStylish: Formatter = (input) => {
     const title = input.wrote ? 'Patch written:' : 'Suggested patch (tune-lint --fix writes it; --format diff prints it alone, for git apply):';
     const verifiedBy = input.units.flatMap((unit) => unit.result.verifiedBy ?? []);
     const checked = verifiedBy.length === 0 ? [] : [`Checked with the servers (--verify): ${verifiedBy.map(printable).join('; ')}: no new problem.`];
-    out.push('', paint.bold(title), ...checked, ...patchLines(input.patch));
+    appendAll(out, ['', paint.bold(title), ...checked]);
+    appendAll(out, patchLines(input.patch));
   }
   return `${out.join('\n')}\n`;
 };

@@ -7,6 +7,7 @@ import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model
 import { linesByContainer, scopedSetting } from './scopes.js';
 import { flagValue } from './settings.js';
 import { virtualHosts } from './vhosts.js';
+import { appendAll } from '../../util/arrays.js';
 
 /**
  * Where the config serves files from, and which `<Directory>` sections apply
@@ -171,9 +172,9 @@ function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, 
     if (server === undefined) continue;
     for (const level of levels) {
       const sections = server.byPath.get(level);
-      if (sections !== undefined) found.push(...sections);
+      if (sections !== undefined) appendAll(found, sections);
     }
-    found.push(...server.others);
+    appendAll(found, server.others);
   }
   return found.length < 2 ? found : found.sort(httpdOrder);
 }
@@ -237,14 +238,14 @@ export function linesAtPath(
   const byContainer = linesByContainer(config, lowerName);
   const lines: ApacheDirectiveUse[] = [];
   if (options.scopeLines !== false) {
-    lines.push(...(byContainer.get(undefined) ?? []));
-    if (vhost !== undefined) lines.push(...(byContainer.get(vhost) ?? []));
+    appendAll(lines, byContainer.get(undefined) ?? []);
+    if (vhost !== undefined) appendAll(lines, byContainer.get(vhost) ?? []);
   }
   const target = components(directory);
   const levels = levelsOf(target);
   for (const entry of sectionsFor(config, vhost, levels)) {
     if (!appliesTo(entry, directory, target, levels)) continue;
-    lines.push(...(byContainer.get(entry.section) ?? []));
+    appendAll(lines, byContainer.get(entry.section) ?? []);
   }
   return lines;
 }
@@ -279,7 +280,7 @@ export function linesIn(config: ApacheConfig, lowerName: string, sections: reado
   const lines: ApacheDirectiveUse[] = [];
   for (const section of sections) {
     const own = byContainer.get(section);
-    if (own !== undefined) lines.push(...own);
+    if (own !== undefined) appendAll(lines, own);
   }
   return lines;
 }

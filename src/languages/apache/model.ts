@@ -12,6 +12,7 @@ import { CONDITIONAL_SECTIONS, DEBIAN_STATIC_MODULES, INERT_SECTIONS, MPM_MODULE
 import { ApacheDocument, argValues, parseApache } from './parser.js';
 import { resolveMpm, type MpmSettings } from './mpm.js';
 import { dumpApacheConfig } from './dump.js';
+import { appendAll } from '../../util/arrays.js';
 
 export interface ApacheFileEntry {
   readonly source: SourceFile;
@@ -408,7 +409,7 @@ export class ApacheConfig {
     }
     config.defines.clear();
     for (const [name, value] of previous.defines) config.defines.set(name, value);
-    config.problems.push(...previous.problems);
+    appendAll(config.problems, previous.problems);
     config.serverRoot = previous.serverRoot;
     config.root = sources.get(previous.root) ?? previous.root;
     return config;
