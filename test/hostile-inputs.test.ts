@@ -173,7 +173,7 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     assertMemory(t, run, 50_000, 8, 'files');
     const limited = await runTuneLint(['--format', 'json', '--max-files', '1000', 'glob.conf'], { cwd: scratch });
     assert.equal(limited.status, 1, limited.stderr);
-    assert.equal(jsonFiles(limited.stdout).length, 1000);
+    assert.equal(jsonFiles(limited.stdout).length, 1001, 'the main file and the 1,000 files its includes may read');
     assert.deepEqual(messages(limited, 'TL0006'), ['glob.conf:2 more than 1000 files included; the rest is not read (--max-files)']);
   });
 
@@ -187,8 +187,48 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     assertMemory(t, run, 50_000, 8, 'files');
     const limited = await runTuneLint(['--format', 'json', '--max-files', '1000', 'includedir.cnf'], { cwd: scratch });
     assert.equal(limited.status, 1, limited.stderr);
-    assert.equal(jsonFiles(limited.stdout).length, 1000);
+    assert.equal(jsonFiles(limited.stdout).length, 1001, 'the main file and the 1,000 files its includes may read');
     assert.deepEqual(messages(limited, 'TL0006'), ['includedir.cnf:3 more than 1000 option files read; the rest is not read (--max-files)']);
+  });
+
+  it('--max-files 1 reads one included file besides the main file (issue 27, 12)', async () => {
+    writeTree(scratch, { 'one.conf': `${MPM}Include one-a.conf\nInclude one-b.conf\n`, 'one-a.conf': '# a\n', 'one-b.conf': '# b\n' });
+    const run = await runTuneLint(['--format', 'json', '--max-files', '1', 'one.conf'], { cwd: scratch });
+    assert.deepEqual(jsonFiles(run.stdout).sort(), ['one-a.conf', 'one.conf']);
+    assert.deepEqual(messages(run, 'TL0006'), ['one.conf:3 more than 1 files included; the rest is not read (--max-files)']);
+  });
+
+  it('100 symlinks to one 5 MB file of comments: the input budget stops the reading with one TL0006, in bounded memory (issue 27, 7)', async (t) => {
+    const dir = path.join(scratch, 'links');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, 'big.txt'), '# a comment of the kind stock files are full of, repeated\n'.repeat(90_000));
+    for (let index = 0; index < 100; index++) {
+      for (const extension of ['.conf', '.cnf']) fs.symlinkSync('big.txt', path.join(dir, `${String(index).padStart(3, '0')}${extension}`));
+    }
+    for (const [main, text] of [
+      ['links.conf', `${MPM}Include ${dir}/*.conf\n`],
+      ['links.cnf', `[mysqld]\n!includedir ${dir}\n`],
+    ] as const) {
+      writeTree(scratch, { [main]: text });
+      const run = await runTuneLint(['--format', 'json', main], { cwd: scratch });
+      assert.equal(run.status, 1, run.stderr);
+      const stopped = messages(run, 'TL0006');
+      assert.equal(stopped.length, 1, stopped.join('\n'));
+      assert.match(stopped[0] as string, new RegExp(`^${main}:2 .*/012\\.c(onf|nf) would bring what this config reads, counting every inclusion, to \\d+ bytes, over the limit of 67108864 bytes \\(--max-input-size\\); it and the rest are not read$`));
+      assertMemory(t, run, 64 * MIB * MIB, 0.008);
+    }
+  });
+
+  it('40,000 Includes of one file stop at the input budget; --max-input-size moves it (issue 27, 7)', async (t) => {
+    const line = 'ServerAlias www.example.org example.org static.example.org\n';
+    writeTree(scratch, { 'twice.inc': line.repeat(30), 'many-includes.conf': `${MPM}${'Include twice.inc\n'.repeat(40_000)}` });
+    const run = await runTuneLint(['--format', 'json', '--max-input-size', '16M', 'many-includes.conf'], { cwd: scratch });
+    const stopped = messages(run, 'TL0006');
+    assert.equal(stopped.length, 1);
+    assert.match(stopped[0] as string, /^many-includes\.conf:\d+ twice\.inc would bring .* over the limit of 16777216 bytes \(--max-input-size\)/);
+    const line2 = Number(/^many-includes\.conf:(\d+)/.exec(stopped[0] as string)?.[1]);
+    assert.ok(line2 > 8_000 && line2 < 10_000, `stopped at the include that reaches 16 MiB: line ${line2}`);
+    assertMemory(t, run, 16 * MIB * MIB, 0.03);
   });
 
   it('--max-files takes a whole number of at least 1', async () => {

@@ -146,6 +146,7 @@ function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInp
     limits: {
       ...(options.maxFileSize === undefined ? {} : { maxFileBytes: sizeFlag('--max-file-size', options.maxFileSize) }),
       ...(options.maxFiles === undefined ? {} : { maxFiles: countFlag('--max-files', options.maxFiles) }),
+      ...(options.maxInputSize === undefined ? {} : { maxInputBytes: sizeFlag('--max-input-size', options.maxInputSize) }),
     },
     ...(options.serverRoot === undefined && options.define.length === 0
       ? {}

@@ -28,5 +28,6 @@ export interface LintCommandOptions {
   readonly define: readonly string[];
   readonly maxFileSize?: string;
   readonly maxFiles?: number;
+  readonly maxInputSize?: string;
   readonly debug: boolean;
 }

@@ -9,12 +9,48 @@ export const DEFAULT_LIMITS = {
   maxFileBytes: 64 * 1024 * 1024,
   /** Files read through includes, per run. */
   maxFiles: 100_000,
+  /**
+   * Bytes read for one main file, itself and every inclusion counted (a file
+   * included twice counts twice): 100 symlinks to one 5 MB file, or 40,000
+   * Includes of one file, would otherwise read gigabytes from a small
+   * repository. Unless given, never less than one file may hold
+   * (--max-file-size).
+   */
+  maxInputBytes: 64 * 1024 * 1024,
   /** Apache's AP_MAX_INCLUDE_DEPTH is 128; the MySQL reader stops at 10. */
   maxIncludeDepth: 128,
   /** Nesting of sections inside one file. */
   maxNesting: 1_000,
 };
 export type Limits = typeof DEFAULT_LIMITS;
+
+/** What the reader of one main file has read so far, against {@link Limits.maxInputBytes}. */
+export class InputBudget {
+  private used = 0;
+  private spent = false;
+
+  constructor(private readonly limit: number) {}
+
+  /** Nothing more is read once a file has not fitted: the rest is not even opened. */
+  get exhausted(): boolean {
+    return this.spent;
+  }
+
+  /**
+   * Counts a file read (again). Undefined when it fits; else it is not read:
+   * the first time with why, for one TL0006 at its include, then ''.
+   */
+  charge(file: SourceFile): string | undefined {
+    const total = this.used + file.byteLength;
+    if (this.spent) return '';
+    if (total > this.limit && this.used > 0) {
+      this.spent = true;
+      return `${file.displayPath} would bring what this config reads, counting every inclusion, to ${total} bytes, over the limit of ${this.limit} bytes (--max-input-size); it and the rest are not read`;
+    }
+    this.used = total;
+    return undefined;
+  }
+}
 
 export type FileKind = 'file' | 'directory' | 'missing' | 'other';
 
@@ -80,7 +116,8 @@ export class ConfigFileSystem {
     }
     if (this.sysrootAt !== '/' && this.sysroot === undefined) throw new UserError(`--sysroot-at ${this.sysrootAt} needs --sysroot: the directory that holds it`);
     this.mount = this.sysrootAt === '/' ? '' : this.sysrootAt;
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    const maxInputBytes = options.limits?.maxInputBytes ?? Math.max(DEFAULT_LIMITS.maxInputBytes, options.limits?.maxFileBytes ?? 0);
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits, maxInputBytes };
   }
 
   /**

@@ -31,6 +31,14 @@ export class SourceFile {
     readonly realPath: string = path,
   ) {}
 
+  private bytes: number | undefined;
+
+  /** The size of the file as read, in bytes. */
+  get byteLength(): number {
+    this.bytes ??= Buffer.byteLength(this.text, this.encoding);
+    return this.bytes;
+  }
+
   get lines(): LineIndex {
     this.index ??= new LineIndex(this.text);
     return this.index;

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { childPath, ConfigFileSystem, FileAccessError, systemError } from '../../engine/files.js';
+import { childPath, ConfigFileSystem, FileAccessError, InputBudget, systemError } from '../../engine/files.js';
 import type { ConfigProblem } from '../../engine/problems.js';
 import { SourceFile } from '../../engine/source-file.js';
 import { compareVersions, httpdRelease, versionAtLeast } from '../../engine/targets.js';
@@ -244,6 +244,7 @@ export class ApacheConfig {
   private sectionDepth = 0;
   /** Characters `${NAME}` expansions have produced so far. */
   private expandedBytes = 0;
+  private readonly budget: InputBudget;
   private mpmCache: MpmSettings | undefined;
   root!: SourceFile;
 
@@ -258,6 +259,7 @@ export class ApacheConfig {
     this.sections = walked?.sections ?? [];
     this.conditionals = walked?.conditionals ?? [];
     this.fs = options.fs;
+    this.budget = new InputBudget(this.fs.limits.maxInputBytes);
     this.httpd = options.httpd;
     this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
     for (const name of options.defines ?? []) this.defines.set(name, undefined);
@@ -331,6 +333,7 @@ export class ApacheConfig {
     }
     const source = this.fs.read(hostPath);
     this.root = source;
+    this.budget.charge(source);
     this.readFile(source, 0, undefined, undefined);
   }
 
@@ -577,7 +580,9 @@ export class ApacheConfig {
         );
         continue;
       }
-      if (this.files.length >= this.fs.limits.maxFiles) {
+      if (this.budget.exhausted) return;
+      // The main file is one of `files`, and --max-files counts only what the includes read.
+      if (this.files.length > this.fs.limits.maxFiles) {
         this.problem('TL0006', 'error', `more than ${this.fs.limits.maxFiles} files included; the rest is not read (--max-files)`, base.file, base.range);
         return;
       }
@@ -588,6 +593,11 @@ export class ApacheConfig {
         const message = error instanceof FileAccessError ? error.message : String(error);
         this.problem('TL0002', 'error', `${base.node.name} ${pattern}: ${message}`, base.file, base.range);
         continue;
+      }
+      const overBudget = this.budget.charge(source);
+      if (overBudget !== undefined) {
+        if (overBudget !== '') this.problem('TL0006', 'error', overBudget, base.file, base.range);
+        return;
       }
       this.readFile(source, depth + 1, use, base.parent);
     }

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FileAccessError, systemError, type ConfigFileSystem } from '../../engine/files.js';
+import { FileAccessError, InputBudget, systemError, type ConfigFileSystem } from '../../engine/files.js';
 import type { ConfigProblem } from '../../engine/problems.js';
 import { SourceFile } from '../../engine/source-file.js';
 import type { DatabaseTarget } from '../../engine/targets.js';
@@ -115,10 +115,12 @@ class MycnfModel implements MycnfConfig {
   private readonly reported = new Set<string>();
   private readonly stack: string[] = [];
   private reads = 0;
+  private readonly budget: InputBudget;
   private aborted = false;
 
   constructor(options: MycnfLoadOptions, rootHostPath: string) {
     this.fs = options.fs;
+    this.budget = new InputBudget(this.fs.limits.maxInputBytes);
     this.target = options.target;
     this.includeBase = options.includeBase;
     this.serverGroups = serverGroups(options.target, options.groupSuffix);
@@ -191,12 +193,14 @@ class MycnfModel implements MycnfConfig {
   }
 
   private readFile(hostPath: string, depth: number, includedFrom: MycnfFileEntry['includedFrom'], via: MycnfFileEntry['via']): void {
-    if (this.reads >= this.fs.limits.maxFiles) {
+    // `reads` counts the main file, and --max-files only what the includes read.
+    if (this.reads > this.fs.limits.maxFiles) {
       if (includedFrom !== undefined) {
         this.problem('TL0006', 'error', `more than ${this.fs.limits.maxFiles} option files read; the rest is not read (--max-files)`, includedFrom.file, includedFrom.directive.range);
       }
       return;
     }
+    if (this.budget.exhausted) return;
     const opened = this.open(hostPath);
     if (opened instanceof FileAccessError) {
       this.reportUnreadable(hostPath, opened, includedFrom, via);
@@ -213,6 +217,11 @@ class MycnfModel implements MycnfConfig {
         at.file,
         at.directive?.range ?? [0, 0],
       );
+      return;
+    }
+    const overBudget = this.budget.charge(opened.source);
+    if (overBudget !== undefined) {
+      if (includedFrom !== undefined && overBudget !== '') this.problem('TL0006', 'error', overBudget, includedFrom.file, includedFrom.directive.range);
       return;
     }
     this.reads++;
