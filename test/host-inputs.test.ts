@@ -49,7 +49,7 @@ describe('host flags', () => {
       await hostError(() => hostFactsFromFlags({ ram: '512' })),
       '--host-ram: 512 B is too small for RAM (sizes without a unit are bytes); write a unit, e.g. 512M',
     );
-    assert.equal(await hostError(() => hostFactsFromFlags({ cpus: 'two' })), '--host-cpus: expected a number of CPUs greater than 0, such as 2 or 1.5, got "two"');
+    assert.equal(await hostError(() => hostFactsFromFlags({ cpus: 'two' })), '--host-cpus: expected a number of CPUs written as digits, such as 2 or 1.5, got "two"');
     assert.match(await hostError(() => hostFactsFromFlags({ cpus: '0' })), /^--host-cpus: expected a number of CPUs greater than 0/);
     assert.match(await hostError(() => hostFactsFromFlags({ perChild: '-20M' })), /^--per-child: expected a size/);
     assert.match(await hostError(() => hostFactsFromFlags({ ram: '2X' })), /^--host-ram: expected a size/);
@@ -89,7 +89,7 @@ describe('profiles', () => {
   test('bad profiles: one line with file:line:col, the key and what is wrong', async () => {
     const cases: Array<[string, string]> = [
       ['unknown-key.yaml', ':2:1: per_child: unknown key; did you mean perChild?'],
-      ['wrong-type.yaml', ':2:7: cpus: expected a number of CPUs greater than 0, such as 2 or 1.5, got "two"'],
+      ['wrong-type.yaml', ':2:7: cpus: expected a number of CPUs written as digits, such as 2 or 1.5, got "two"'],
       ['bad-size.yaml', ':1:6: ram: expected a size such as 512M or 2G, got "lots"'],
       ['unitless-ram.yaml', ':1:6: ram: 512 B is too small for RAM (sizes without a unit are bytes); write a unit, e.g. 512M'],
       ['bad-mount.yaml', ':4:19: mounts[1].mountPoint: expected an absolute path, got "var/www"'],

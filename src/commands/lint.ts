@@ -51,7 +51,11 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const timingShown = timingRows(process.env['TIMING']);
   const timer = timingShown === undefined ? undefined : new LintTimer();
   const run: Run = { config, cliRules: parseRuleFlags(options.rule, builtinRules), cliTarget: checkTargetFlag(options.target), options, cwd, probeCache: new ProbeCache(), timer };
-  if (options.printConfig !== undefined) return printConfigOf(options.printConfig, run);
+  if (options.printConfig !== undefined) {
+    const lintOnly = [options.fix ? '--fix' : undefined, options.verify ? '--verify' : undefined].filter((flag) => flag !== undefined);
+    if (lintOnly.length > 0) throw new ConfigError(`--print-config prints the configuration for a path and lints nothing, so ${lintOnly.join(' and ')} would do nothing; run them without it`);
+    return printConfigOf(options.printConfig, run);
+  }
   const units = groupByHost(mainPaths(paths, options, cwd), config);
   const linted = await lintUnits(units, run, options.fixType);
   const outcomes = options.verify ? await verifyUnits(linted, options, cwd) : linted;
@@ -177,6 +181,8 @@ function targetsOf(group: HostGroup, cliTarget: string | undefined): Targets {
 
 function checkTargetFlag(flag: string | undefined): string | undefined {
   if (flag === undefined) return undefined;
+  // An empty spec would silently mean the defaults: say so instead.
+  if (flag.trim() === '') throw new ConfigError(`--target: invalid target "${flag}": expected httpd=2.4, mysql=8.0 or mariadb=10.11`);
   try {
     parseTargetSpec(flag);
   } catch (error) {

@@ -416,14 +416,7 @@ export class ConfigFileSystem {
           'too-large',
         );
       }
-      const bytes = Buffer.allocUnsafe(stat.size);
-      let filled = 0;
-      while (filled < stat.size) {
-        const count = fs.readSync(fd, bytes, filled, stat.size - filled, filled);
-        if (count === 0) break;
-        filled += count;
-      }
-      const { text, encoding } = decodeBytes(bytes.subarray(0, filled));
+      const { text, encoding } = decodeBytes(readToEnd(fd, stat.size, this.limits.maxFileBytes, displayPath));
       const patchPath = real === hostPath ? displayPath : this.display(real);
       return new SourceFile(hostPath, displayPath, text, encoding, patchPath, real);
     } catch (error) {
@@ -464,6 +457,27 @@ class DiskKnowledge {
  * from a listing (never `.`, `..` or containing `/`), without normalising
  * again: a directory of 10,000 vhosts is listed with one join per entry.
  */
+/**
+ * The bytes of an open file up to its end. The size fstat gives is where to
+ * start, not the end: files in /proc and /sys say 0 and still have content,
+ * which httpd, reading to EOF, gets.
+ */
+function readToEnd(fd: number, size: number, limit: number, displayPath: string): Buffer {
+  let bytes = Buffer.allocUnsafe(Math.max(size, 4096));
+  let filled = 0;
+  for (;;) {
+    if (filled === bytes.length) {
+      if (filled > limit) throw new FileAccessError(`${displayPath} is more than ${limit} bytes, over the limit (--max-file-size)`, 'too-large');
+      const larger = Buffer.allocUnsafe(bytes.length * 2);
+      bytes.copy(larger, 0, 0, filled);
+      bytes = larger;
+    }
+    const count = fs.readSync(fd, bytes, filled, bytes.length - filled, null);
+    if (count === 0) return bytes.subarray(0, filled);
+    filled += count;
+  }
+}
+
 export function childPath(directory: string, name: string): string {
   return directory.endsWith('/') ? `${directory}${name}` : `${directory}/${name}`;
 }

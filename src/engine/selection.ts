@@ -36,11 +36,18 @@ export function selectRules(
         };
   const lookup = (map: ReadonlyMap<string, UserRuleSetting> | undefined, rule: Rule): UserRuleSetting | undefined =>
     map?.get(rule.meta.id) ?? map?.get(rule.meta.id.toLowerCase()) ?? map?.get(rule.meta.name);
+  // Asked once per rule and file: matching every override's globs each time made 200,000 overrides take 76 s.
+  const perPath = new Map<string, ReadonlyMap<string, UserRuleSetting> | undefined>();
+  const fileSettings = (file: SourceFile): ReadonlyMap<string, UserRuleSetting> | undefined => {
+    if (perFile === undefined) return undefined;
+    if (!perPath.has(file.path)) perPath.set(file.path, perFile(file));
+    return perPath.get(file.path);
+  };
   return {
     rules,
     setting(rule, file) {
       const fromConfig = apply(base(rule), lookup(settings, rule));
-      return apply(apply(fromConfig, lookup(perFile?.(file), rule)), lookup(cli, rule));
+      return apply(apply(fromConfig, lookup(fileSettings(file), rule)), lookup(cli, rule));
     },
   };
 }

@@ -133,7 +133,7 @@ function unchangedSinceRead(entry: PendingWrite): void {
 function writeTemp(entry: PendingWrite): string {
   const real = entry.file.realPath;
   const stat = fs.statSync(real);
-  const temp = path.join(path.dirname(real), `.${path.basename(real)}.tune-lint-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const temp = path.join(path.dirname(real), tempName(path.basename(real)));
   try {
     const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
     try {
@@ -171,6 +171,18 @@ function keepAttributes(entry: PendingWrite, temp: string): void {
   if (copied?.status === 0) return;
   const why = copied === undefined ? 'no GNU cp in the system directories' : (copied.stderr.trim().split('\n').pop() ?? `cp exited with ${copied.status}`);
   throw new WriteError(`${entry.file.displayPath}: could not give the new version its ACL and extended attributes (${printable(why)}); nothing written`);
+}
+
+/** Most file systems take names of at most 255 bytes; a file whose own name is near that still gets a temporary file beside it. */
+const NAME_MAX_BYTES = 255;
+
+function tempName(base: string): string {
+  const suffix = `.tune-lint-${process.pid}-${randomBytes(4).toString('hex')}`;
+  let kept = Buffer.from(base);
+  const room = NAME_MAX_BYTES - 1 - suffix.length;
+  // Cut on a byte boundary, then drop a character the cut split (its bytes would not decode).
+  if (kept.length > room) kept = Buffer.from(kept.subarray(0, room).toString('utf8').replace(/\uFFFD$/, ''));
+  return `.${kept.toString('utf8')}${suffix}`;
 }
 
 /** A temp file this old is not being written any more, even by a tune-lint whose pid this process cannot see (another PID namespace). */

@@ -27,14 +27,16 @@ export function parseAnsibleFacts(text: string, displayPath: string): HostFacts 
     const { line, column } = lines.position(offset);
     return `${displayPath}:${line}:${column}`;
   };
-  const header = AD_HOC_HEADER.exec(text);
-  let json = text;
-  if (header !== null && text.slice(0, header.index).trim() === '') {
+  // A byte order mark, which editors on Windows write and JSON.parse refuses, is blanked like the header below.
+  const unmarked = text.startsWith('\uFEFF') ? ` ${text.slice(1)}` : text;
+  const header = AD_HOC_HEADER.exec(unmarked);
+  let json = unmarked;
+  if (header !== null && unmarked.slice(0, header.index).trim() === '') {
     if (header[2] === 'FAILED!' || header[2] === 'UNREACHABLE!') {
       throw new HostFactsError(`${at(header.index)}: ansible reported ${header[1]} ${header[2]}; there are no facts in this file`);
     }
     const after = header.index + header[0].length;
-    const another = AD_HOC_HEADER.exec(text.slice(after));
+    const another = AD_HOC_HEADER.exec(unmarked.slice(after));
     if (another !== null) {
       throw new HostFactsError(
         `${at(after + another.index)}: this output holds the facts of several hosts; ` +
@@ -42,7 +44,7 @@ export function parseAnsibleFacts(text: string, displayPath: string): HostFacts 
       );
     }
     // Blank out the header instead of cutting it, so JSON error offsets still point into the file.
-    json = ' '.repeat(after) + text.slice(after);
+    json = ' '.repeat(after) + unmarked.slice(after);
   }
   let document: unknown;
   try {

@@ -58,6 +58,9 @@ function shown(value: unknown): string {
 const MINIMUM_SIZE = { RAM: 16 * MIB, 'per-child memory': 64 * 1024, swap: 0, 'MySQL RSS': 0 } as const;
 export type SizeKind = keyof typeof MINIMUM_SIZE;
 
+/** 1 PiB: the largest hosts have tens of TiB; beyond 2^53 a number no longer holds every byte count exactly. */
+const MAXIMUM_SIZE = 2 ** 50;
+
 /** A size written by a person: `512M`, `1.5G`, `20MiB`, or a number of bytes. */
 export function checkSize(value: unknown, kind: SizeKind): Checked<number> {
   let bytes: number | undefined;
@@ -68,6 +71,7 @@ export function checkSize(value: unknown, kind: SizeKind): Checked<number> {
   if (bytes < minimum) {
     return fail(`${formatBytes(bytes)} is too small for ${kind} (sizes without a unit are bytes); write a unit, e.g. 512M`);
   }
+  if (bytes > MAXIMUM_SIZE) return fail(`${shown(value)} is more ${kind} than any host has (at most ${formatBytes(MAXIMUM_SIZE)})`);
   return { ok: true, value: bytes };
 }
 
@@ -76,10 +80,15 @@ export const CPUS_TEXT = /^\s*\d+(\.\d+)?\s*$/;
 /** A whole number written as text. */
 export const WHOLE_NUMBER_TEXT = /^\s*\d+\s*$/;
 
+/** Linux's NR_CPUS at its largest (x86_64 MAXSMP). */
+const MAXIMUM_CPUS = 8192;
+
 /** A CPU count; fractions are allowed because a cgroup quota of 1.5 CPUs is a real limit. */
 export function checkCpus(value: unknown): Checked<number> {
   const number = typeof value === 'number' ? value : typeof value === 'string' && CPUS_TEXT.test(value) ? Number(value) : NaN;
-  if (!Number.isFinite(number) || number <= 0) return fail(`expected a number of CPUs greater than 0, such as 2 or 1.5, got ${shown(value)}`);
+  if (Number.isNaN(number) || !Number.isFinite(number)) return fail(`expected a number of CPUs written as digits, such as 2 or 1.5, got ${shown(value)}`);
+  if (number <= 0) return fail(`expected a number of CPUs greater than 0, such as 2 or 1.5, got ${shown(value)}`);
+  if (number > MAXIMUM_CPUS) return fail(`${shown(value)} is more CPUs than Linux supports (at most ${MAXIMUM_CPUS})`);
   return { ok: true, value: number };
 }
 
