@@ -1,17 +1,18 @@
 import { UserError } from './util/user-error.js';
 import * as path from 'node:path';
 import type { HostFacts } from './host/facts.js';
-import { ConfigFileSystem, FileAccessError, type Limits } from './engine/files.js';
-import { applyFixes, chooseFixes, withoutFix, type FixType } from './engine/fix.js';
+import { ConfigFileSystem, FileAccessError, type Limits } from './core/file-system.js';
+import { applyFixes, chooseFixes, withoutFix, type FixType } from './fix/apply.js';
 import { compareDiagnostics, lintUnit, render, type RuleSelection } from './engine/linter.js';
-import { DEFAULT_BUDGET, type Budget, type Sizing } from './engine/sizing.js';
-import type { SourceFile } from './engine/source-file.js';
-import { DEFAULT_TARGETS, type Targets } from './engine/targets.js';
+import { DEFAULT_BUDGET, type Budget, type Sizing } from './analysis/sizing.js';
+import type { SourceFile } from './core/source-file.js';
+import { DEFAULT_TARGETS, type Targets } from './core/targets.js';
 import type { LintTimer } from './engine/timing.js';
 import type { Diagnostic, Language } from './engine/types.js';
 import { detectLanguage, languageFromName } from './languages/detect.js';
 import { ApacheConfig, loadApache } from './languages/apache/model.js';
 import { loadMycnf, type MycnfConfig } from './languages/mycnf/model.js';
+import type { FileFix, LintResult } from './engine/result.js';
 
 export const MAX_FIX_PASSES = 10;
 
@@ -48,38 +49,8 @@ export interface LintInput {
   readonly timer?: LintTimer;
 }
 
-export interface FileFix {
-  readonly file: SourceFile;
-  readonly before: string;
-  readonly after: string;
-}
 
-export interface LintResult {
-  readonly diagnostics: readonly Diagnostic[];
-  /** Every file read, main files first, each followed by what it includes. */
-  readonly files: readonly SourceFile[];
-  readonly languages: ReadonlyMap<SourceFile, Language>;
-  readonly host: HostFacts;
-  readonly sizing: Sizing;
-  /** The sizing model over the fixed configs, when fixes changed anything. */
-  readonly sizingAfter: Sizing | undefined;
-  readonly fixes: readonly FileFix[];
-  /** Fix passes that ran (0 when nothing was fixable). */
-  readonly passes: number;
-  /**
-   * Findings that appear only once earlier fixes are in (ServerLimit far above
-   * the MaxRequestWorkers a sizing fix just lowered), whose fixes the patch
-   * also carries; positions are in the text of the pass that found them.
-   */
-  readonly followUps: readonly Diagnostic[];
-  /** The configs as read, for checking the fixes with the real servers (--verify). */
-  readonly configs: { readonly apache: readonly ApacheConfig[]; readonly mycnf: MycnfConfig | undefined };
-  /**
-   * After --verify: the checks that read the patched files and found no new
-   * problem, e.g. `apache2 -t on etc/apache2/apache2.conf`.
-   */
-  readonly verifiedBy?: readonly string[];
-}
+export type { FileFix, LintResult } from './engine/result.js';
 
 /** A problem with the input itself (a main file that cannot be read): exit code 2. */
 export class InputError extends UserError {}

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { ConfigFileSystem } from '../src/engine/files.js';
+import { ConfigFileSystem } from '../src/core/file-system.js';
 import { loadApache, type ApacheConfig } from '../src/languages/apache/model.js';
 import { parseApache } from '../src/languages/apache/parser.js';
 import { apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, apacheVersion, releaseOf } from './helpers/apache-oracle.js';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { builtinRules } from '../rules/index.js';
 import { selectRules } from '../src/engine/selection.js';
-import { parseTargetSpec } from '../src/engine/targets.js';
+import { parseTargetSpec } from '../src/core/targets.js';
 import { lint } from '../src/lint.js';
 import { apacheConfigTest } from './helpers/apache-oracle.js';
 import { loopbackServerLines } from './helpers/host-apache.js';

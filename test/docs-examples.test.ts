@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { builtinRules } from '../rules/index.js';
 import { selectRules } from '../src/engine/selection.js';
-import { parseTargetSpec } from '../src/engine/targets.js';
+import { parseTargetSpec } from '../src/core/targets.js';
 import { hostFactsFromConfig } from '../src/host/profile.js';
 import { lint } from '../src/lint.js';
 import { parseRuleDoc } from './helpers/rule-docs.js';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { ConfigFileSystem } from '../src/engine/files.js';
-import { applyFixes } from '../src/engine/fix.js';
-import type { DatabaseTarget } from '../src/engine/targets.js';
+import { ConfigFileSystem } from '../src/core/file-system.js';
+import { applyFixes } from '../src/fix/apply.js';
+import type { DatabaseTarget } from '../src/core/targets.js';
 import type { TextEdit } from '../src/engine/types.js';
 import {
   insertMycnfOption,

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { applyPatch, structuredPatch } from 'diff';
-import { unifiedDiff, type FileChange } from '../src/engine/patch.js';
+import { unifiedDiff, type FileChange } from '../src/fix/patch.js';
 import { requireTool } from './helpers/tools.js';
 
 /*

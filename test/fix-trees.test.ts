@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { builtinRules } from '../rules/index.js';
-import { unifiedDiff } from '../src/engine/patch.js';
+import { unifiedDiff } from '../src/fix/patch.js';
 import { selectRules } from '../src/engine/selection.js';
 import { hostFactsFromConfig } from '../src/host/profile.js';
 import { lint, type LintResult } from '../src/lint.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { estimatePerChild, isModPhp } from '../src/host/estimate.js';
+import { estimatePerChild, isModPhp } from '../src/analysis/per-child-estimate.js';
 import type { MountEntry } from '../src/host/facts.js';
 import { filesystemTypeOf, isNetworkFilesystem, summarizeChildMemory } from '../src/host/facts.js';
 import { describeHostFacts } from '../src/host/format.js';

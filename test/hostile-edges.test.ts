@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { builtinRules } from '../rules/index.js';
 import { selectRules } from '../src/engine/selection.js';
-import { SourceFile } from '../src/engine/source-file.js';
+import { SourceFile } from '../src/core/source-file.js';
 import type { Rule } from '../src/engine/types.js';
 import { printable } from '../src/util/printable.js';
 import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigFileSystem } from '../src/engine/files.js';
+import { ConfigFileSystem } from '../src/core/file-system.js';
 import { loadApache } from '../src/languages/apache/model.js';
 import { loadMycnf } from '../src/languages/mycnf/model.js';
 import { cannotRunAsNobody, jsonDiagnostics, jsonFiles, NOBODY, openScratch, runTuneLint, writeTree, type ChildRun } from './fuzz/child.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigFileSystem } from '../src/engine/files.js';
+import { ConfigFileSystem } from '../src/core/file-system.js';
 import { VARIABLE_DEFAULTS, variableDefault, variableUnit, type DefaultValue } from '../src/languages/mycnf/defaults.js';
 import { loadMycnf } from '../src/languages/mycnf/model.js';
 import { parseServerSize } from '../src/languages/mycnf/sizes.js';

@@ -8,7 +8,7 @@ import { CLIENT_OPTION_LIST, CLIENT_PROGRAMS } from '../rules/mycnf/support/clie
 import { OPTION_TYPE_LISTS } from '../rules/mycnf/support/option-types.js';
 import { MARIADB_NOOP_LISTS } from '../rules/mycnf/support/removed-options.js';
 import { selectRules } from '../src/engine/selection.js';
-import { parseTargetSpec } from '../src/engine/targets.js';
+import { parseTargetSpec } from '../src/core/targets.js';
 import type { Diagnostic, Rule } from '../src/engine/types.js';
 import { lint } from '../src/lint.js';
 import { parseMyCnf } from '../src/languages/mycnf/parser.js';

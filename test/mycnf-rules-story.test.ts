@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { builtinRules } from '../rules/index.js';
 import { selectRules } from '../src/engine/selection.js';
-import { parseTargetSpec } from '../src/engine/targets.js';
+import { parseTargetSpec } from '../src/core/targets.js';
 import { lint, type LintResult } from '../src/lint.js';
 import { FIXTURES, materialise } from './helpers/mycnf-fixtures.js';
 import { printDefaults, serverSeries, serverVariables } from './helpers/mycnf-oracle.js';

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { DatabaseTarget } from '../src/engine/targets.js';
+import type { DatabaseTarget } from '../src/core/targets.js';
 import { formatServerSize, parseServerSize, type ServerSize } from '../src/languages/mycnf/sizes.js';
 import { MARIADB_10_11, temporaryDirectory } from './helpers/mycnf-fixtures.js';
 import { serverVariables } from './helpers/mycnf-oracle.js';

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { decodeBytes, SourceFile } from '../src/engine/source-file.js';
+import { decodeBytes, SourceFile } from '../src/core/source-file.js';
 import { CLI } from './helpers/cli.js';
 import { requireTool } from './helpers/tools.js';
 

@@ -7,7 +7,7 @@ import { builtinRules } from '../rules/index.js';
 import { defineRule } from '../src/engine/define-rule.js';
 import { selectRules } from '../src/engine/selection.js';
 import type { Rule } from '../src/engine/types.js';
-import { FixVerifier, VERIFY_RULE, type VerifyOptions } from '../src/engine/verify.js';
+import { FixVerifier, VERIFY_RULE, type VerifyOptions } from '../src/verify/verify.js';
 import { insertApacheLineAfter } from '../src/languages/apache/edits.js';
 import { insertMycnfOption, replaceMycnfValue } from '../src/languages/mycnf/edits.js';
 import { lint, type LintInput, type LintResult } from '../src/lint.js';

@@ -5,8 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { ConfigFileSystem } from '../src/engine/files.js';
-import { writeFixes, WriteError, type PendingWrite } from '../src/engine/write.js';
+import { ConfigFileSystem } from '../src/core/file-system.js';
+import { writeFixes, WriteError, type PendingWrite } from '../src/fix/write.js';
 import { repoPath } from './helpers/paths.js';
 import { requireTool } from './helpers/tools.js';
 
@@ -19,8 +19,8 @@ import { requireTool } from './helpers/tools.js';
  */
 
 const NOBODY = 65534;
-const WRITE_MODULE = pathToFileURL(repoPath('dist', 'src', 'engine', 'write.js')).href;
-const FILES_MODULE = pathToFileURL(repoPath('dist', 'src', 'engine', 'files.js')).href;
+const WRITE_MODULE = pathToFileURL(repoPath('dist', 'src', 'fix', 'write.js')).href;
+const FILES_MODULE = pathToFileURL(repoPath('dist', 'src', 'core', 'file-system.js')).href;
 const TEMP_PATTERN = /^\..+\.tune-lint-\d+-[0-9a-f]{8}$/;
 
 let scratch: string;

@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import type { SourceFile } from '../../src/engine/source-file.js';
+import type { SourceFile } from '../../src/core/source-file.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import type { ApacheNode } from '../../src/languages/apache/cst.js';
 import type { LogicalLine } from '../../src/languages/apache/lexer.js';

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { hasWildcard } from '../../src/languages/apache/fnmatch.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';

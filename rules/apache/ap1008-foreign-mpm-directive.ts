@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { directiveCount } from '../../src/languages/apache/blocks.js';
 import type { ApacheNode, DirectiveNode } from '../../src/languages/apache/cst.js';

@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import { contextError, directiveSpec } from '../../src/languages/apache/directives.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 

@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 
 /** Words whose plain meaning is "off" although httpd 2.2 read them as On: the intent cannot be told. */

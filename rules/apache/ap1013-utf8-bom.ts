@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import type { SourceFile } from '../../src/engine/source-file.js';
+import type { SourceFile } from '../../src/core/source-file.js';
 import { EXEC_ON_READ_DIRECTIVES } from '../../src/languages/apache/names.js';
 
 /** How httpd shows the three bytes EF BB BF in its messages. */

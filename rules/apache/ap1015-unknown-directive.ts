@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import { directiveOwners, isShippedModule, likelyDirective, MPM_SOURCES } from '../../src/languages/apache/directive-owners.js';
 import { DIRECTIVES } from '../../src/languages/apache/directives.js';
 import type { ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';

@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import { argumentCheck, argumentsError, EXPECTED_ARGUMENTS, refusesArguments, refusesPlainLine } from '../../src/languages/apache/arguments.js';
 import type { ArgumentCheck } from '../../src/languages/apache/directive-arguments.js';
 import { directiveOwners, directiveSpelling } from '../../src/languages/apache/directive-owners.js';

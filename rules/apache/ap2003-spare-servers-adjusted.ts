@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import { atoi, C_INT_MAX, mpmDefaults, type MpmDirective, type MpmValue } from '../../src/languages/apache/mpm.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';

@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import { isNonThreadSafeModule } from '../../src/languages/apache/names.js';
 
 /** event's compiled-in ThreadsPerChild. */

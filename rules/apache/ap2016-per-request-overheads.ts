@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import { documentRoots, linesAtPath } from '../../src/languages/apache/docroots.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import { effectiveSetting } from '../../src/languages/apache/settings.js';

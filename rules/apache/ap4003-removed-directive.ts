@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { defineRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { inCaseOf, removeApacheLine } from '../../src/languages/apache/edits.js';
 import type { ApacheConfig, ApacheDirectiveUse } from '../../src/languages/apache/model.js';

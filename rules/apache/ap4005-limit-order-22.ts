@@ -1,6 +1,6 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import type { SourceFile } from '../../src/engine/source-file.js';
-import { versionAtLeast } from '../../src/engine/targets.js';
+import type { SourceFile } from '../../src/core/source-file.js';
+import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import type { DirectiveNode } from '../../src/languages/apache/cst.js';
 import { indentationOf } from '../../src/languages/apache/edits.js';

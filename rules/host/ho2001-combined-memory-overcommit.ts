@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import type { MysqlSizing, Sizing } from '../../src/engine/sizing.js';
+import type { MysqlSizing, Sizing } from '../../src/analysis/sizing.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig } from '../../src/languages/mycnf/model.js';

@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import type { DatabaseTarget } from '../../src/engine/targets.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
 import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { acceptsLargeSuffixes, parseServerSize } from '../../src/languages/mycnf/sizes.js';

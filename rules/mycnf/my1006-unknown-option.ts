@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { seriesOf } from '../../src/engine/targets.js';
+import { seriesOf } from '../../src/core/targets.js';
 import { mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { shownLine } from './support/intent.js';

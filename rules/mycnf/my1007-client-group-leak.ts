@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import type { DatabaseTarget } from '../../src/engine/targets.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
 import { isMariadbOption } from '../../src/languages/mycnf/mariadb-options.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';

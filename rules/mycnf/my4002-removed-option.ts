@@ -1,5 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import type { DatabaseTarget } from '../../src/engine/targets.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';

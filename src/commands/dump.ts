@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { ConfigFileSystem } from '../engine/files.js';
-import { DEFAULT_TARGETS, parseTargetSpec } from '../engine/targets.js';
+import { ConfigFileSystem } from '../core/file-system.js';
+import { DEFAULT_TARGETS, parseTargetSpec } from '../core/targets.js';
 import { detectLanguage, languageFromName } from '../languages/detect.js';
 import { loadApache } from '../languages/apache/model.js';
 import { loadMycnf } from '../languages/mycnf/model.js';

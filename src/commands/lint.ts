@@ -4,9 +4,9 @@ import { EMPTY_CONFIG, findConfig, loadConfig } from '../config/load.js';
 import { hostGroupOf, overrideRulesOf, type HostGroup } from '../config/resolve.js';
 import { ConfigError, type ResolvedConfig } from '../config/types.js';
 import type { RuleSelection } from '../engine/linter.js';
-import { unifiedDiff, unifiedDiffBytes } from '../engine/patch.js';
+import { unifiedDiff, unifiedDiffBytes } from '../fix/patch.js';
 import { selectRules, type UserRuleSetting } from '../engine/selection.js';
-import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type Targets } from '../engine/targets.js';
+import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type Targets } from '../core/targets.js';
 import { LintTimer, timingRows } from '../engine/timing.js';
 import type { Rule, SeveritySetting } from '../engine/types.js';
 import { loadFormatter } from '../formatters/index.js';
@@ -64,7 +64,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const patch = await unifiedDiff(changes);
   const wrote = options.fix && fixes.length > 0;
   if (wrote) {
-    const written = (await import('../engine/write.js')).writeFixes(fixes);
+    const written = (await import('../fix/write.js')).writeFixes(fixes);
     for (const stale of written.staleTempFiles) stderr.write(`tune-lint: removed ${stale}, a temporary file left by an interrupted --fix\n`);
   }
   // After --fix the exit code is about the configs as written, as with ESLint: what the fixes left.
@@ -125,7 +125,7 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: LintInpu
 
 /** --verify: the real servers read each host's patched configs before anything is printed or written; fixes they reject are left out (TL0008). */
 async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintCommandOptions, cwd: string): Promise<UnitOutcome[]> {
-  const { FixVerifier } = await import('../engine/verify.js');
+  const { FixVerifier } = await import('../verify/verify.js');
   const includeBase = options.includeBase === undefined ? undefined : path.resolve(cwd, options.includeBase);
   const verifier = new FixVerifier({
     cwd,

@@ -1,4 +1,4 @@
-import type { FixType } from '../engine/fix.js';
+import type { FixType } from '../fix/apply.js';
 import type { FormatName } from '../formatters/index.js';
 
 /** The lint command's options as commander hands them over. */

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ConfigFileSystem, FileAccessError } from '../engine/files.js';
+import { ConfigFileSystem, FileAccessError } from '../core/file-system.js';
 import type { Preset, UserRuleSetting } from '../engine/selection.js';
-import type { Budget } from '../engine/sizing.js';
-import { parseTargetSpec, TargetSpecError, type Targets } from '../engine/targets.js';
+import type { Budget } from '../analysis/sizing.js';
+import { parseTargetSpec, TargetSpecError, type Targets } from '../core/targets.js';
 import type { Rule, RuleOptions, SeveritySetting } from '../engine/types.js';
 import { HostFactsError } from '../host/facts.js';
 import { locateYaml } from '../host/profile.js';

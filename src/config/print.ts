@@ -1,7 +1,7 @@
 import type { RuleSelection } from '../engine/linter.js';
-import { DEFAULT_BUDGET } from '../engine/sizing.js';
-import { SourceFile } from '../engine/source-file.js';
-import type { Targets } from '../engine/targets.js';
+import { DEFAULT_BUDGET } from '../analysis/sizing.js';
+import { SourceFile } from '../core/source-file.js';
+import type { Targets } from '../core/targets.js';
 import type { Rule } from '../engine/types.js';
 import type { HostFacts } from '../host/facts.js';
 import { factsJson } from '../formatters/facts-json.js';

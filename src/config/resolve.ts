@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { UserRuleSetting } from '../engine/selection.js';
-import type { Budget } from '../engine/sizing.js';
-import type { Targets } from '../engine/targets.js';
+import type { Budget } from '../analysis/sizing.js';
+import type { Targets } from '../core/targets.js';
 import { compileGlob } from '../util/glob.js';
 import type { ConfigHost, ConfigOverride, ResolvedConfig } from './types.js';
 

@@ -1,6 +1,6 @@
 import { docsUrl } from '../docs-url.js';
-import { HTTPD_TARGET_VERSION, TARGET_PART } from '../engine/targets.js';
-import type { Budget } from '../engine/sizing.js';
+import { HTTPD_TARGET_VERSION, TARGET_PART } from '../core/targets.js';
+import type { Budget } from '../analysis/sizing.js';
 import type { Rule } from '../engine/types.js';
 import { HOST_FACT_NAMES, type HostFactName } from '../host/facts.js';
 import { CPUS_TEXT, MOUNT_KEYS, PER_CHILD_KEYS, WHOLE_NUMBER_TEXT } from '../host/values.js';
@@ -11,7 +11,7 @@ import { BUDGET_KEYS, CONFIG_NAME, OVERRIDE_KEYS, SEVERITIES, TOP_KEYS } from '.
  * The JSON Schema (draft-07) of `.tune-lint.yaml`, for editors: completion of
  * keys, rule ids and options, and errors while typing. Built from the tables
  * the loader checks against (src/config/load.ts, host/values.ts,
- * engine/targets.ts, util/units.ts) and the rules' metadata, so a document
+ * core/targets.ts, util/units.ts) and the rules' metadata, so a document
  * the loader accepts is one the schema accepts (test/config-schema.test.ts).
  * The loader checks more than a schema can say: a RAM figure too small to be
  * meant, a perChild max below its median, a rule set by id and by name, a

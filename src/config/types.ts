@@ -1,7 +1,7 @@
 import { UserError } from '../util/user-error.js';
 import type { UserRuleSetting, Preset } from '../engine/selection.js';
-import type { Budget } from '../engine/sizing.js';
-import type { Targets } from '../engine/targets.js';
+import type { Budget } from '../analysis/sizing.js';
+import type { Targets } from '../core/targets.js';
 import type { HostFacts } from '../host/facts.js';
 import type { Located } from '../host/values.js';
 

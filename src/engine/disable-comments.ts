@@ -1,4 +1,4 @@
-import type { SourceFile } from './source-file.js';
+import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, Range } from './types.js';
 
 /**

@@ -3,10 +3,10 @@ import type { ApacheConfig, ApacheDirectiveUse } from '../languages/apache/model
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { applyDisableDirectives } from './disable-comments.js';
 import { printable } from '../util/printable.js';
-import type { ConfigProblem } from './problems.js';
-import { computeSizing, type Budget, type Sizing } from './sizing.js';
-import type { SourceFile } from './source-file.js';
-import type { Targets } from './targets.js';
+import type { ConfigProblem } from '../core/problem.js';
+import { computeSizing, type Budget, type Sizing } from '../analysis/sizing.js';
+import type { SourceFile } from '../core/source-file.js';
+import type { Targets } from '../core/targets.js';
 import type { LintTimer } from './timing.js';
 import type {
   Diagnostic,

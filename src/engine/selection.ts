@@ -1,5 +1,5 @@
 import type { RuleSelection, RuleSetting } from './linter.js';
-import type { SourceFile } from './source-file.js';
+import type { SourceFile } from '../core/source-file.js';
 import type { Rule, RuleOptions, SeveritySetting } from './types.js';
 
 export type Preset = 'recommended' | 'strict' | 'all';

@@ -1,35 +1,15 @@
 import type { HostFacts } from '../host/facts.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../languages/apache/model.js';
 import type { MycnfConfig, MycnfOptionUse } from '../languages/mycnf/model.js';
-import type { SourceFile } from './source-file.js';
-import type { Targets } from './targets.js';
-import type { Sizing } from './sizing.js';
+import type { SourceFile } from '../core/source-file.js';
+import type { Targets } from '../core/targets.js';
+import type { Language, Located, Position, Range, Severity, TextEdit } from '../core/types.js';
+import type { Sizing } from '../analysis/sizing.js';
 
-export type Severity = 'error' | 'warn' | 'info';
+export type { Language, Located, Position, Range, Severity, TextEdit } from '../core/types.js';
 export type SeveritySetting = Severity | 'off';
-export type Language = 'apache' | 'mycnf';
 export type RuleLanguage = Language | 'host' | 'tool';
 export type Category = 'correctness' | 'performance' | 'security' | 'deprecation' | 'style';
-
-/** Half-open offsets into a SourceFile's text. */
-export type Range = readonly [start: number, end: number];
-/** 1-based line and column (UTF-16 code units). */
-export interface Position {
-  line: number;
-  column: number;
-}
-
-/** Something that lives at a place in a file: a CST node, an argument, a value. */
-export interface Located {
-  readonly file: SourceFile;
-  readonly range: Range;
-}
-
-export interface TextEdit {
-  readonly file: SourceFile;
-  readonly range: Range;
-  readonly text: string;
-}
 
 /**
  * `safe` fixes correct something already broken or renamed and keep what the

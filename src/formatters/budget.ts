@@ -1,5 +1,5 @@
-import type { Sizing } from '../engine/sizing.js';
-import { lineOf } from '../languages/apache/docroots.js';
+import type { Sizing } from '../analysis/sizing.js';
+import { lineOf } from '../core/located.js';
 import { printable } from '../util/printable.js';
 import { formatBytes, formatPercent } from '../util/units.js';
 

@@ -1,4 +1,4 @@
-import type { SourceFile } from '../engine/source-file.js';
+import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, TextEdit } from '../engine/types.js';
 import { factsJson } from './facts-json.js';
 import { filePatch, visibleDiagnostics } from './shared.js';

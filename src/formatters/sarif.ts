@@ -1,5 +1,5 @@
 import type * as Sarif from 'sarif';
-import type { SourceFile } from '../engine/source-file.js';
+import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, Position, RuleMeta, Severity, TextEdit } from '../engine/types.js';
 import { docsUrl } from '../docs-url.js';
 import { visibleDiagnostics } from './shared.js';

@@ -1,5 +1,5 @@
 import type { Diagnostic, Severity } from '../engine/types.js';
-import type { Sizing } from '../engine/sizing.js';
+import type { Sizing } from '../analysis/sizing.js';
 import { describeHostFacts, perChildLine } from '../host/format.js';
 import { printable } from '../util/printable.js';
 import { budgetPicture, type BarKind } from './budget.js';

@@ -1,6 +1,6 @@
-import type { FixType } from '../engine/fix.js';
+import type { FixType } from '../fix/apply.js';
 import type { Diagnostic, RuleMeta } from '../engine/types.js';
-import type { LintResult } from '../lint.js';
+import type { LintResult } from '../engine/result.js';
 
 /** The configs of one host and what linting them found. */
 export interface UnitOutcome {

@@ -1,4 +1,4 @@
-import { LineIndex } from '../util/line-index.js';
+import { LineIndex } from '../core/line-index.js';
 import type { HostFacts, MountEntry } from './facts.js';
 import { HostFactsError } from './facts.js';
 import { readHostInput } from './input-file.js';

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { ConfigFileSystem, FileAccessError } from '../engine/files.js';
-import type { SourceFile } from '../engine/source-file.js';
+import { ConfigFileSystem, FileAccessError } from '../core/file-system.js';
+import type { SourceFile } from '../core/source-file.js';
 import { HostFactsError } from './facts.js';
 
 /**

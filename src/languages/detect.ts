@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { Language } from '../engine/types.js';
+import type { Language } from '../core/types.js';
 
 /**
  * Which reader a file needs, from its name and, when the name says nothing,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { HostFacts } from '../../src/host/facts.js';
-import type { Targets } from '../../src/engine/targets.js';
+import type { Targets } from '../../src/core/targets.js';
 import type { Seeds } from './seeds.js';
 
 /** A JS string as the byte string of its UTF-8 encoding (one char per byte). */

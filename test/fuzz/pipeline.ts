@@ -4,14 +4,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { builtinRules } from '../../rules/index.js';
 import { selectRules } from '../../src/engine/selection.js';
-import type { Targets } from '../../src/engine/targets.js';
+import type { Targets } from '../../src/core/targets.js';
 import type { Diagnostic } from '../../src/engine/types.js';
 import { FORMAT_NAMES, loadFormatter } from '../../src/formatters/index.js';
 import type { HostFacts } from '../../src/host/facts.js';
 import { lint, MAX_FIX_PASSES, type LintResult } from '../../src/lint.js';
 import { parseApache } from '../../src/languages/apache/parser.js';
 import { parseMyCnf } from '../../src/languages/mycnf/parser.js';
-import { unifiedDiff } from '../../src/engine/patch.js';
+import { unifiedDiff } from '../../src/fix/patch.js';
 
 /** Byte strings (one char per byte) of a main file and the files it may include from conf.d/. */
 export interface ConfigSet {

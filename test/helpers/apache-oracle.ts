@@ -37,17 +37,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  apacheEnvironment,
-  parseApacheStderr,
-  runTool,
-  SERVER_TOOL_PATH,
-  type ApacheStderr,
-} from '../../src/engine/server-tools.js';
+import { SERVER_TOOL_PATH } from '../../src/util/system-tools.js';
+import { apacheEnvironment, parseApacheStderr, runTool, type ApacheStderr } from '../../src/verify/server-tools.js';
 import { findTool } from './tools.js';
 
 export { readEnvvars } from '../../src/languages/apache/envvars.js';
-export type { ApacheMessage, ApacheSyntaxError } from '../../src/engine/server-tools.js';
+export type { ApacheMessage, ApacheSyntaxError } from '../../src/verify/server-tools.js';
 
 export interface ApacheOracleOptions {
   /**

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DatabaseTarget } from '../../src/engine/targets.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
 
 /** Repository root (this file runs as dist/test/helpers/mycnf-fixtures.js). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));

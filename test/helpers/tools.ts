@@ -1,5 +1,5 @@
 import type { TestContext } from 'node:test';
-import { findServerTool } from '../../src/engine/server-tools.js';
+import { findServerTool } from '../../src/util/system-tools.js';
 
 /** Absolute path of an executable on PATH (or the usual sbin directories), if any. */
 export const findTool = (name: string): string | undefined => findServerTool(name);

@@ -1,4 +1,4 @@
-import type { Sizing } from '../../../src/engine/sizing.js';
+import type { Sizing } from '../../../src/analysis/sizing.js';
 import { formatBytes, formatPercent } from '../../../src/util/units.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DatabaseTarget } from '../../../src/engine/targets.js';
+import type { DatabaseTarget } from '../../../src/core/targets.js';
 import { isMariadbOption } from '../../../src/languages/mycnf/mariadb-options.js';
 import type { OptionName } from '../../../src/languages/mycnf/names.js';
 import { isClientOption } from './client-options.js';

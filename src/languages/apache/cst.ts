@@ -1,4 +1,4 @@
-import type { Range } from '../../engine/types.js';
+import type { Range } from '../../core/types.js';
 import type { LogicalLine } from './lexer.js';
 
 /** An argument of a directive or section, with where it is written. */

@@ -1,4 +1,4 @@
-import type { TextEdit } from '../../engine/types.js';
+import type { TextEdit } from '../../core/types.js';
 import { exactDirectorySections, isExactDirectory, type PathSetting, type ServedPlace } from './docroots.js';
 import { guessIndentUnit, inCaseOf, indentationOf, insertApacheLineInto, replaceApacheArg } from './edits.js';
 import type { ApacheConfig } from './model.js';

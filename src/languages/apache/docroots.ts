@@ -1,6 +1,6 @@
 import * as path from 'node:path';
-import { isNormalAbsolute } from '../../engine/files.js';
-import type { Located } from '../../engine/types.js';
+import { isNormalAbsolute } from '../../core/file-system.js';
+import { lineOf } from '../../core/located.js';
 import { filesystemTypeOf, isNetworkFilesystem, type Fact, type MountEntry } from '../../host/facts.js';
 import { compileFnmatch, hasWildcard } from './fnmatch.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
@@ -313,11 +313,6 @@ export function isExactDirectory(section: ApacheSectionUse | undefined, director
  */
 export function servesTls(config: ApacheConfig, vhost: ApacheSectionUse | undefined): boolean {
   return config.hasModule('ssl_module') && flagValue(scopedSetting(config, 'sslengine', vhost)) === true;
-}
-
-/** `file:line` of a located thing, for messages. */
-export function lineOf(at: Located): string {
-  return `${at.file.displayPath}:${at.file.position(at.range[0]).line}`;
 }
 
 /** The directory levels from `/` down to a directory: `/`, `/var`, `/var/www`. */

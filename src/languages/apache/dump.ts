@@ -1,4 +1,4 @@
-import type { Located } from '../../engine/types.js';
+import type { Located } from '../../core/types.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import type { MpmDirective } from './mpm.js';
 import { LazyList } from '../../util/streamed-output.js';

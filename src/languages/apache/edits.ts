@@ -1,5 +1,5 @@
-import type { SourceFile } from '../../engine/source-file.js';
-import type { TextEdit } from '../../engine/types.js';
+import type { SourceFile } from '../../core/source-file.js';
+import type { TextEdit } from '../../core/types.js';
 import type { LogicalLine } from './lexer.js';
 import type { ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 

@@ -1,4 +1,4 @@
-import type { Range } from '../../engine/types.js';
+import type { Range } from '../../core/types.js';
 
 /**
  * One logical line as httpd's `ap_cfg_getline` sees it: physical lines joined

@@ -1,9 +1,10 @@
 import * as path from 'node:path';
-import { childPath, ConfigFileSystem, FileAccessError, InputBudget, systemError } from '../../engine/files.js';
-import type { ConfigProblem } from '../../engine/problems.js';
-import { SourceFile } from '../../engine/source-file.js';
-import { compareVersions, httpdRelease, versionAtLeast } from '../../engine/targets.js';
-import type { Located, Range, Severity } from '../../engine/types.js';
+import { childPath, ConfigFileSystem, FileAccessError, InputBudget, systemError } from '../../core/file-system.js';
+import type { ConfigProblem } from '../../core/problem.js';
+import { SourceFile } from '../../core/source-file.js';
+import { compareVersions, versionAtLeast } from '../../core/targets.js';
+import { httpdRelease } from './release.js';
+import type { Located, Range, Severity } from '../../core/types.js';
 import type { ApacheNode, DirectiveNode, SectionNode } from './cst.js';
 import { readEnvvars } from './envvars.js';
 import { byteOrder, compileFnmatch, hasWildcard } from './fnmatch.js';

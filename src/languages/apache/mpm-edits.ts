@@ -1,5 +1,5 @@
-import { versionAtLeast } from '../../engine/targets.js';
-import type { TextEdit } from '../../engine/types.js';
+import { versionAtLeast } from '../../core/targets.js';
+import type { TextEdit } from '../../core/types.js';
 import { inCaseOf, insertApacheLineAfter, insertApacheLineInto, replaceApacheArg } from './edits.js';
 import type { ApacheConfig, ApacheDirectiveUse } from './model.js';
 import type { MpmDirective, MpmSettings } from './mpm.js';

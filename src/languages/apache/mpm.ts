@@ -1,4 +1,4 @@
-import { versionAtLeast } from '../../engine/targets.js';
+import { versionAtLeast } from '../../core/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, LoadedModule } from './model.js';
 import type { MpmName } from './names.js';
 import { lookupTable } from '../../util/lookup.js';

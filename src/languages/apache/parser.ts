@@ -1,4 +1,4 @@
-import type { Range } from '../../engine/types.js';
+import type { Range } from '../../core/types.js';
 import type { ApacheArg, ApacheNode, CloseTag, DirectiveNode, ErrorNode, ParseProblem, SectionNode } from './cst.js';
 import { nextWord, splitLogicalLines, splitWords, type LogicalLine, type Word } from './lexer.js';
 import { printApache } from './print.js';

@@ -1,4 +1,4 @@
-import { versionAtLeast } from '../../engine/targets.js';
+import { versionAtLeast } from '../../core/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import { lookupTable } from '../../util/lookup.js';
 import { remembered } from '../../util/remembered.js';

@@ -1,4 +1,4 @@
-import { versionAtLeast } from '../../engine/targets.js';
+import { versionAtLeast } from '../../core/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
 import { scopedSetting } from './scopes.js';
 import type { EffectiveSetting } from './settings.js';

@@ -1,4 +1,4 @@
-import { compareVersions, type DatabaseTarget } from '../../engine/targets.js';
+import { compareVersions, type DatabaseTarget } from '../../core/targets.js';
 import { lookupTable } from '../../util/lookup.js';
 
 const K = 1024;

@@ -1,4 +1,4 @@
-import type { Located } from '../../engine/types.js';
+import type { Located } from '../../core/types.js';
 import { VARIABLE_DEFAULTS, variableUnit } from './defaults.js';
 import type { MycnfConfig } from './model.js';
 import { parseServerSize } from './sizes.js';

@@ -1,6 +1,6 @@
-import type { SourceFile } from '../../engine/source-file.js';
-import type { DatabaseTarget } from '../../engine/targets.js';
-import type { TextEdit } from '../../engine/types.js';
+import type { SourceFile } from '../../core/source-file.js';
+import type { DatabaseTarget } from '../../core/targets.js';
+import type { TextEdit } from '../../core/types.js';
 import { acceptsLargeSuffixes, formatServerSize } from './sizes.js';
 import { groupKey } from './groups.js';
 import type { MycnfConfig, MycnfFileEntry, MycnfOptionUse } from './model.js';

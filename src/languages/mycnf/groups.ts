@@ -1,4 +1,4 @@
-import { seriesOf, versionAtLeast, type DatabaseTarget } from '../../engine/targets.js';
+import { seriesOf, versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
 
 /**
  * The option groups the server reads (`load_default_groups` in sql/mysqld.cc).

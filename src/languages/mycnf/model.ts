@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { FileAccessError, InputBudget, systemError, type ConfigFileSystem } from '../../engine/files.js';
-import type { ConfigProblem } from '../../engine/problems.js';
-import { SourceFile } from '../../engine/source-file.js';
-import type { DatabaseTarget } from '../../engine/targets.js';
-import type { Range, Severity } from '../../engine/types.js';
+import { FileAccessError, InputBudget, systemError, type ConfigFileSystem } from '../../core/file-system.js';
+import type { ConfigProblem } from '../../core/problem.js';
+import { SourceFile } from '../../core/source-file.js';
+import type { DatabaseTarget } from '../../core/targets.js';
+import type { Range, Severity } from '../../core/types.js';
 import { variableDefault, type DefaultContext, type DefaultValue } from './defaults.js';
 import { dumpMycnfConfig } from './dump.js';
 import { groupKey, serverGroups } from './groups.js';

@@ -1,4 +1,4 @@
-import { versionAtLeast, type DatabaseTarget } from '../../engine/targets.js';
+import { versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
 import { mariadbOptionNames, isMariadbOption } from './mariadb-options.js';
 import { normaliseKey, normaliseOptionName, OPTION_PREFIXES, withPrefixes, type OptionName, type OptionPrefix } from './names.js';
 import { lookupTable } from '../../util/lookup.js';

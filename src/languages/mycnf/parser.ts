@@ -1,5 +1,5 @@
-import type { TextEncoding } from '../../engine/source-file.js';
-import type { Range } from '../../engine/types.js';
+import type { TextEncoding } from '../../core/source-file.js';
+import type { Range } from '../../core/types.js';
 
 /**
  * The option-file reader of MySQL and MariaDB (`search_default_file_with_ext`

@@ -1,4 +1,4 @@
-import { versionAtLeast, type DatabaseTarget } from '../../engine/targets.js';
+import { versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
 
 export type ServerSize = { readonly bytes: number; readonly warning?: string } | { readonly error: string };
 

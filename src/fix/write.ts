@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { printable } from '../util/printable.js';
-import { findServerTool, SERVER_TOOL_PATH } from './server-tools.js';
-import type { SourceFile } from './source-file.js';
+import { findServerTool, SERVER_TOOL_PATH } from '../util/system-tools.js';
+import type { SourceFile } from '../core/source-file.js';
 
 export interface PendingWrite {
   readonly file: SourceFile;

@@ -4,7 +4,7 @@ import type { ApacheNode } from '../languages/apache/cst.js';
 import { parseApache } from '../languages/apache/parser.js';
 import { legacySetVariable, normaliseOptionName } from '../languages/mycnf/names.js';
 import { parseMyCnf } from '../languages/mycnf/parser.js';
-import { LineIndex } from '../util/line-index.js';
+import { LineIndex } from '../core/line-index.js';
 import { underSystemDirs } from './sandbox.js';
 import { appendAll } from '../util/arrays.js';
 

@@ -1,7 +1,7 @@
-import { estimatePerChild } from '../host/estimate.js';
+import { estimatePerChild } from './per-child-estimate.js';
 import type { ChildMemory, Fact, HostFacts } from '../host/facts.js';
-import { versionAtLeast } from './targets.js';
-import { lineOf } from '../languages/apache/docroots.js';
+import { versionAtLeast } from '../core/targets.js';
+import { lineOf } from '../core/located.js';
 import type { ApacheConfig, ApacheDirectiveUse } from '../languages/apache/model.js';
 import type { MpmName } from '../languages/apache/names.js';
 import { isPhpModule } from '../languages/apache/names.js';

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import * as path from 'node:path';
 import { readEnvvars } from '../languages/apache/envvars.js';
-import { decodeBytes } from './source-file.js';
+import { SERVER_TOOL_PATH } from '../util/system-tools.js';
+import { decodeBytes } from '../core/source-file.js';
 
 /**
  * Running the real servers' config checkers (`apache2 -t`, `my_print_defaults`,
@@ -10,24 +9,6 @@ import { decodeBytes } from './source-file.js';
  * that use them as oracles: an argument array (never a shell), a clean
  * environment, a timeout, output decoded line by line.
  */
-
-/** PATH of the child: the system directories only, so the binaries are the installed ones. */
-export const SERVER_TOOL_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-/** Absolute path of an executable in these directories (default: PATH, then the usual sbin directories), if any. */
-export function findServerTool(name: string, directories: readonly string[] = [...(process.env['PATH'] ?? '').split(path.delimiter), ...SERVER_TOOL_PATH.split(':')]): string | undefined {
-  for (const dir of directories) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      continue;
-    }
-  }
-  return undefined;
-}
 
 export interface ToolRun {
   readonly exitCode: number | null;

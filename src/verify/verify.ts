@@ -1,4 +1,4 @@
-import { apacheVerifyHazards, mycnfVerifyHazards, visitApacheNodes, type GuardedFile, type TrustedLibrary } from './verify-guard.js';
+import { apacheVerifyHazards, mycnfVerifyHazards, visitApacheNodes, type GuardedFile, type TrustedLibrary } from './guard.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,14 +6,15 @@ import type { ApacheConfig } from '../languages/apache/model.js';
 import { parseApache } from '../languages/apache/parser.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { parseMyCnf } from '../languages/mycnf/parser.js';
-import type { FileFix, LintResult } from '../lint.js';
-import { withoutFix } from './fix.js';
-import { compareDiagnostics } from './linter.js';
+import type { FileFix, LintResult } from '../engine/result.js';
+import { withoutFix } from '../fix/apply.js';
+import { compareDiagnostics } from '../engine/linter.js';
 import { handOver, prepareRoot, Sandbox, underSystemDirs } from './sandbox.js';
-import { apacheEnvironment, findServerTool, parseApacheStderr, SERVER_TOOL_PATH, type ToolRun } from './server-tools.js';
-import { ConfigFileSystem } from './files.js';
-import type { SourceFile } from './source-file.js';
-import type { Diagnostic } from './types.js';
+import { findServerTool, SERVER_TOOL_PATH } from '../util/system-tools.js';
+import { apacheEnvironment, parseApacheStderr, type ToolRun } from './server-tools.js';
+import { ConfigFileSystem } from '../core/file-system.js';
+import type { SourceFile } from '../core/source-file.js';
+import type { Diagnostic } from '../engine/types.js';
 
 /**
  * `--verify`: before a patch is printed or written, the real servers read the

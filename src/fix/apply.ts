@@ -1,5 +1,5 @@
-import type { SourceFile } from './source-file.js';
-import type { Diagnostic, Fix, FixKind, TextEdit } from './types.js';
+import type { SourceFile } from '../core/source-file.js';
+import type { Diagnostic, Fix, FixKind, TextEdit } from '../engine/types.js';
 
 export type FixType = FixKind | 'all';
 

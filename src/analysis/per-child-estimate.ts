@@ -1,4 +1,4 @@
-import type { ChildMemory, Fact } from './facts.js';
+import type { ChildMemory, Fact } from '../host/facts.js';
 
 const MIB = 1024 * 1024;
 

@@ -1,4 +1,4 @@
-import type { Position } from '../engine/types.js';
+import type { Position } from './range.js';
 
 /**
  * Turns offsets into 1-based line/column positions. Lines end at `\n`; a `\r`

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findServerTool, runTool, SERVER_TOOL_PATH, type ToolRun } from './server-tools.js';
+import { findServerTool, SERVER_TOOL_PATH } from '../util/system-tools.js';
+import { runTool, type ToolRun } from './server-tools.js';
 
 /**
  * Where `--verify` runs the servers' config checkers: a bubblewrap sandbox.

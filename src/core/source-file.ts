@@ -1,5 +1,5 @@
-import { LineIndex } from '../util/line-index.js';
-import type { Position, Range } from './types.js';
+import { LineIndex } from './line-index.js';
+import type { Position, Range } from './range.js';
 
 export type TextEncoding = 'utf8' | 'latin1';
 
