@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { estimatePerChild, isModPhp } from '../src/analysis/per-child-estimate.js';
+import { estimatePerChild } from '../src/analysis/per-child-estimate.js';
+import { isPhpModule } from '../src/languages/apache/names.js';
 import type { MountEntry } from '../src/host/facts.js';
 import { filesystemTypeOf, isNetworkFilesystem, summarizeChildMemory } from '../src/host/facts.js';
 import { describeHostFacts } from '../src/host/format.js';
@@ -75,9 +76,9 @@ describe('estimatePerChild', () => {
 
   test('mod_php in each spelling a module list can carry, and not php-fpm', () => {
     for (const name of ['php_module', 'php7_module', 'php5_module', 'mod_php7.c', 'mod_php.c', '/usr/lib/apache2/modules/libphp8.2.so', 'libphp7.so', 'mod_php5.so']) {
-      assert.equal(isModPhp(name), true, name);
+      assert.equal(isPhpModule(name), true, name);
     }
-    for (const name of ['proxy_fcgi_module', 'phpfpm_module', 'mod_proxy.c', 'fcgid_module']) assert.equal(isModPhp(name), false, name);
+    for (const name of ['proxy_fcgi_module', 'phpfpm_module', 'mod_proxy.c', 'fcgid_module']) assert.equal(isPhpModule(name), false, name);
   });
 });
 

@@ -3,7 +3,8 @@ import { webTierLimit } from '../../src/analysis/sizing.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes } from '../../src/util/units.js';
-import { intendedEffective, lineOf } from './support/intent.js';
+import { lineOf } from '../../src/core/located.js';
+import { intendedEffective } from './support/intent.js';
 
 /** max_connections' upper bound on MySQL and MariaDB: larger values are clamped at start (verified on MariaDB 10.11). */
 const MAX_CONNECTIONS_LIMIT = 100000;

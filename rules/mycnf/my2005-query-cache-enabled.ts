@@ -4,7 +4,8 @@ import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/e
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { formatBytes, parseFriendlySize } from '../../src/util/units.js';
-import { intendedEffective, lineOf, type IntendedOption } from './support/intent.js';
+import { lineOf } from '../../src/core/located.js';
+import { intendedEffective, type IntendedOption } from './support/intent.js';
 import { lookupTable } from '../../src/util/lookup.js';
 
 const TYPE_WORDS: Readonly<Record<string, 'OFF' | 'ON' | 'DEMAND'>> = lookupTable({ '0': 'OFF', off: 'OFF', '1': 'ON', on: 'ON', '2': 'DEMAND', demand: 'DEMAND' });

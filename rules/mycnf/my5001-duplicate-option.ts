@@ -3,7 +3,8 @@ import { removeMycnfLine } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
-import { lineOf, shownLine } from './support/intent.js';
+import { lineOf } from '../../src/core/located.js';
+import { shownLine } from './support/intent.js';
 import { optionType } from './support/option-types.js';
 
 /** Options each line of which adds to the setting instead of replacing it. */

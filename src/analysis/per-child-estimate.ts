@@ -1,4 +1,5 @@
 import type { ChildMemory, Fact } from '../host/facts.js';
+import { isPhpModule } from '../languages/apache/names.js';
 
 const MIB = 1024 * 1024;
 
@@ -15,22 +16,12 @@ const PREFORK_WITHOUT_PHP = 16 * MIB;
 const THREADED_PROCESS = 32 * MIB;
 
 /**
- * True for mod_php in any of the spellings a loaded-module list can carry:
- * the module identifier (`php_module`, `php7_module`), the source name
- * (`mod_php7.c`) or the shared object (`libphp8.2.so`, `mod_php5.so`).
- */
-export function isModPhp(module: string): boolean {
-  const name = module.toLowerCase().replace(/^.*\//, '');
-  return /^php\d*_module$/.test(name) || /^mod_php[\d.]*\.(c|so)$/.test(name) || /^libphp[\d.]*\.so$/.test(name);
-}
-
-/**
  * Per-child memory when nothing was measured and nobody said: a figure from
  * the MPM and whether mod_php is loaded, labelled as an estimate with the
  * reasoning, so every message built on it says so.
  */
 export function estimatePerChild(mpm: 'prefork' | 'worker' | 'event', modules: readonly string[]): Fact<ChildMemory> {
-  const php = modules.some(isModPhp);
+  const php = modules.some(isPhpModule);
   let bytes: number;
   let reasoning: string;
   if (mpm === 'prefork') {

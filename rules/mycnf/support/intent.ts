@@ -50,11 +50,6 @@ export function writtenKey(name: OptionName): string {
   return name.alias ?? name.abbreviation ?? name.key;
 }
 
-/** `file:line` of an option line, for messages. */
-export function lineOf(use: MycnfOptionUse): string {
-  return `${use.file.displayPath}:${use.file.position(use.range[0]).line}`;
-}
-
 /** An option line's text (name through value) for a message, each run of blanks shown as one space. */
 export function shownLine(use: MycnfOptionUse): string {
   return use.file.slice(use.line.contentRange).replace(/[\t ]+/g, ' ');

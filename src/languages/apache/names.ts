@@ -59,8 +59,14 @@ export function isNonThreadSafeModule(identifier: string): boolean {
   return /^php\d*_module$/.test(identifier) || identifier === 'python_module' || identifier === 'ruid2_module' || identifier === 'itk_module' || identifier === 'mpm_itk_module';
 }
 
-export function isPhpModule(identifier: string): boolean {
-  return /^php\d*_module$/.test(identifier);
+/**
+ * True for mod_php in any of the spellings a loaded-module list can carry:
+ * the module identifier (`php_module`, `php7_module`), the source name
+ * (`mod_php7.c`) or the shared object (`libphp8.2.so`, `mod_php5.so`).
+ */
+export function isPhpModule(module: string): boolean {
+  const name = module.toLowerCase().replace(/^.*\//, '');
+  return /^php\d*_module$/.test(name) || /^mod_php[\d.]*\.(c|so)$/.test(name) || /^libphp[\d.]*\.so$/.test(name);
 }
 
 /**
