@@ -1,5 +1,5 @@
 /**
- * The library API of tune-lint (DESIGN §6): the lossless parsers, the linter
+ * The library API of tune-lint (docs/usage.md): the lossless parsers, the linter
  * and the formatters. `import { lint } from 'tune-lint'`.
  */
 import { builtinRules } from '../rules/index.js';

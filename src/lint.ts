@@ -2,25 +2,20 @@ import { UserError } from './util/user-error.js';
 import * as path from 'node:path';
 import type { HostFacts } from './host/facts.js';
 import { ConfigFileSystem, FileAccessError, type Limits } from './core/file-system.js';
-import { applyFixes, chooseFixes, withoutFix, type FixType } from './fix/apply.js';
-import { compareDiagnostics, lintUnit, render, type RuleSelection } from './engine/linter.js';
-import { DEFAULT_BUDGET, type Budget, type Sizing } from './analysis/sizing.js';
+import type { FixType } from './fix/apply.js';
+import { runFixPasses } from './fix/passes.js';
+import { lintUnit, type LintUnit, type RuleSelection } from './engine/linter.js';
+import { DEFAULT_BUDGET, type Budget } from './analysis/sizing.js';
 import type { SourceFile } from './core/source-file.js';
 import { DEFAULT_TARGETS, type Targets } from './core/targets.js';
 import type { LintTimer } from './engine/timing.js';
-import type { Diagnostic, Language } from './engine/types.js';
+import type { Language } from './engine/types.js';
 import { detectLanguage, languageFromName } from './languages/detect.js';
 import { ApacheConfig, loadApache } from './languages/apache/model.js';
 import { loadMycnf, type MycnfConfig } from './languages/mycnf/model.js';
-import type { FileFix, LintResult } from './engine/result.js';
+import type { LintResult } from './engine/result.js';
 
-export const MAX_FIX_PASSES = 10;
-
-/** The rule that reports a fix left out of the patch because its finding survived it. */
-const FIX_WITHOUT_EFFECT = 'TL0009';
-
-/** When the passes do not settle, a finding whose fix went in this many passes is taken for one the fix does not remove. */
-const STUCK_AFTER_PASSES = 3;
+export { MAX_FIX_PASSES } from './fix/passes.js';
 
 export interface LintInput {
   /** Main config files: apache2.conf/httpd.conf and my.cnf; included files are found from them. */
@@ -73,163 +68,32 @@ export async function lint(input: LintInput): Promise<LintResult> {
   const targets = input.targets ?? DEFAULT_TARGETS;
   const host = input.host ?? {};
   const budget = { ...DEFAULT_BUDGET, ...input.budget };
-  const timer = input.timer;
+  const { timer } = input;
   const load = (view: ConfigFileSystem, previous?: Loaded): Loaded =>
     timer === undefined ? loadAll(input, view, targets, cwd, previous) : timer.reading(() => loadAll(input, view, targets, cwd, previous));
+  const unitOf = (loaded: Loaded): LintUnit => ({ apache: loaded.apache, mycnf: loaded.mycnf, host, targets, budget });
   const first = load(fs);
-  let current = first;
-  const unitOf = (loaded: Loaded) => ({ apache: loaded.apache, mycnf: loaded.mycnf, host, targets, budget });
   const initial = lintUnit(unitOf(first), input.rules, { timer });
-  const fixType = input.fixType ?? 'all';
-  let overlay: ReadonlyMap<string, string> = new Map();
-  const originals = new Map<string, SourceFile>();
-  for (const file of first.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
-  let passes = 0;
-  let diagnostics: readonly Diagnostic[] = initial.diagnostics;
-  let sizingAfter: Sizing | undefined;
-  const baselineErrors = parseErrorCount(initial.diagnostics);
-  const seen = new Set<string>();
-  const followUps: Diagnostic[] = [];
-  // A fix that lost to an overlapping one comes back in the next pass; that is the same finding, not a follow-up.
-  const fixableAtFirst = new Set(initial.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && diagnostic.fix.deferred !== true).map(findingKey));
-  let pending: Diagnostic[] = [];
-  // Findings whose fix did not take effect, the state after each pass (the first: before any) to go back
-  // to when one shows, and the passes that applied each finding's fix.
-  const withoutEffect = new Map<string, Diagnostic>();
-  const states: PassState[] = [{ overlay, current, diagnostics, sizingAfter, followUps: 0 }];
-  const appliedIn = new Map<string, { readonly passes: number[]; diagnostic: Diagnostic }>();
-  // Going back leaves out one more fix at least, so this bounds the passes made again too.
-  let attempts = 0;
-  while (fixType !== 'none' && attempts++ < 3 * MAX_FIX_PASSES) {
-    if (passes >= MAX_FIX_PASSES) {
-      // The passes did not settle. A finding whose fix went in pass after pass is one the fix does not
-      // remove (a line added where the server does not read it, ten times): the passes are made again from
-      // before its first fix, without it, and the finding keeps no fix. Fixes that take effect can take a
-      // few passes for one finding, as several lines with the same text are fixed one a pass.
-      const stuck = [...appliedIn].filter(([, applied]) => applied.passes.length >= STUCK_AFTER_PASSES);
-      if (stuck.length === 0) break;
-      const back = stuck.reduce((earliest, [, applied]) => Math.min(earliest, applied.passes[0] as number), Infinity);
-      for (const [key, applied] of stuck) withoutEffect.set(key, applied.diagnostic);
-      const state = states[back] as PassState;
-      ({ overlay, current, diagnostics, sizingAfter } = state);
-      followUps.length = state.followUps;
-      states.length = back + 1;
-      for (const [key, applied] of appliedIn) {
-        while (applied.passes.length > 0 && (applied.passes[applied.passes.length - 1] as number) >= back) applied.passes.pop();
-        if (applied.passes.length === 0) appliedIn.delete(key);
-      }
-      passes = back;
-      continue;
-    }
-    const fixes = chooseFixes(diagnostics.filter((diagnostic) => !withoutEffect.has(findingKey(diagnostic))), fixType);
-    if (fixes.length === 0) break;
-    const chosen = new Set(fixes);
-    const applying = diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && chosen.has(diagnostic.fix));
-    if (passes > 0) pending = applying;
-    const next = new Map(overlay);
-    for (const [real, { text }] of applyFixes(fixes)) next.set(real, text);
-    const fingerprint = [...next].map(([real, text]) => `${real}\0${text}`).join('\0');
-    if (seen.has(fingerprint)) break;
-    seen.add(fingerprint);
-    const loaded = load(fs.withOverlay(next), current);
-    const relinted = lintUnit(unitOf(loaded), input.rules, { fixesOnly: true, timer });
-    if (parseErrorCount(relinted.diagnostics) > baselineErrors) break;
-    for (const file of loaded.files) if (!originals.has(file.realPath)) originals.set(file.realPath, file);
-    overlay = next;
-    current = loaded;
-    diagnostics = relinted.diagnostics;
-    sizingAfter = relinted.sizing;
-    for (const diagnostic of pending) if (!fixableAtFirst.has(findingKey(diagnostic))) followUps.push(diagnostic);
-    pending = [];
-    for (const diagnostic of applying) {
-      const key = findingKey(diagnostic);
-      const applied = appliedIn.get(key);
-      if (applied === undefined) appliedIn.set(key, { passes: [passes], diagnostic });
-      else if (applied.passes[applied.passes.length - 1] !== passes) applied.passes.push(passes);
-    }
-    passes++;
-    states.push({ overlay, current, diagnostics, sizingAfter, followUps: followUps.length });
-  }
-  const fixes: FileFix[] = [];
-  for (const [real, after] of overlay) {
-    const original = originals.get(real);
-    if (original !== undefined && original.text !== after) fixes.push({ file: original, before: original.text, after });
-  }
+  const fixed = runFixPasses({
+    first,
+    initial,
+    rules: input.rules,
+    fixType: input.fixType ?? 'all',
+    reload: (overlay, previous) => load(fs.withOverlay(overlay), previous),
+    relint: (loaded) => lintUnit(unitOf(loaded), input.rules, { fixesOnly: true, timer }),
+  });
   return {
-    diagnostics: withoutEffect.size === 0 ? initial.diagnostics : droppingFixes(initial.diagnostics, withoutEffect, input.rules, originals),
+    diagnostics: fixed.diagnostics,
     files: first.files,
     languages: first.languages,
     host,
     sizing: initial.sizing,
-    sizingAfter: fixes.length === 0 ? undefined : sizingAfter,
-    fixes,
-    passes,
-    followUps,
+    sizingAfter: fixed.sizingAfter,
+    fixes: fixed.fixes,
+    passes: fixed.passes,
+    followUps: fixed.followUps,
     configs: { apache: first.apache, mycnf: first.mycnf },
   };
-}
-
-/** What the fix passes have reached after a pass. */
-interface PassState {
-  readonly overlay: ReadonlyMap<string, string>;
-  readonly current: Loaded;
-  readonly diagnostics: readonly Diagnostic[];
-  readonly sizingAfter: Sizing | undefined;
-  /** How many follow-ups were listed by then. */
-  readonly followUps: number;
-}
-
-/**
- * The findings as reported, those whose fix did not take effect without it
- * (the patch leaves it out), and for each such fix a TL0009 at the finding,
- * unless that rule is off for the file. A finding a later pass made is
- * placed at the start of the file as read, since its position is in text
- * the patch no longer has.
- */
-function droppingFixes(
-  diagnostics: readonly Diagnostic[],
-  withoutEffect: ReadonlyMap<string, Diagnostic>,
-  rules: RuleSelection,
-  originals: ReadonlyMap<string, SourceFile>,
-): Diagnostic[] {
-  const out = diagnostics.map((diagnostic) => (diagnostic.fix !== undefined && withoutEffect.has(findingKey(diagnostic)) ? withoutFix(diagnostic) : diagnostic));
-  const rule = rules.rules.find((candidate) => candidate.meta.id === FIX_WITHOUT_EFFECT);
-  if (rule === undefined) return out;
-  for (const [key, later] of withoutEffect) {
-    const reported = diagnostics.find((diagnostic) => findingKey(diagnostic) === key);
-    const file = reported?.file ?? originals.get(later.file.realPath);
-    if (file === undefined) continue;
-    const severity = rules.setting(rule, file).severity;
-    if (severity === 'off') continue;
-    const range = reported?.range ?? ([0, 0] as const);
-    out.push({
-      ruleId: rule.meta.id,
-      ruleName: rule.meta.name,
-      severity,
-      message: render(rule.meta.messages['dropped'] ?? '', { rule: `${later.ruleId} ${later.ruleName}` }),
-      file,
-      range,
-      start: reported?.start ?? file.position(0),
-      end: reported?.end ?? file.position(0),
-      context: reported?.context ?? [],
-    });
-  }
-  return out.sort(compareDiagnostics);
-}
-
-/**
- * What makes two passes' reports one finding: the rule, the file and the text
- * it points at, in the same sections. A finding an earlier fix caused points
- * at text that fix changed, or is not in the first pass at all.
- */
-function findingKey(diagnostic: Diagnostic): string {
-  const [start, end] = diagnostic.range;
-  return [diagnostic.ruleId, diagnostic.file.realPath, diagnostic.file.text.slice(start, end), ...diagnostic.context].join('\0');
-}
-
-/** Errors of the readers: a parse error, or an option file the server's reader refuses (MY1001). */
-function parseErrorCount(diagnostics: readonly Diagnostic[]): number {
-  return diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001' || (diagnostic.ruleId === 'MY1001' && diagnostic.severity === 'error')).length;
 }
 
 /**

@@ -4,7 +4,7 @@ import { isPhpModule } from '../languages/apache/names.js';
 const MIB = 1024 * 1024;
 
 /*
- * Profile constants of ../shared/reference/tuning-rules.md §0.1 (heuristic):
+ * Profile constants (heuristic):
  * prefork + mod_php 64 MiB per process, from a stock Debian prefork+PHP that
  * measured 68-71 MB RSS (ChrisTitusTech/website,
  * content/posts/2018/2018-09-26-apache-mpm-prefork.md); prefork without PHP

@@ -11,7 +11,7 @@ import { formatBytes, formatPercent } from '../util/units.js';
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
 
-/** Every number of the sizing model (DESIGN §5); `.tune-lint.yaml` `budget:` overrides them. */
+/** Every number of the sizing model; `.tune-lint.yaml` `budget:` overrides them. */
 export interface Budget {
   /** Share of RAM for Apache when a database runs on the same host (the classic "50% of RAM to Apache"). */
   readonly apacheShare: number;

@@ -84,7 +84,7 @@ export interface RuleContext<Options extends RuleOptions, MessageId extends stri
   readonly mycnf: MycnfConfig | undefined;
   readonly host: HostFacts;
   readonly targets: Targets;
-  /** The sizing model of DESIGN §5, computed once per run from both configs and the host facts. */
+  /** The sizing model (src/analysis/sizing.ts), computed once per run from both configs and the host facts. */
   readonly sizing: Sizing;
   report(descriptor: ReportDescriptor<MessageId>): void;
 }

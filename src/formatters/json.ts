@@ -5,7 +5,7 @@ import { filePatch, visibleDiagnostics } from './shared.js';
 import type { FormatInput, Formatter, UnitOutcome } from './types.js';
 
 /**
- * DESIGN §6: `{ version, host, results: [{ file, language, diagnostics, patch? }] }`,
+ * The JSON interface: `{ version, host, results: [{ file, language, diagnostics, patch? }] }`,
  * keys in a fixed order, no timestamps, so two runs on the same input print
  * the same bytes. Every file read is a result, in include order, diagnostics
  * or not. When `.tune-lint.yaml` maps the paths to several hosts, `hosts`
@@ -42,7 +42,7 @@ function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): o
   });
 }
 
-/** The keys of DESIGN §6 in its order, then `context` (enclosing sections or the option group, outermost first). */
+/** The interface's keys in its order, then `context` (enclosing sections or the option group, outermost first). */
 function diagnosticJson(diagnostic: Diagnostic): object {
   return {
     ruleId: diagnostic.ruleId,

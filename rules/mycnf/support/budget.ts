@@ -4,7 +4,7 @@ import { formatBytes, formatPercent } from '../../../src/util/units.js';
 /**
  * The memory MySQL may use: MySQLTuner's 85 % of RAM when no Apache config is
  * linted with the my.cnf, else what the sizing model leaves it, RAM less
- * Apache's budget and the OS reserve (DESIGN §5). Undefined without RAM.
+ * Apache's budget and the OS reserve (src/analysis/sizing.ts). Undefined without RAM.
  */
 export function mysqlBudget(sizing: Sizing): { readonly bytes: number; readonly reason: string } | undefined {
   const ram = sizing.ram;
