@@ -4,7 +4,7 @@ import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { shownLine } from './support/intent.js';
-import { optionType, variableNameInMessages } from './support/option-types.js';
+import { optionType, variableNameInMessages } from '../../src/languages/mycnf/option-types.js';
 
 /** Options whose values are lists or SQL in which `;` is a separator, never a comment. */
 const SEMICOLON_VALUES: ReadonlySet<string> = new Set(['init_connect', 'init_slave', 'plugin_load', 'plugin_load_add', 'wsrep_provider_options', 'ssl_cipher', 'tls_version']);

@@ -3,7 +3,7 @@ import type { DatabaseTarget } from '../../src/core/targets.js';
 import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { acceptsLargeSuffixes, parseServerSize } from '../../src/languages/mycnf/sizes.js';
-import { isSignedInteger, optionPlugin, optionType, variableNameInMessages } from './support/option-types.js';
+import { isSignedInteger, optionPlugin, optionType, variableNameInMessages } from '../../src/languages/mycnf/option-types.js';
 
 const SHIFT: Readonly<Record<string, number>> = { k: 10, m: 20, g: 30, t: 40, p: 50, e: 60 };
 /** strtoull skips these blanks before the sign. */

@@ -2,7 +2,7 @@ import { defineRule } from '../../src/engine/define-rule.js';
 import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
-import { invalidBooleanOutcome, optionType } from './support/option-types.js';
+import { invalidBooleanOutcome, optionType } from '../../src/languages/mycnf/option-types.js';
 import { lookupTable } from '../../src/util/lookup.js';
 
 /** Words whose meaning is plain; anything else (`2`, `maybe`) gets no fix. */

@@ -4,11 +4,11 @@ import { groupKey } from '../../src/languages/mycnf/groups.js';
 import { isMariadbOption } from '../../src/languages/mycnf/mariadb-options.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
-import { isClientOption, CLIENT_OPTION_LIST } from './support/client-options.js';
+import { isClientOption, CLIENT_OPTION_LIST } from '../../src/languages/mycnf/client-options.js';
 import { shownLine, writtenKey } from './support/intent.js';
-import { optionType } from './support/option-types.js';
+import { optionType } from '../../src/languages/mycnf/option-types.js';
 import { isClientOnlyOption } from './support/ownership.js';
-import { removedOption } from './support/removed-options.js';
+import { removedOption } from '../../src/languages/mycnf/removed-options.js';
 
 /** Groups the client programs read: [client] always, and MariaDB's clients also [client-server] and [client-mariadb]. */
 const CLIENT_GROUPS = ['client', 'client-server', 'client-mariadb'];

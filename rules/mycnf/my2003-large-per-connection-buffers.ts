@@ -4,7 +4,7 @@ import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { formatBytes, formatPercent, parseFriendlySize } from '../../src/util/units.js';
-import { mysqlBudget } from './support/budget.js';
+import { mysqlBudget } from '../../src/analysis/mysql-budget.js';
 
 /** Buffers a connection allocates when a query needs them (sort and join ones more than once per query), with the option holding the threshold. */
 const BUFFERS = [

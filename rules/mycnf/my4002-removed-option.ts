@@ -4,9 +4,9 @@ import type { TextEdit } from '../../src/engine/types.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
-import { isClientOption } from './support/client-options.js';
+import { isClientOption } from '../../src/languages/mycnf/client-options.js';
 import { intendedOptions, shownLine, writtenKey, type IntendedOption } from './support/intent.js';
-import { mariadbNoop, mysqlStatus, removedOption, type RemovedOption, type Replacement } from './support/removed-options.js';
+import { mariadbNoop, mysqlStatus, removedOption, type RemovedOption, type Replacement } from '../../src/languages/mycnf/removed-options.js';
 
 export default defineRule({
   meta: {

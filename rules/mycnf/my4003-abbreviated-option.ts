@@ -2,7 +2,7 @@ import { defineRule } from '../../src/engine/define-rule.js';
 import { renameMycnfOption } from '../../src/languages/mycnf/edits.js';
 import { inStyleOf, intendedOptions, shownLine, writtenKey } from './support/intent.js';
 import { isClientOnlyOption } from './support/ownership.js';
-import { removedOption } from './support/removed-options.js';
+import { removedOption } from '../../src/languages/mycnf/removed-options.js';
 
 export default defineRule({
   meta: {

@@ -5,7 +5,7 @@ import { booleanValue } from '../../src/languages/mycnf/names.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { lineOf } from '../../src/core/located.js';
 import { shownLine } from './support/intent.js';
-import { optionType } from './support/option-types.js';
+import { optionType } from '../../src/languages/mycnf/option-types.js';
 
 /** Options each line of which adds to the setting instead of replacing it. */
 const CUMULATIVE: ReadonlySet<string> = new Set([

@@ -1,8 +1,8 @@
 import type { DatabaseTarget } from '../../../src/core/targets.js';
 import { isMariadbOption } from '../../../src/languages/mycnf/mariadb-options.js';
 import type { OptionName } from '../../../src/languages/mycnf/names.js';
-import { isClientOption } from './client-options.js';
-import { removedOption } from './removed-options.js';
+import { isClientOption } from '../../../src/languages/mycnf/client-options.js';
+import { removedOption } from '../../../src/languages/mycnf/removed-options.js';
 import { writtenKey } from './intent.js';
 
 /**

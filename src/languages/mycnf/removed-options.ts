@@ -1,4 +1,4 @@
-import { versionAtLeast, type DatabaseTarget } from '../../../src/core/targets.js';
+import { versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
 
 /**
  * What the line can become on the target, when there is an exact equivalent:

@@ -1,5 +1,5 @@
-import type { Sizing } from '../../../src/analysis/sizing.js';
-import { formatBytes, formatPercent } from '../../../src/util/units.js';
+import type { Sizing } from './sizing.js';
+import { formatBytes, formatPercent } from '../util/units.js';
 
 /**
  * The memory MySQL may use: MySQLTuner's 85 % of RAM when no Apache config is

@@ -1,4 +1,4 @@
-import type { DatabaseTarget } from '../../../src/core/targets.js';
+import type { DatabaseTarget } from '../../core/targets.js';
 
 /**
  * The value types of MariaDB 10.11's server options, as `mariadbd` 10.11
