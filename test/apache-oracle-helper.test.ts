@@ -184,6 +184,20 @@ describe('readEnvvars', () => {
     });
   });
 
+  test("the official php:*-apache images' envvars (every export rewritten to `: ${NAME:=value}`) gives the same variables", () => {
+    const stock = fs.readFileSync(path.join(apacheFixtures, 'debian/etc/apache2/envvars'), 'utf8');
+    // The images' Dockerfile: sed -ri 's/^export ([^=]+)=(.*)$/: ${\1:=\2}\nexport \1/' "$APACHE_ENVVARS"
+    const rewritten = stock.replace(/^export ([^=\n]+)=(.*)$/gm, ': ${$1:=$2}\nexport $1');
+    assert.notEqual(rewritten, stock);
+    assert.deepEqual(readEnvvars(rewritten), readEnvvars(stock));
+    assert.deepEqual(readEnvvars(rewritten, { APACHE_RUN_USER: 'daemon' }).APACHE_RUN_USER, 'daemon', 'a value from outside wins over the default');
+  });
+
+  test('default expansions in values: ${NAME:-word}, ${NAME-word}, ${NAME:=word}, ${NAME=word}', () => {
+    const text = ['EMPTY=', 'export A=${UNSET:-fallback}', 'export B=${EMPTY-kept-empty}', 'export C=${EMPTY:-was-empty}', 'export D=${NEW:=assigned}/x', 'export E=$NEW', 'export F=${NEW##*/}'].join('\n');
+    assert.deepEqual(readEnvvars(text), { A: 'fallback', B: '', C: 'was-empty', D: 'assigned/x', E: 'assigned', F: '' });
+  });
+
   test('quotes, expansion, later export, unset; commands are not run', () => {
     const text = [
       'BASE=/srv/www',

@@ -2,10 +2,13 @@
  * The variables a Debian `envvars` file exports, read without executing it:
  * `NAME=value` and `export NAME=value` assignments (quotes, `$NAME` and
  * `${NAME}` expansion from earlier assignments or `inherited`), `export NAME`
- * and `unset NAME`. Everything else (`if`, `.`, commands) is ignored and
- * conditionals are not evaluated: assignments take effect in file order, so in
- * the stock file `SUFFIX` ends up empty, which is right for the default
- * instance `/etc/apache2`. Other parameter expansions (`${X##p}`) give ''.
+ * and `unset NAME`; `: ${NAME:=value}` (and `=`), the form the official
+ * php:*-apache images rewrite every export into; and in values `${NAME:-word}`,
+ * `${NAME-word}`, `${NAME:=word}`, `${NAME=word}`. Everything else (`if`, `.`,
+ * commands) is ignored and conditionals are not evaluated: assignments take
+ * effect in file order, so in the stock file `SUFFIX` ends up empty, which is
+ * right for the default instance `/etc/apache2`. Other parameter expansions
+ * (`${X##p}`) give ''.
  */
 export function readEnvvars(text: string, inherited: Readonly<Record<string, string>> = {}): Record<string, string> {
   const values = new Map<string, string>(Object.entries(inherited));
@@ -19,6 +22,12 @@ export function readEnvvars(text: string, inherited: Readonly<Record<string, str
         values.delete(name);
         exported.delete(name);
       }
+      continue;
+    }
+    // `: ${NAME:=value}` expands for its side effect: the default is assigned.
+    const colon = /^:\s+(.*)$/.exec(line);
+    if (colon !== null) {
+      shellWord(colon[1] as string, values);
       continue;
     }
     const assignment = /^(export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
@@ -39,8 +48,26 @@ export function readEnvvars(text: string, inherited: Readonly<Record<string, str
   return result;
 }
 
+/**
+ * `${NAME}`, and `${NAME:-word}`/`${NAME-word}` (the word when NAME is unset,
+ * or for `:-` empty) and `${NAME:=word}`/`${NAME=word}` (the same, and NAME
+ * is set to it), as sh does; any other expansion gives ''.
+ */
+function expansion(inside: string, values: Map<string, string>): string {
+  const parts = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-=])(.*))?$/s.exec(inside);
+  if (parts === null) return '';
+  const [, name, colon, operator, word] = parts as unknown as [string, string, string | undefined, string | undefined, string | undefined];
+  const value = values.get(name);
+  if (operator === undefined) return value ?? '';
+  const useWord = value === undefined || (colon === ':' && value === '');
+  if (!useWord) return value;
+  const replacement = shellWord(word ?? '', values);
+  if (operator === '=') values.set(name, replacement);
+  return replacement;
+}
+
 /** The value of one shell word: up to the first unquoted blank, with quotes removed and variables expanded. */
-function shellWord(source: string, values: ReadonlyMap<string, string>): string {
+function shellWord(source: string, values: Map<string, string>): string {
   let result = '';
   let quote: '"' | "'" | undefined;
   for (let index = 0; index < source.length; index++) {
@@ -63,8 +90,7 @@ function shellWord(source: string, values: ReadonlyMap<string, string>): string 
       const bare = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(source.slice(index));
       const match = braced ?? bare;
       if (match !== null) {
-        const name = match[1] as string;
-        result += /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? (values.get(name) ?? '') : '';
+        result += expansion(match[1] as string, values);
         index += match[0].length - 1;
         continue;
       }
