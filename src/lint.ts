@@ -11,6 +11,7 @@ import { DEFAULT_TARGETS, type Targets } from './core/targets.js';
 import type { LintTimer } from './engine/timing.js';
 import type { Language } from './engine/types.js';
 import { detectLanguage, languageFromName } from './languages/detect.js';
+import { foreignConfig } from './languages/foreign.js';
 import { ApacheConfig, loadApache } from './languages/apache/model.js';
 import { loadMycnf, type MycnfConfig } from './languages/mycnf/model.js';
 import type { LintResult } from './engine/result.js';
@@ -109,7 +110,12 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
   const languages = new Map<SourceFile, Language>();
   for (const given of input.paths) {
     const hostPath = path.resolve(cwd, given);
-    const language = input.language ?? languageFromName(hostPath) ?? detectLanguage(hostPath, peek(fs, hostPath));
+    const start = input.language === undefined ? peek(fs, hostPath) : undefined;
+    const foreign = start === undefined ? undefined : foreignConfig(start);
+    if (foreign !== undefined) {
+      throw new InputError(`${fs.display(hostPath)}: ${foreign}; tune-lint reads Apache httpd configs and MySQL/MariaDB option files, not this one (--lang apache or --lang mycnf reads it as one of them anyway)`);
+    }
+    const language = input.language ?? languageFromName(hostPath) ?? detectLanguage(hostPath, start);
     try {
       if (language === 'apache') {
         const earlier = previous?.apache.find((config) => config.root.path === hostPath);
@@ -167,7 +173,7 @@ function readsTheSame(files: readonly { readonly source: SourceFile }[], fs: Con
 
 function peek(fs: ConfigFileSystem, hostPath: string): string | undefined {
   try {
-    return fs.read(hostPath).text.slice(0, 4096);
+    return fs.read(hostPath).text.slice(0, 64 * 1024);
   } catch {
     return undefined;
   }

@@ -8,7 +8,17 @@ after(() => removeScratch(dir));
 
 const PREFORK = 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\n<IfModule mpm_prefork_module>\n    MaxClients 20\n</IfModule>\n';
 const EVENT = 'LoadModule mpm_event_module modules/mod_mpm_event.so\n<IfModule mpm_event_module>\n    ServerLimit 4\n    ThreadsPerChild 25\n    MaxRequestWorkers 100\n</IfModule>\n';
-writeFiles(dir, { 'renamed.conf': PREFORK, 'clean.conf': EVENT, 'bad/.tune-lint.yaml': 'rules:\n  AP2001: loud\n', 'bad/x.conf': EVENT });
+writeFiles(dir, {
+  'renamed.conf': PREFORK,
+  'clean.conf': EVENT,
+  'bad/.tune-lint.yaml': 'rules:\n  AP2001: loud\n',
+  'bad/x.conf': EVENT,
+  // Debian 12's php8.2-fpm files, comments left out, and php.ini's first lines: read as Apache or my.cnf they gave "no problems".
+  'www.conf': '[www]\nuser = www-data\ngroup = www-data\nlisten = /run/php/php8.2-fpm.sock\npm = dynamic\npm.max_children = 5\n',
+  'php-fpm.conf': '[global]\npid = /run/php/php8.2-fpm.pid\nerror_log = /var/log/php8.2-fpm.log\ninclude=/etc/php/8.2/fpm/pool.d/*.conf\n',
+  'php.ini': '[PHP]\nengine = On\nshort_open_tag = Off\nmemory_limit = 128M\n',
+  'client.cnf': '[client]\nport = 3306\n[mysqld]\nmax_connections = 20\n',
+});
 
 const only = onlyRules;
 
@@ -98,6 +108,9 @@ describe('exit code 2: one clear line on stderr, no stack trace', () => {
     ['--host-ram that is not a size', ['--host-ram', 'big', 'clean.conf'], /^tune-lint: --host-ram: /m],
     ['--profile naming no file', ['--profile', 'host.yaml', 'clean.conf'], /^tune-lint: --profile host\.yaml: no such file$/m],
     ['--sysroot that is not a directory', ['--sysroot', 'clean.conf', 'clean.conf'], /^tune-lint: --sysroot clean\.conf: not a directory$/m],
+    ['a php-fpm pool file', ['www.conf'], /^tune-lint: www\.conf: a php-fpm configuration \(section \[www\]\); tune-lint reads Apache httpd configs and MySQL\/MariaDB option files, not this one/m],
+    ["php-fpm's main file", ['php-fpm.conf'], /^tune-lint: php-fpm\.conf: a php-fpm configuration \(section \[global\]\)/m],
+    ['php.ini', ['php.ini'], /^tune-lint: php\.ini: php\.ini \(its \[PHP\] section\)/m],
     ['no path and no system config under --sysroot', ['--sysroot', 'bad'], /^tune-lint: no config given and none found at \/etc\/apache2\/apache2\.conf, .* under --sysroot bad; give the main config files to lint$/m],
   ];
   for (const [what, args, expected, cwd] of cases) {
@@ -106,6 +119,11 @@ describe('exit code 2: one clear line on stderr, no stack trace', () => {
       assertUsageError(run, expected);
     });
   }
+
+  it('an option file with client groups is still an option file; --lang reads a php-fpm file anyway', () => {
+    assert.equal(lint(['client.cnf']).status, 0);
+    assert.equal(lint(['--lang', 'mycnf', 'www.conf']).status, 0);
+  });
 
   it('--debug adds the stack trace', () => {
     const run = runCli(['--no-probe', '--debug', 'nope.conf'], { cwd: dir });
