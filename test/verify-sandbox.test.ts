@@ -88,9 +88,18 @@ describe('the sandbox the servers run in', () => {
     const sandbox = sandboxOrSkip(t);
     if (sandbox === undefined) return;
     const started = Date.now();
-    const run = await inSandbox(sandbox, 'sleep 30 & sleep 30', {}, 500);
+    const run = await inSandbox(sandbox, 'sleep 31.25 & sleep 31.5', {}, 500);
     assert.equal(run.timedOut, true);
     assert.ok(Date.now() - started < 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const left = fs.readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('31.25');
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(left, [], 'no process of the sandbox outlives it');
   });
 
   it('bounds the address space of what it runs', async (t) => {

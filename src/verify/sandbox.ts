@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Readable } from 'node:stream';
 import { findServerTool, SERVER_TOOL_PATH } from '../util/system-tools.js';
-import { runTool, type ToolRun } from './server-tools.js';
+import { decodeLines, type ToolRun } from './server-tools.js';
 
 /**
  * Where `--verify` runs the servers' config checkers: a bubblewrap sandbox.
@@ -48,6 +49,7 @@ export class Sandbox {
   private constructor(
     private readonly bwrap: string,
     private readonly prlimit: string,
+    private readonly timeout: string,
   ) {}
 
   /** The sandbox, or why there is none here (not installed, no user namespaces); its tools only from the system directories. */
@@ -56,7 +58,9 @@ export class Sandbox {
     if (bwrap === undefined) return 'bubblewrap (bwrap) is not installed';
     const prlimit = findServerTool('prlimit', searchPath);
     if (prlimit === undefined || !underSystemDirs(prlimit)) return 'prlimit (util-linux) is not installed in the system directories';
-    const sandbox = new Sandbox(bwrap, prlimit);
+    const timeout = findServerTool('timeout', searchPath);
+    if (timeout === undefined || !underSystemDirs(timeout)) return 'timeout (coreutils) is not installed in the system directories';
+    const sandbox = new Sandbox(bwrap, prlimit, timeout);
     const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'tune-lint-sandbox-probe-'));
     const root = path.join(dir, 'root');
     try {
@@ -76,9 +80,57 @@ export class Sandbox {
     return sandbox;
   }
 
-  /** Runs a command in a sandbox whose root is `root` (prepared with {@link prepareRoot}). */
+  /**
+   * Runs a command in a sandbox whose root is `root` (prepared with
+   * {@link prepareRoot}). At the time limit the sandbox's first process is
+   * killed, which ends every process in its PID namespace (bwrap's
+   * --die-with-parent does not hold once the sandbox has changed its user),
+   * and the run ends then, whatever still holds its output open.
+   */
   run(root: string, command: SandboxCommand): Promise<ToolRun> {
-    return runTool(this.bwrap, this.arguments(root, command), {}, command.timeoutMs, '/', identity());
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.bwrap, ['--info-fd', '3', ...this.arguments(root, command)], { env: {}, cwd: '/', stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...identity() });
+      const stdout: Buffer[] = [];
+      const stderr: Buffer[] = [];
+      let info = '';
+      let timedOut = false;
+      let done = false;
+      const finish = (exitCode: number | null, signal: NodeJS.Signals | null): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        clearTimeout(grace);
+        resolve({ exitCode, signal, timedOut, stdout: decodeLines(Buffer.concat(stdout)), stderr: decodeLines(Buffer.concat(stderr)) });
+      };
+      let grace: NodeJS.Timeout | undefined;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        const sandboxInit = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
+        if (sandboxInit === undefined) {
+          child.kill('SIGKILL');
+          return;
+        }
+        // bwrap outside reaps its child and exits; it is killed too only if it does not.
+        killQuietly(Number(sandboxInit));
+        grace = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      }, command.timeoutMs);
+      const [, out, err, infoPipe] = child.stdio as unknown as [null, Readable, Readable, Readable];
+      out.on('data', (chunk: Buffer) => stdout.push(chunk));
+      err.on('data', (chunk: Buffer) => stderr.push(chunk));
+      infoPipe.on('data', (chunk: Buffer) => {
+        info += chunk.toString('utf8');
+      });
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.on('exit', (exitCode, signal) => {
+        if (!timedOut) return;
+        for (const stream of [out, err, infoPipe]) stream.destroy();
+        finish(exitCode, signal);
+      });
+      child.on('close', finish);
+    });
   }
 
   private arguments(root: string, command: SandboxCommand): string[] {
@@ -90,7 +142,9 @@ export class Sandbox {
     // A configuration under /tmp (a checkout there) stays visible, read-only, in the sandbox's own /tmp.
     for (const name of fs.readdirSync(path.join(root, 'tmp'))) args.push('--ro-bind', path.join(root, 'tmp', name), path.join('/tmp', name));
     args.push('--chdir', command.cwd);
-    args.push('--', this.prlimit, `--as=${ADDRESS_SPACE_BYTES}`, `--fsize=${FILE_SIZE_BYTES}`, '--core=0', '--', command.binary, ...command.args);
+    // A second clock inside: whatever escapes the kill from outside still ends at the time limit.
+    const seconds = Math.max(1, Math.ceil(command.timeoutMs / 1000));
+    args.push('--', this.prlimit, `--as=${ADDRESS_SPACE_BYTES}`, `--fsize=${FILE_SIZE_BYTES}`, '--core=0', '--', this.timeout, '--signal=KILL', `${seconds}s`, command.binary, ...command.args);
     return args;
   }
 }
@@ -137,6 +191,14 @@ function identity(): { uid?: number; gid?: number } {
 /** True for a path under one of {@link SYSTEM_DIRS}, which the sandbox shows from the host. */
 export function underSystemDirs(file: string): boolean {
   return SYSTEM_DIRS.some((dir) => file === dir || file.startsWith(`${dir}/`));
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
 }
 
 function isRealDirectory(dir: string): boolean {

@@ -19,16 +19,9 @@ export interface ToolRun {
 }
 
 /** Runs a binary to completion (SIGKILL after `timeoutMs`), collecting its output. Rejects only when it cannot be started. */
-export function runTool(
-  binary: string,
-  args: readonly string[],
-  env: Record<string, string>,
-  timeoutMs: number,
-  cwd = '/',
-  user: { readonly uid?: number; readonly gid?: number } = {},
-): Promise<ToolRun> {
+export function runTool(binary: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, cwd = '/'): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'], ...user });
+    const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     let timedOut = false;
@@ -50,7 +43,7 @@ export function runTool(
 }
 
 /** Each line decoded on its own, so one latin1 path does not turn the UTF-8 of every other line into mojibake. */
-function decodeLines(bytes: Buffer): string {
+export function decodeLines(bytes: Buffer): string {
   const lines: string[] = [];
   let start = 0;
   for (let end = bytes.indexOf(0x0a, start); end !== -1; end = bytes.indexOf(0x0a, start)) {
