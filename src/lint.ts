@@ -12,7 +12,7 @@ import type { LintTimer } from './engine/timing.js';
 import type { Language } from './engine/types.js';
 import { detectLanguage, languageFromName } from './languages/detect.js';
 import { foreignConfig } from './languages/foreign.js';
-import { ApacheConfig, loadApache } from './languages/apache/model.js';
+import { ApacheConfig, loadApache, type GivenEnvironment } from './languages/apache/model.js';
 import { loadMycnf, type MycnfConfig } from './languages/mycnf/model.js';
 import type { LintResult } from './engine/result.js';
 
@@ -34,7 +34,7 @@ export interface LintInput {
   /** Which fixes to compute; 'none' skips the fix passes. */
   readonly fixType?: FixType | 'none';
   readonly limits?: Partial<Limits>;
-  readonly apache?: { readonly serverRoot?: string; readonly defines?: readonly string[] };
+  readonly apache?: { readonly serverRoot?: string; readonly defines?: readonly string[]; readonly env?: readonly GivenEnvironment[] };
   /**
    * Base directory for relative `!include` paths (the server resolves them
    * against its working directory): a path on this disk, which under a
@@ -124,6 +124,7 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
           httpd: targets.httpd,
           ...(input.apache?.serverRoot === undefined ? {} : { serverRoot: input.apache.serverRoot }),
           ...(input.apache?.defines === undefined ? {} : { defines: input.apache.defines }),
+          ...(input.apache?.env === undefined ? {} : { givenEnv: input.apache.env }),
         });
         apache.push(config);
         for (const entry of config.files) {

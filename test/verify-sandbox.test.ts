@@ -247,6 +247,18 @@ describe('--verify on a hostile repository (each case was an escape before the s
     assert.doesNotMatch(`${run.stdout}${run.stderr}`, /s3cr3t|SecretDirective/);
   });
 
+  it('the variables given with --env reach apache2 in the sandbox, LD_PRELOAD among them not', (t) => {
+    if (!needsServers(t)) return;
+    const root = storyWith('given-env', 'Listen ${EXTRA_PORT}\n');
+    const marker = path.join(scratch, 'given-preload');
+    const library = trapLibrary(path.join(root, 'etc/apache2/given.so'), marker) ?? path.join(root, 'etc/apache2/given.so');
+    const without = runCli([...FACTS, '--verify', '--format', 'diff', '--sysroot', '.', 'etc/apache2/apache2.conf'], { cwd: root });
+    assert.match(without.stderr, /already reports a problem without the patch/);
+    const given = runCli([...FACTS, '--verify', '--format', 'diff', '--env', 'EXTRA_PORT=8080', '--env', `LD_PRELOAD=${library}`, '--sysroot', '.', 'etc/apache2/apache2.conf'], { cwd: root });
+    assert.doesNotMatch(given.stderr, /already reports a problem|preload/, given.stderr);
+    assert.equal(fs.existsSync(marker), false);
+  });
+
   it('11. a check that does not finish is a failure, not "no new problem"', async (t) => {
     if (!needsServers(t)) return;
     const root = storyWith('timeout', '');

@@ -15,7 +15,7 @@ export default defineRule({
     recommended: true,
     messages: {
       undefined:
-        '${{{name}}} is set by no Define above this line and not by the environment{{where}}: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected a Define {{name}} before this line, or the right name',
+        '${{{name}}} is set by no Define above this line and {{environment}}{{where}}: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected a Define {{name}} before this line, or the right name',
       definedLater:
         '${{{name}}} is used before "Define {{name}}" at {{defined}} sets it: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected the Define before this line',
       noValue:
@@ -26,6 +26,8 @@ export default defineRule({
   create(ctx) {
     const apache = ctx.apache;
     if (apache === undefined) return {};
+    const sources = apache.environmentSources;
+    const environment = sources.length === 0 ? 'no environment was given with --env or --env-file' : `not by the environment read from ${sources.join(', ')}`;
     const report = (at: Located & { readonly order: number }, names: readonly string[]): void => {
       for (const name of new Set(names)) {
         const later = apache.named('define').find((define) => define.order > at.order && define.args[0] === name && define.args[1] !== undefined);
@@ -37,7 +39,7 @@ export default defineRule({
         const bare = apache.defines.has(name) && apache.defines.get(name) === undefined;
         // Debian's apache2ctl exports APACHE_* from envvars; without that file next to apache2.conf they stay unset.
         const where = name.startsWith('APACHE_') ? ' (Debian sets APACHE_* in /etc/apache2/envvars, which apache2ctl reads)' : '';
-        ctx.report({ at, messageId: bare ? 'noValue' : 'undefined', data: { name, where } });
+        ctx.report({ at, messageId: bare ? 'noValue' : 'undefined', data: { name, where, environment } });
       }
     };
     const section = (use: ApacheSectionUse): void => {

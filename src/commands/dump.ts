@@ -4,6 +4,7 @@ import { DEFAULT_TARGETS, parseTargetSpec } from '../core/targets.js';
 import { detectLanguage, languageFromName } from '../languages/detect.js';
 import { loadApache } from '../languages/apache/model.js';
 import { loadMycnf } from '../languages/mycnf/model.js';
+import { givenEnvironment } from '../config/env-file.js';
 import { ConfigError } from '../config/types.js';
 import { writeJson, writeLines } from '../util/streamed-output.js';
 import { dumpTextLines } from './dump-text.js';
@@ -18,6 +19,8 @@ export interface DumpOptions {
   readonly lang?: 'apache' | 'mycnf';
   readonly serverRoot?: string;
   readonly includeBase?: string;
+  readonly env: readonly string[];
+  readonly envFile: readonly string[];
 }
 
 /** `tune-lint dump PATH`: the effective config as the server would read it, like `apache2 -D DUMP_*` or `my_print_defaults`. */
@@ -36,7 +39,7 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
   const language = options.lang ?? languageFromName(hostPath) ?? detectLanguage(hostPath, fs.read(hostPath).text.slice(0, 4096));
   const dump =
     language === 'apache'
-      ? loadApache(hostPath, { fs, httpd: targets.httpd, ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }) }).toDump()
+      ? loadApache(hostPath, { fs, httpd: targets.httpd, givenEnv: givenEnvironment(options), ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }) }).toDump()
       : loadMycnf(hostPath, { fs, target: targets.db, ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }) }).toDump();
   const write = (chunk: string): void => stdout.write(chunk);
   if (options.json) {

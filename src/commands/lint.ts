@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { builtinRules } from '../../rules/index.js';
 import { EMPTY_CONFIG, findConfig, loadConfig } from '../config/load.js';
 import { hostGroupOf, overrideRulesOf, type HostGroup } from '../config/resolve.js';
+import { givenEnvironment } from '../config/env-file.js';
 import { ConfigError, type ResolvedConfig } from '../config/types.js';
 import type { RuleSelection } from '../engine/linter.js';
 import { unifiedDiff, unifiedDiffBytes } from '../fix/patch.js';
@@ -133,6 +134,7 @@ async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintComman
     sysrootAt: options.sysrootAt,
     includeBase,
     defines: options.define,
+    env: commonLintInput(options, cwd).apache?.env ?? [],
     onNote: (note) => stderr.write(`tune-lint: ${note}\n`),
   });
   const verified: UnitOutcome[] = [];
@@ -142,6 +144,7 @@ async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintComman
 
 /** What every host's lint shares: where files are and how far to read them. */
 function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInput, 'paths' | 'rules'> {
+  const environment = givenEnvironment(options);
   return {
     cwd,
     ...(options.sysroot === undefined ? {} : { sysroot: options.sysroot }),
@@ -152,9 +155,9 @@ function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInp
       ...(options.maxFiles === undefined ? {} : { maxFiles: countFlag('--max-files', options.maxFiles) }),
       ...(options.maxInputSize === undefined ? {} : { maxInputBytes: sizeFlag('--max-input-size', options.maxInputSize) }),
     },
-    ...(options.serverRoot === undefined && options.define.length === 0
+    ...(options.serverRoot === undefined && options.define.length === 0 && environment.length === 0
       ? {}
-      : { apache: { ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }), defines: options.define } }),
+      : { apache: { ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }), defines: options.define, env: environment } }),
     ...(options.includeBase === undefined ? {} : { includeBase: path.resolve(cwd, options.includeBase) }),
   };
 }

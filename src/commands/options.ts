@@ -26,6 +26,8 @@ export interface LintCommandOptions {
   readonly includeBase?: string;
   readonly serverRoot?: string;
   readonly define: readonly string[];
+  readonly env: readonly string[];
+  readonly envFile: readonly string[];
   readonly maxFileSize?: string;
   readonly maxFiles?: number;
   readonly maxInputSize?: string;

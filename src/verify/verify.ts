@@ -2,7 +2,7 @@ import { apacheVerifyHazards, mycnfVerifyHazards, visitApacheNodes, type Guarded
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ApacheConfig } from '../languages/apache/model.js';
+import type { ApacheConfig, GivenEnvironment } from '../languages/apache/model.js';
 import { parseApache } from '../languages/apache/parser.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { parseMyCnf } from '../languages/mycnf/parser.js';
@@ -56,6 +56,8 @@ export interface VerifyOptions {
   readonly includeBase?: string | undefined;
   /** Names passed to apache2 with `-D`, as given to tune-lint with --define. */
   readonly defines?: readonly string[];
+  /** Variables given with --env and --env-file, which apache2 gets too, less those that steer the loader or the C library. */
+  readonly env?: readonly GivenEnvironment[];
   /** The only directories the binaries are looked for in (default: PATH, then the system directories). */
   readonly searchPath?: readonly string[];
   readonly timeoutMs?: number;
@@ -203,7 +205,7 @@ export class FixVerifier {
     const main = this.serverPath(config.root.path);
     const label = `apache2 -t on ${config.root.displayPath}`;
     const envvarsFile = config.fs.locate('envvars', serverRoot);
-    const env = apacheEnvironment(fs.existsSync(envvarsFile) ? fs.readFileSync(envvarsFile, 'latin1') : undefined);
+    const env = apacheEnvironment(fs.existsSync(envvarsFile) ? fs.readFileSync(envvarsFile, 'latin1') : undefined, givenVariables(this.options.env ?? []));
     const files = config.files.map((entry) => entry.source);
     const ownPaths = new Set(files.map((file) => this.serverPath(file.path)));
     const inSysroot = this.paths.sysroot === undefined ? undefined : (serverPath: string): boolean => this.paths.kind(this.paths.locate(serverPath)) !== 'missing';
@@ -346,6 +348,20 @@ const MADE_ON_A_REAL_HOST = new Map<string, (value: string) => string>([
   ['defaultruntimedir', (value) => value],
   ['errorlog', (value) => path.posix.dirname(value)],
 ]);
+
+/**
+ * What glibc drops from the environment of a set-id program (its
+ * UNSECURE_ENVVARS), and PATH and the locale, which tune-lint sets: a
+ * variable given for `${NAME}` never steers the loader or the C library, even
+ * from an `--env-file` the repository holds.
+ */
+const NOT_GIVEN = /^(LD_[A-Z_]*|GCONV_PATH|GETCONF_DIR|GLIBC_TUNABLES|HOSTALIASES|LOCALDOMAIN|LOCPATH|MALLOC_[A-Z_]*|NIS_PATH|NLSPATH|RESOLV_HOST_CONF|RES_OPTIONS|TMPDIR|TZDIR|PATH|LANG|LANGUAGE|LC_[A-Z_]*)$/;
+
+function givenVariables(given: readonly GivenEnvironment[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const source of given) for (const [name, value] of Object.entries(source.values)) if (!NOT_GIVEN.test(name)) values[name] = value;
+  return values;
+}
 
 /** Paths the sandbox's root may hold a file at: not the system directories it shows from the host, nor its own `/proc` and `/dev`. */
 function standsIn(serverPath: string): boolean {

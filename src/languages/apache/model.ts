@@ -88,6 +88,12 @@ interface WalkedLists {
   readonly conditionals: ConditionalEvaluation[];
 }
 
+/** Variables for `${VAR}` from one source: `--env`, `--env-file docker.env`. */
+export interface GivenEnvironment {
+  readonly source: string;
+  readonly values: Readonly<Record<string, string>>;
+}
+
 export interface ApacheLoadOptions {
   readonly fs: ConfigFileSystem;
   /** Target httpd version, e.g. `2.4` or `2.4.62`. */
@@ -98,6 +104,8 @@ export interface ApacheLoadOptions {
   readonly defines?: readonly string[];
   /** Environment for `${VAR}`; Debian's envvars file is read on top when present. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Variables the user gave (`--env`, `--env-file`), over envvars, each group with where it came from. */
+  readonly givenEnv?: readonly GivenEnvironment[];
   readonly staticModules?: readonly string[];
   /** Directives read before the main file, as httpd's `-C` gives them. */
   readonly before?: readonly string[];
@@ -238,6 +246,8 @@ export class ApacheConfig {
   /** ServerRoot as the server sees it (inside the sysroot when there is one), after the config's own ServerRoot lines. */
   serverRoot: string;
   private readonly env: ReadonlyMap<string, string>;
+  /** Where the environment for `${VAR}` was read from (envvars, --env, --env-file); empty when from nowhere. */
+  readonly environmentSources: readonly string[];
   private readonly byName = new Map<string, ApacheDirectiveUse[]>();
   private readonly parsed = new Map<string, ApacheDocument>();
   private readonly includeStack: string[] = [];
@@ -266,14 +276,22 @@ export class ApacheConfig {
     for (const name of options.defines ?? []) this.defines.set(name, undefined);
     const env = new Map(Object.entries(options.env ?? {}));
     const envvars = this.fs.locate('envvars', this.serverRoot);
+    const sources: string[] = [];
     if (options.env === undefined && path.basename(rootServerPath) === 'apache2.conf' && this.fs.kind(envvars) === 'file') {
       try {
-        for (const [name, value] of Object.entries(readEnvvars(this.fs.read(envvars).text))) env.set(name, value);
+        const file = this.fs.read(envvars);
+        for (const [name, value] of Object.entries(readEnvvars(file.text))) env.set(name, value);
+        sources.push(file.displayPath);
       } catch {
         // An unreadable envvars only leaves ${APACHE_*} unresolved, which the undefined-variable rule reports.
       }
     }
+    for (const given of options.givenEnv ?? []) {
+      for (const [name, value] of Object.entries(given.values)) env.set(name, value);
+      sources.push(given.source);
+    }
     this.env = env;
+    this.environmentSources = sources;
     for (const identifier of options.staticModules ?? defaultStaticModules(this.httpd)) {
       this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
     }
