@@ -1,5 +1,8 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
+import type { TextEdit } from '../../src/core/types.js';
+import type { ApacheConfig } from '../../src/languages/apache/model.js';
+import type { MpmDirective, MpmSettings } from '../../src/languages/apache/mpm.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 
@@ -16,7 +19,7 @@ export default defineRule({
     needsHost: true,
     messages: {
       overcommit:
-        '{{limit}} x {{perChild}} per process = {{peak}} exceeds the Apache budget of {{budget}} ({{budgetReason}}); expected {{directive}} at most {{suggested}} ({{perChildSource}}){{where}}',
+        '{{limit}} x {{perChild}} per process = {{peak}} exceeds the Apache budget of {{budget}} ({{budgetReason}}); expected {{directive}} at most {{suggested}} ({{perChildSource}}){{where}}{{alongside}}',
       nearBudget:
         '{{limit}} x {{perChild}} per process = {{peak}} is {{share}} of the Apache budget of {{budget}} ({{budgetReason}}); at the largest process ({{largest}}) it would be {{peakAtMax}} ({{perChildSource}})',
       cannotFit:
@@ -58,11 +61,13 @@ export default defineRule({
           const suggested = sizing.plannedMaxRequestWorkers;
           const plan = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
           const where = plan === null || mpm.values.MaxRequestWorkers.use !== undefined ? '' : `; ${directive} ${suggested} to be added at ${plan.where}`;
+          const companions = plan === null ? [] : companionsOf(apache, mpm, suggested);
+          const alongside = companions.length === 0 ? '' : `; with it ${companions.map((companion) => companion.change).join(', ')}, which the lower limit leaves no room for`;
           ctx.report({
             at,
             messageId: 'overcommit',
-            data: { ...common, directive, suggested: threaded ? `${suggested} (${processesThatFit} processes)` : suggested, where },
-            fix: () => plan?.edit ?? null,
+            data: { ...common, directive, suggested: threaded ? `${suggested} (${processesThatFit} processes)` : suggested, where, alongside },
+            fix: () => (plan === null ? null : [plan.edit, ...companions.map((companion) => companion.edit)]),
           });
           return;
         }
@@ -78,6 +83,29 @@ export default defineRule({
     };
   },
 });
+
+/** Above this share of the limit the spare settings keep more idle than AP2003 takes for sound. */
+const SPARE_SHARE = 0.5;
+
+/**
+ * The settings a lower limit must move with, so the fixed config agrees with
+ * itself: StartServers above the processes it allows (httpd starts only
+ * those), MinSpareServers or MinSpareThreads above half of it (idle processes
+ * the budget no longer has). Only lines the config sets are changed.
+ */
+function companionsOf(apache: ApacheConfig, mpm: MpmSettings, limit: number): { change: string; edit: TextEdit }[] {
+  const processes = mpm.name === 'prefork' ? limit : Math.ceil(limit / mpm.threadsPerChild);
+  const spare = Math.max(1, Math.floor(limit * SPARE_SHARE));
+  const wanted: [MpmDirective, number][] = [['StartServers', processes], [mpm.name === 'prefork' ? 'MinSpareServers' : 'MinSpareThreads', spare]];
+  const companions: { change: string; edit: TextEdit }[] = [];
+  for (const [directive, ceiling] of wanted) {
+    const value = mpm.values[directive];
+    if (value.use === undefined || value.value <= ceiling) continue;
+    const plan = planMpmSetting(apache, mpm, directive, ceiling);
+    if (plan !== null) companions.push({ change: `${value.use.node.name} ${value.value} -> ${ceiling}`, edit: plan.edit });
+  }
+  return companions;
+}
 
 /** `per process: median PSS of 9 apache2 processes (probe)`, `per process from flag --per-child`. */
 function perChildSource(fact: { readonly value: { readonly count: number; readonly metric: string }; readonly source: string }): string {

@@ -23,7 +23,7 @@ export default defineRule({
       startServers:
         'StartServers {{start}} exceeds the {{limit}} processes {{reason}} allows; httpd starts only {{limit}}, without a warning',
       idleServers:
-        'MinSpareServers {{min}} is more than {{share}} of {{workersName}} {{workers}} (heuristic): httpd keeps {{min}} idle processes alive, about {{memory}} at {{perChild}} per process ({{source}})',
+        'MinSpareServers {{min}} is more than {{share}} of {{workersName}} {{workers}} (heuristic): httpd keeps {{idle}} alive, about {{memory}} at {{perChild}} per process ({{source}})',
       idleThreads:
         'MinSpareThreads {{min}} is more than {{share}} of {{workersName}} {{workers}} (heuristic): httpd keeps {{processes}} processes of ThreadsPerChild {{threads}} alive for idle threads, about {{memory}} at {{perChild}} per process ({{source}})',
     },
@@ -109,12 +109,14 @@ export default defineRule({
         if (mpm.name === 'prefork') {
           const min = v.MinSpareServers;
           if (min.use !== undefined && min.value > workers * share) {
-            ctx.report({ at: min.use, messageId: 'idleServers', severity: 'info', data: { min: min.value, ...memoryData(min.value) } });
+            // No more processes than the limit allows, idle or not.
+            const idle = Math.min(min.value, mpm.maxProcesses);
+            ctx.report({ at: min.use, messageId: 'idleServers', severity: 'info', data: { min: min.value, idle: idle === min.value ? `${idle} idle processes` : `all the ${idle} processes ${workersName} ${workers} allows`, ...memoryData(idle) } });
           }
         } else {
           const min = v.MinSpareThreads;
           if (min.use !== undefined && min.value > workers * share) {
-            const processes = Math.ceil(min.value / mpm.threadsPerChild);
+            const processes = Math.min(Math.ceil(min.value / mpm.threadsPerChild), mpm.maxProcesses);
             ctx.report({
               at: min.use,
               messageId: 'idleThreads',
