@@ -104,7 +104,7 @@ async function loadRunConfig(options: LintCommandOptions, cwd: string): Promise<
   return file === undefined ? EMPTY_CONFIG : loadConfig(file, builtinRules, cwd);
 }
 
-async function lintUnits(units: readonly HostUnit[], run: Run, fixType: LintInput['fixType']): Promise<UnitOutcome[]> {
+async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNullable<LintInput['fixType']>): Promise<UnitOutcome[]> {
   const { options, probeCache } = run;
   const selection = ruleSelection(run.config, run.cliRules);
   const common = { ...commonLintInput(options, run.cwd), fixType, ...(run.timer === undefined ? {} : { timer: run.timer }) };
