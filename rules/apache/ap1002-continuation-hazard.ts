@@ -54,8 +54,9 @@ export default defineRule({
       const head = pieces[0] as Piece;
       // A piece indented deeper than the comment is the rest of a commented-out directive, not a directive of its own.
       const standalone = swallowed.every((piece) => piece.indent <= head.indent);
+      const culpritEnd = lineEnd(culprit);
       ctx.report({
-        at: { file, range: [culprit.end - 1, culprit.end] },
+        at: { file, range: [culpritEnd - 1, culpritEnd] },
         messageId: 'commentSwallows',
         severity: 'warn',
         data: { lines, swallowed: shorten(first.text.trim()), them: swallowed.length === 1 ? 'it' : 'them' },
@@ -64,8 +65,9 @@ export default defineRule({
               fix: (): TextEdit[] =>
                 pieces.slice(0, -1).flatMap((piece) => {
                   if (piece.kind !== 'comment') return [];
-                  const blanks = (/[ \t]*\\$/.exec(piece.text)?.[0].length ?? 1) - 1;
-                  return [{ file, range: [piece.end - 1 - blanks, piece.end] as const, text: '' }];
+                  const end = lineEnd(piece);
+                  const blanks = (/[ \t]*\\$/.exec(piece.text.slice(0, end - piece.start))?.[0].length ?? 1) - 1;
+                  return [{ file, range: [end - 1 - blanks, end] as const, text: '' }];
                 }),
             }
           : {}),
@@ -156,6 +158,12 @@ function blankAfterLastBackslash(text: string, line: LogicalLine): boolean {
   let at = end;
   while (at > line.start && (text.charCodeAt(at - 1) === 32 || text.charCodeAt(at - 1) === 9)) at--;
   return at < end && at > line.start && text.charCodeAt(at - 1) === 92;
+}
+
+/** Where httpd's line ends: at the first NUL, since it reads C strings, else at the end of the physical line. */
+function lineEnd(piece: Piece): number {
+  const nul = piece.text.indexOf('\0');
+  return nul === -1 ? piece.end : piece.start + nul;
 }
 
 function classify(text: string): Piece['kind'] {
