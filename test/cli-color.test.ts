@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, describe, it, type TestContext } from 'node:test';
-import { assembleTree, CLI, removeScratch, runCli } from './helpers/cli.js';
+import { assembleTree, CLI, CLI_NODE, removeScratch, runCli } from './helpers/cli.js';
 import { requireTool } from './helpers/tools.js';
 
 /*
@@ -16,7 +16,7 @@ const ESC = '\u001b[';
 function onTerminal(t: TestContext, args: readonly string[], env: Record<string, string | undefined> = {}): string | undefined {
   const script = requireTool(t, 'script');
   if (script === undefined) return undefined;
-  const command = [process.execPath, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const command = [CLI_NODE, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const merged: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm', NO_COLOR: undefined, FORCE_COLOR: undefined, ...env };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   const result = spawnSync(script, ['-qec', command, '/dev/null'], { cwd: root, env: merged, encoding: 'utf8', timeout: 60_000 });

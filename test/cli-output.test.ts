@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CLI, removeScratch, runCli, scratchDir } from './helpers/cli.js';
+import { CLI, CLI_NODE, removeScratch, runCli, scratchDir } from './helpers/cli.js';
 import { requireTool } from './helpers/tools.js';
 
 /*
@@ -36,7 +36,7 @@ describe('output', () => {
   });
 
   it('ends quietly with its own exit code when the reader stops reading (tune-lint ... | head)', async () => {
-    const child = spawn(process.execPath, [CLI, ...DUMP], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(CLI_NODE, [CLI, ...DUMP], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.stdout.once('data', () => child.stdout.destroy());
@@ -64,7 +64,7 @@ describe('output', () => {
       'sys.stdout.buffer.write(bytes(data))',
       'sys.exit(child.wait())',
     ].join('\n');
-    const run = spawnSync(python, ['-c', reader, process.execPath, CLI, ...DUMP], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(python, ['-c', reader, CLI_NODE, CLI, ...DUMP], { cwd: root, encoding: 'utf8', timeout: 120_000 });
     assert.equal(run.status, 0, run.stderr);
     assert.equal(run.stdout, runCli(DUMP, { cwd: root }).stdout);
   });

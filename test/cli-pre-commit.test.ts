@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { CLI, removeScratch, scratchDir, writeFiles } from './helpers/cli.js';
+import { CLI, CLI_NODE, removeScratch, scratchDir, writeFiles } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
 import { requireTool } from './helpers/tools.js';
 
@@ -37,7 +37,7 @@ function localConfig(): string {
   const local = hooks.map((hook) => ({
     id: hook.id,
     name: hook.name,
-    entry: hook.entry.replace(/^tune-lint\b/, `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)}`),
+    entry: hook.entry.replace(/^tune-lint\b/, `${JSON.stringify(CLI_NODE)} ${JSON.stringify(CLI)}`),
     language: 'system',
     files: hook.files,
     pass_filenames: hook.pass_filenames,

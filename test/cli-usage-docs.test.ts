@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { builtinRules } from '../rules/index.js';
 import { loadConfig } from '../src/config/load.js';
-import { CLI, removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
+import { CLI, CLI_NODE, removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
 import { requireTool } from './helpers/tools.js';
 
@@ -63,7 +63,7 @@ describe('docs/usage.md', () => {
       'etc/apache2/apache2.conf': 'LoadModule mpm_prefork_module m.so\nLoadModule php_module libphp.so\nMaxRequestWorkers 150\n',
       'hook.sh': hook.code,
     });
-    const env = { ...process.env, TUNE_LINT: `${process.execPath} ${CLI}`, GIT_CONFIG_NOSYSTEM: '1', HOME: scratch };
+    const env = { ...process.env, TUNE_LINT: `${CLI_NODE} ${CLI}`, GIT_CONFIG_NOSYSTEM: '1', HOME: scratch };
     const run = (command: string, args: readonly string[]) => spawnSync(command, args, { cwd: repo, env, encoding: 'utf8' });
     assert.equal(run(git, ['init', '-q']).status, 0);
     assert.equal(run(git, ['add', '.tune-lint.yaml', 'etc']).status, 0);

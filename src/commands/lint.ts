@@ -265,11 +265,14 @@ async function spinnerWanted(options: LintCommandOptions): Promise<boolean> {
 function startSpinner(): () => void {
   let stop: (() => void) | undefined;
   let cancelled = false;
-  void import('ora').then(({ default: ora }) => {
-    if (cancelled) return;
-    const spinner = ora({ text: 'Probing this host (RAM, CPUs, Apache and MySQL processes)', stream: process.stderr }).start();
-    stop = () => spinner.stop();
-  });
+  // The spinner is for the eye only: where ora cannot load (its string-width uses a regex flag Node 18 lacks), there is none.
+  import('ora')
+    .then(({ default: ora }) => {
+      if (cancelled) return;
+      const spinner = ora({ text: 'Probing this host (RAM, CPUs, Apache and MySQL processes)', stream: process.stderr }).start();
+      stop = () => spinner.stop();
+    })
+    .catch(() => undefined);
   return () => {
     cancelled = true;
     stop?.();

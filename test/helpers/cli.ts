@@ -4,6 +4,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { repoPath } from './paths.js';
 
+/**
+ * The Node.js the CLI suites run the bin with: the one running the tests, or
+ * TUNE_LINT_CLI_NODE (.ci/run gives the oldest Node the package supports, so
+ * a feature newer than that fails a test).
+ */
+export const CLI_NODE = process.env['TUNE_LINT_CLI_NODE'] ?? process.execPath;
+
 /** package.json's `bin`, what `npx tune-lint` and the pre-commit hook run: the bundled CLI built with these tests. */
 export const CLI = repoPath((JSON.parse(fs.readFileSync(repoPath('package.json'), 'utf8')) as { bin: Record<string, string> }).bin['tune-lint'] as string);
 
@@ -20,7 +27,7 @@ export interface CliRun {
  */
 export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string | undefined> }): CliRun {
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, TIMING: undefined, ...options.env };
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd: options.cwd, env: definedOnly(env), encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(CLI_NODE, [CLI, ...args], { cwd: options.cwd, env: definedOnly(env), encoding: 'utf8', timeout: 120_000 });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
