@@ -4,10 +4,12 @@ import { SERVER_TOOL_PATH } from '../util/system-tools.js';
 import { decodeBytes } from '../core/source-file.js';
 
 /**
- * Running the real servers' config checkers (`apache2 -t`, `my_print_defaults`,
- * `mariadbd --help --verbose`) the same way for `--verify` and for the tests
- * that use them as oracles: an argument array (never a shell), a clean
- * environment, a timeout, output decoded line by line.
+ * What `--verify` and the tests that use the real servers' config checkers
+ * (`apache2 -t`, `my_print_defaults`, `mariadbd --help --verbose`) as oracles
+ * share: the environment httpd gets, its stderr read, output decoded line by
+ * line. `--verify` runs the checkers in the sandbox (sandbox.ts); the tests
+ * run them on the project's own fixtures with {@link runTool}: an argument
+ * array (never a shell), a clean environment, a timeout.
  */
 
 export interface ToolRun {
