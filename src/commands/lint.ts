@@ -75,7 +75,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
     options.format === 'diff'
       ? await unifiedDiffBytes(changes)
       : (await loadFormatter(options.format))({
-          units: outcomes,
+          units: options.format === 'stylish' ? outcomes : await withFixesAsPatch(outcomes),
           rules: builtinRules.map((rule) => rule.meta),
           version: readVersion(),
           color: options.format === 'stylish' && options.color && (await colorWanted()),
@@ -89,6 +89,12 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   if (timer !== undefined) stderr.write(timer.table(timingShown as number, new Map(builtinRules.map((rule) => [rule.meta.id, rule.meta.name]))));
   if (options.format === 'diff' && patch === '') noteEmptyPatch(outcomes, options);
   return exitCode(judged.map((outcome) => outcome.result), options);
+}
+
+/** JSON and SARIF carry fixes: the ones that are exactly the patch. */
+async function withFixesAsPatch(outcomes: readonly UnitOutcome[]): Promise<UnitOutcome[]> {
+  const { fixesAsPatch } = await import('../fix/fixes-as-patch.js');
+  return outcomes.map((outcome) => ({ ...outcome, result: { ...outcome.result, diagnostics: fixesAsPatch(outcome.result) } }));
 }
 
 /** An empty diff is ambiguous; as ShellCheck does, say on stderr why there is nothing to patch. */

@@ -122,6 +122,46 @@ function changedWindows(before: string, after: string): (DiffWindow | Replacemen
 }
 
 /**
+ * The lines two texts differ in, each run of them with the text that takes
+ * its place: offsets into `before` (whole lines) and the new lines, found by
+ * the same walk as {@link changedWindows}, without context, each run ending
+ * at the first line the texts share again, so that changes a few lines apart
+ * stay apart, and a run of as many new lines as old ones taken line by line.
+ */
+export function changedLineRegions(before: string, after: string): { start: number; end: number; text: string }[] {
+  const old = splitLines(before);
+  const now = splitLines(after);
+  const regions: { start: number; end: number; text: string }[] = [];
+  let i = 0;
+  let j = 0;
+  let offset = 0;
+  while (i < old.length || j < now.length) {
+    if (i < old.length && j < now.length && old[i] === now[j]) {
+      offset += (old[i] as string).length;
+      i++;
+      j++;
+      continue;
+    }
+    const [endOld, endNew] = resync(old, now, i, j, 1);
+    if (endOld - i === endNew - j) {
+      // As many lines on both sides: each line replaced by its counterpart, a region of its own.
+      for (; i < endOld; i++, j++) {
+        const line = old[i] as string;
+        if (line !== now[j]) regions.push({ start: offset, end: offset + line.length, text: now[j] as string });
+        offset += line.length;
+      }
+      continue;
+    }
+    const replaced = old.slice(i, endOld).join('');
+    regions.push({ start: offset, end: offset + replaced.length, text: now.slice(j, endNew).join('') });
+    offset += replaced.length;
+    i = endOld;
+    j = endNew;
+  }
+  return regions;
+}
+
+/**
  * The hunk of a Replacement, as jsdiff writes one whose lines have nothing
  * in common: context, the old lines, the new ones, each last line without a
  * line feed marked. Diffing such a region would cost the square of its
@@ -139,20 +179,20 @@ function replacementHunk(hunk: Replacement): string {
   return out.join('');
 }
 
-/** Where the texts agree again after differing at (i, j): the first pair of positions, fewest lines skipped first, followed by RESYNC equal lines or both ends. */
-function resync(old: readonly string[], now: readonly string[], i: number, j: number): [number, number] {
+/** Where the texts agree again after differing at (i, j): the first pair of positions, fewest lines skipped first, followed by `equal` equal lines or both ends. */
+function resync(old: readonly string[], now: readonly string[], i: number, j: number, equal = RESYNC): [number, number] {
   for (let skipped = 1; skipped <= RESYNC_REACH; skipped++) {
     for (let skippedOld = 0; skippedOld <= skipped; skippedOld++) {
       const [k, l] = [i + skippedOld, j + skipped - skippedOld];
       if (k > old.length || l > now.length) continue;
-      if (agree(old, now, k, l)) return [k, l];
+      if (agree(old, now, k, l, equal)) return [k, l];
     }
   }
   return [old.length, now.length];
 }
 
-function agree(old: readonly string[], now: readonly string[], k: number, l: number): boolean {
-  for (let offset = 0; offset < RESYNC; offset++) {
+function agree(old: readonly string[], now: readonly string[], k: number, l: number, equal: number): boolean {
+  for (let offset = 0; offset < equal; offset++) {
     const [a, b] = [old[k + offset], now[l + offset]];
     if (a === undefined || b === undefined) return a === undefined && b === undefined;
     if (a !== b) return false;
