@@ -213,6 +213,15 @@ describe('probe on prepared /proc and /sys trees', () => {
     assert.equal(facts.notes, undefined);
   });
 
+  test('the children measured say which MPM and PHP they run, from the libraries they have mapped', async (t) => {
+    const maps = ['55d0 r-xp 0 08:01 1 /usr/sbin/apache2', '7f00 r-xp 0 08:01 2 /usr/lib/apache2/modules/mod_mpm_event.so', '7f10 r-xp 0 08:01 3 /usr/lib/x86_64-linux-gnu/libc.so.6', ''].join('\n');
+    const root = fakeRoot(t, apacheTree({ '/proc/101/maps': maps }));
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.perChild?.value.measuredOn, { mpm: 'event', php: false });
+    const prefork = fakeRoot(t, apacheTree({ '/proc/101/maps': maps.replace('mod_mpm_event.so', 'mod_mpm_prefork.so').replace('libc.so.6', '../apache2/modules/libphp8.2.so') }));
+    assert.deepEqual((await probeHost({ root: prefork, memory: totals(GIB), cpuAffinity: () => 2 })).perChild?.value.measuredOn, { mpm: 'prefork', php: true });
+  });
+
   test('a child whose PSS cannot be read: RSS for all children, and a note', async (t) => {
     const root = fakeRoot(t, apacheTree({}));
     fs.rmSync(path.join(root, 'proc/102/smaps_rollup'));

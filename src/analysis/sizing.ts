@@ -165,12 +165,30 @@ export function computeSizing(input: SizingInput): Sizing {
   };
 }
 
+/**
+ * The per-child figure for this config: the one given or measured, unless
+ * the children measured run another MPM or PHP than the config (the event
+ * Apache still running while the disk says prefork with mod_php: 3.1 MiB a
+ * child), whose sizes say nothing of it; then the estimate, saying why.
+ */
+function perChildFor(given: Fact<ChildMemory> | undefined, mpm: MpmName, modules: readonly string[], php: boolean): Fact<ChildMemory> {
+  const running = given?.value.measuredOn;
+  if (given !== undefined && (running === undefined || ((running.mpm === undefined || running.mpm === mpm) && running.php === php))) return given;
+  const estimate = estimatePerChild(mpm, modules);
+  if (running === undefined) return estimate;
+  const what = (name: string | undefined, withPhp: boolean): string => `${name ?? 'an MPM built in'} ${withPhp ? 'with mod_php' : 'without PHP'}`;
+  return {
+    ...estimate,
+    source: `${estimate.source.replace(/\)$/, '')}; the running Apache's children (${what(running.mpm, running.php)}) are not this config's (${what(mpm, php)}), so their ${formatBytes(given?.value.median ?? 0)} was not used)`,
+  };
+}
+
 function apacheSizing(config: ApacheConfig, host: HostFacts, budget: number | undefined, tolerance: number): ApacheSizing | undefined {
   const mpm = config.mpm;
   if (mpm?.name === undefined) return undefined;
   const modules = [...config.modules.keys()];
   const php = modules.some(isPhpModule);
-  const perChild = host.perChild ?? estimatePerChild(mpm.name, modules);
+  const perChild = perChildFor(host.perChild, mpm.name, modules, php);
   const maxRequestWorkers = mpm.values.MaxRequestWorkers.value;
   const processes = mpm.maxProcesses;
   const peak = processes * perChild.value.median;

@@ -17,6 +17,14 @@ export interface ChildMemory {
   readonly max: number;
   readonly count: number;
   readonly metric: 'pss' | 'rss';
+  /** For measured children: the MPM and whether PHP runs in them, as the libraries they have mapped show. */
+  readonly measuredOn?: RunningApache;
+}
+
+/** What a running Apache's children are, from `/proc/PID/maps`: the MPM module mapped (when it is a module) and mod_php. */
+export interface RunningApache {
+  readonly mpm: 'prefork' | 'worker' | 'event' | undefined;
+  readonly php: boolean;
 }
 
 export interface MountEntry {

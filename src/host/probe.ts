@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import type { ChildMemory, HostFacts } from './facts.js';
 import { summarizeChildMemory } from './facts.js';
 import type { CgroupContext, ProcessInfo } from './proc.js';
-import { cpuQuota, listProcesses, memoryLimit, parseCgroupFile, parseKeyedLines, parseMountInfo, ProcReader, readPss } from './proc.js';
+import { cpuQuota, listProcesses, mappedApache, memoryLimit, parseCgroupFile, parseKeyedLines, parseMountInfo, ProcReader, readPss } from './proc.js';
 
 export interface MemoryTotals {
   readonly total: number;
@@ -210,7 +210,9 @@ function probeProcesses(reader: ProcReader, mounts: ReturnType<typeof parseMount
   }
   const perChild = childMemoryFrom(measureChildren(reader, apache.children), notes);
   if (perChild !== undefined) {
-    facts.perChild = { value: perChild, source: `probe (${apacheName} children)` };
+    const child = apache.children[0];
+    const measuredOn = child === undefined ? undefined : mappedApache(reader, child.pid);
+    facts.perChild = { value: measuredOn === undefined ? perChild : { ...perChild, measuredOn }, source: `probe (${apacheName} children)` };
   }
 
   const mysql = processes.filter((entry) => MYSQL_NAMES.has(entry.name));

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { MountEntry } from './facts.js';
+import type { MountEntry, RunningApache } from './facts.js';
 
 /*
  * Readers for the Linux files the probe needs and systeminformation does not
@@ -41,6 +41,18 @@ export function errorCode(error: unknown): string {
     return (error as { code: string }).code;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The MPM and PHP a process runs, from the shared objects it has mapped
+ * (`/proc/PID/maps`): `mod_mpm_event.so`, `libphp8.2.so`. Undefined when the
+ * map cannot be read.
+ */
+export function mappedApache(reader: ProcReader, pid: number): RunningApache | undefined {
+  const maps = reader.read(`/proc/${pid}/maps`);
+  if (!maps.ok) return undefined;
+  const mpm = /\/mod_mpm_(prefork|worker|event)\.so$/m.exec(maps.text)?.[1] as RunningApache['mpm'];
+  return { mpm, php: /\/(libphp[\d.]*|mod_php[\d.]*)\.so$/m.test(maps.text) };
 }
 
 /** One line of /proc/PID/mountinfo (man 5 proc): what is mounted, where, and which part of it (`root`). */
