@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import { builtinRules } from '../rules/index.js';
 import type { Diagnostic } from '../src/engine/types.js';
-import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, type DirectiveSpec } from '../src/languages/apache/directives.js';
+import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, isFlag, type DirectiveSpec } from '../src/languages/apache/directives.js';
 import type { MpmName } from '../src/languages/apache/names.js';
 import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
 import { mapLimited } from './helpers/processes.js';
@@ -343,7 +343,7 @@ describe('the directive table (src/languages/apache/directives.ts) against apach
     const failures = await mapLimited(checked, 4, async (spec) => {
       const { mpm, text } = preamble(spec);
       const commented = await testText(`${text}${sampleLine(spec, `${SAMPLES[spec.name] as string} # a comment`)}`);
-      if (spec.args.kind === 'flag') {
+      if (isFlag(spec)) {
         const first = await testText(`${text}${sampleLine(spec, '# On')}`);
         return [
           ...(commented.exitCode === 0 ? [] : [`FLAG ${spec.name} with extra words: ${commented.stderr}`]),

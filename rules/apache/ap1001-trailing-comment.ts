@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
-import { argumentCountError, commentError, directiveSpec, flagError } from '../../src/languages/apache/directives.js';
+import { argumentCountError, commentError, directiveSpec, flagError, isFlag } from '../../src/languages/apache/directives.js';
 import { indentationOf } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
@@ -44,7 +44,7 @@ export default defineRule({
           // What is left once the comment words are gone (`${VAR}` may have expanded to several words).
           const remaining = given - (use.node.args.length - at);
           const data = { name: use.node.name, comment: shorten(comment), given };
-          if (spec?.args.kind === 'flag') {
+          if (spec !== undefined && isFlag(spec)) {
             if (at === 0) {
               ctx.report({ at: use, messageId: 'fatalValue', data: { ...data, error: flagError(spec) } });
             } else {
