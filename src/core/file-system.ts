@@ -453,11 +453,6 @@ class DiskKnowledge {
 }
 
 /**
- * `path.join(directory, name)` for a normalised absolute directory and a name
- * from a listing (never `.`, `..` or containing `/`), without normalising
- * again: a directory of 10,000 vhosts is listed with one join per entry.
- */
-/**
  * The bytes of an open file up to its end. The size fstat gives is where to
  * start, not the end: files in /proc and /sys say 0 and still have content,
  * which httpd, reading to EOF, gets.
@@ -478,6 +473,11 @@ function readToEnd(fd: number, size: number, limit: number, displayPath: string)
   }
 }
 
+/**
+ * `path.join(directory, name)` for a normalised absolute directory and a name
+ * from a listing (never `.`, `..` or containing `/`), without normalising
+ * again: a directory of 10,000 vhosts is listed with one join per entry.
+ */
 export function childPath(directory: string, name: string): string {
   return directory.endsWith('/') ? `${directory}${name}` : `${directory}/${name}`;
 }
