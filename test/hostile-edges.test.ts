@@ -62,6 +62,21 @@ describe('files', () => {
     assert.deepEqual(fs.readdirSync(dir).filter((entry) => entry.includes('tune-lint-')), []);
   });
 
+  it('a file whose name is not UTF-8 (caf\\351.conf) is read as httpd reads it, and --fix writes it whole', () => {
+    const tree = path.join(dir, 'latin1-names');
+    fs.mkdirSync(path.join(tree, 'conf.d'), { recursive: true });
+    fs.writeFileSync(path.join(tree, 'main.conf'), 'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nIncludeOptional conf.d/*.conf\n');
+    const name = Buffer.concat([Buffer.from(path.join(tree, 'conf.d/caf')), Buffer.from([0xe9]), Buffer.from('.conf')]);
+    fs.writeFileSync(name, 'MaxClients 150\n');
+    const run = runCli(['--no-probe', '--format', 'json', 'main.conf'], { cwd: tree });
+    const results = JSON.parse(run.stdout) as { results: { file: string; diagnostics: { ruleId: string }[] }[] };
+    assert.deepEqual(results.results.map((result) => [result.file, result.diagnostics.map((diagnostic) => diagnostic.ruleId).filter((id) => id === 'AP4001' || id === 'TL0002')]), [['main.conf', []], ['conf.d/caf\u00e9.conf', ['AP4001']]]);
+    const fixed = runCli(['--no-probe', '--fix', 'main.conf'], { cwd: tree });
+    assert.equal(fixed.status, 0, fixed.stderr);
+    assert.equal(fs.readFileSync(name, 'utf8'), 'MaxRequestWorkers 150\n');
+    assert.deepEqual(fs.readdirSync(path.join(tree, 'conf.d'), { encoding: 'buffer' }), [name.subarray(name.lastIndexOf(0x2f) + 1)], 'no temporary file left');
+  });
+
   it('an Include of a /proc file reads what it holds, as httpd does, though its size says 0', () => {
     writeFiles(dir, { 'proc.conf': `${PREFORK}Include /proc/self/status\n` });
     const run = runCli(['--no-probe', '--format', 'json', 'proc.conf'], { cwd: dir });

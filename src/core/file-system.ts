@@ -214,7 +214,9 @@ export class ConfigFileSystem {
 
   private realPath(hostPath: string): string {
     try {
-      return fs.realpathSync.native(hostPath);
+      const native = this.native(hostPath);
+      // A path with bytes that are not UTF-8 is already real as far as its listing went: realpath would decode them.
+      return typeof native === 'string' ? fs.realpathSync.native(native) : hostPath;
     } catch (error) {
       if (isCode(error, 'ELOOP')) throw new FileAccessError(`${this.display(hostPath)}: too many levels of symbolic links`, 'loop');
       return hostPath;
@@ -273,10 +275,10 @@ export class ConfigFileSystem {
       try {
         // A listing has said which entries are symlinks (Debian's mods-enabled is all symlinks): no lstat for those.
         if (this.known.entryKinds.get(candidate) === 'symlink') {
-          link = fs.readlinkSync(candidate);
+          link = fs.readlinkSync(this.native(candidate), 'utf8');
         } else {
-          const stat = fs.lstatSync(candidate);
-          if (stat.isSymbolicLink()) link = fs.readlinkSync(candidate);
+          const stat = fs.lstatSync(this.native(candidate));
+          if (stat.isSymbolicLink()) link = fs.readlinkSync(this.native(candidate), 'utf8');
           else this.known.realKinds.set(candidate, kindOf(stat));
         }
       } catch {
@@ -299,10 +301,10 @@ export class ConfigFileSystem {
   private statKind(hostPath: string): FileKind {
     if (isOutsideSysroot(hostPath)) return 'missing';
     try {
-      if (this.sysroot === undefined) return kindOf(fs.statSync(hostPath));
+      if (this.sysroot === undefined) return kindOf(fs.statSync(this.native(hostPath)));
       const real = this.resolve(hostPath);
       // Resolving inside a sysroot lstat'ed the last component already, unless a listing or the cache answered.
-      return this.known.realKinds.get(real) ?? kindOf(fs.statSync(real));
+      return this.known.realKinds.get(real) ?? kindOf(fs.statSync(this.native(real)));
     } catch {
       return 'missing';
     }
@@ -317,7 +319,7 @@ export class ConfigFileSystem {
     if (listed !== undefined) return listed;
     if (isOutsideSysroot(hostPath)) return 'missing';
     try {
-      const stat = fs.lstatSync(path.join(this.resolve(path.dirname(hostPath)), path.basename(hostPath)));
+      const stat = fs.lstatSync(this.native(path.join(this.resolve(path.dirname(hostPath)), path.basename(hostPath))));
       return stat.isSymbolicLink() ? 'symlink' : kindOf(stat);
     } catch {
       return 'missing';
@@ -337,8 +339,10 @@ export class ConfigFileSystem {
   readDirectory(hostPath: string): string[] {
     let entries: fs.Dirent[];
     if (isOutsideSysroot(hostPath)) throw new FileAccessError(`${this.display(hostPath)}: cannot read the directory (ENOENT)`, 'missing', 'ENOENT');
+    const directory = this.sysroot === undefined ? hostPath : this.resolve(hostPath);
     try {
-      entries = fs.readdirSync(this.sysroot === undefined ? hostPath : this.resolve(hostPath), { withFileTypes: true });
+      entries = fs.readdirSync(this.native(directory), { withFileTypes: true });
+      if (entries.some((entry) => entry.name.includes('\uFFFD'))) entries = this.withRawNames(hostPath, directory);
     } catch (error) {
       if (error instanceof FileAccessError) throw error;
       const code = isCode(error, 'ENOENT') ? 'missing' : isCode(error, 'ELOOP') ? 'loop' : 'unreadable';
@@ -346,6 +350,42 @@ export class ConfigFileSystem {
     }
     this.rememberEntries(hostPath, entries);
     return entries.map((entry) => entry.name);
+  }
+
+  /**
+   * The listing again with names that are not UTF-8 (`caf\351.conf`, which
+   * httpd reads as any other) read as latin1, one char per byte, and the
+   * bytes of each such path remembered for the system calls on it: Node
+   * decodes names as UTF-8 and would turn them into names that do not exist.
+   */
+  private withRawNames(hostPath: string, directory: string): fs.Dirent[] {
+    const raw = fs.readdirSync(this.nativeBuffer(directory), { withFileTypes: true, encoding: 'buffer' });
+    return raw.map((entry) => {
+      const bytes = entry.name;
+      const utf8 = bytes.toString('utf8');
+      if (!utf8.includes('\uFFFD')) return Object.assign(entry, { name: utf8 }) as unknown as fs.Dirent;
+      const name = bytes.toString('latin1');
+      // The path as listed, as resolved into the sysroot, and as real (what the reads use): each with the name's bytes.
+      for (const parent of new Set([hostPath, directory, this.resolve(hostPath)])) {
+        this.known.nativePaths.set(childPath(parent, name), Buffer.concat([this.nativeBuffer(parent), Buffer.from('/'), bytes]));
+      }
+      return Object.assign(entry, { name }) as unknown as fs.Dirent;
+    });
+  }
+
+  /** A path as the system calls need it: its bytes when a listing found a name in it that is not UTF-8. */
+  private native(file: string): string | Buffer {
+    if (this.known.nativePaths.size === 0) return file;
+    for (let prefix = file; ; prefix = path.dirname(prefix)) {
+      const bytes = this.known.nativePaths.get(prefix);
+      if (bytes !== undefined) return prefix === file ? bytes : Buffer.concat([bytes, Buffer.from(file.slice(prefix.length), 'utf8')]);
+      if (prefix === path.dirname(prefix)) return file;
+    }
+  }
+
+  private nativeBuffer(file: string): Buffer {
+    const native = this.native(file);
+    return typeof native === 'string' ? Buffer.from(native, 'utf8') : native;
   }
 
   /**
@@ -399,7 +439,7 @@ export class ConfigFileSystem {
     if (isOutsideSysroot(real)) throw new FileAccessError(`${displayPath}: no such file`, 'missing');
     let fd: number;
     try {
-      fd = fs.openSync(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      fd = fs.openSync(this.native(real), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     } catch (error) {
       if (isCode(error, 'ENOENT')) throw new FileAccessError(`${displayPath}: no such file`, 'missing');
       if (isCode(error, 'ELOOP')) throw new FileAccessError(`${displayPath}: too many levels of symbolic links`, 'loop');
@@ -418,7 +458,8 @@ export class ConfigFileSystem {
       }
       const { text, encoding } = decodeBytes(readToEnd(fd, stat.size, this.limits.maxFileBytes, displayPath));
       const patchPath = real === hostPath ? displayPath : this.display(real);
-      return new SourceFile(hostPath, displayPath, text, encoding, patchPath, real);
+      const native = this.native(real);
+      return new SourceFile(hostPath, displayPath, text, encoding, patchPath, real, typeof native === 'string' ? undefined : native);
     } catch (error) {
       if (error instanceof FileAccessError) throw error;
       throw new FileAccessError(`${displayPath}: cannot read (${codeOf(error)})`, 'unreadable', codeOf(error));
@@ -450,6 +491,8 @@ class DiskKnowledge {
   readonly located = new Map<string, string>();
   /** display() by host path. */
   readonly displayed = new Map<string, string>();
+  /** The bytes of paths whose names are not UTF-8, by the path as tune-lint holds it (those names as latin1). */
+  readonly nativePaths = new Map<string, Buffer>();
 }
 
 /**

@@ -52,7 +52,7 @@ export function writeFixes(pending: readonly PendingWrite[]): WriteReport {
   if (changes.length === 0) return { written: [], staleTempFiles: [] };
   for (const entry of changes) check(entry);
   const staleTempFiles = removeStaleTempFiles(new Set(changes.map((entry) => path.dirname(entry.file.realPath))));
-  const temps: { entry: PendingWrite; temp: string }[] = [];
+  const temps: { entry: PendingWrite; temp: string | Buffer }[] = [];
   try {
     for (const entry of changes) temps.push({ entry, temp: writeTemp(entry) });
     for (const { entry } of temps) unchangedSinceRead(entry);
@@ -63,7 +63,7 @@ export function writeFixes(pending: readonly PendingWrite[]): WriteReport {
   const written: string[] = [];
   for (const [index, { entry, temp }] of temps.entries()) {
     try {
-      fs.renameSync(temp, entry.file.realPath);
+      fs.renameSync(temp, nativeOf(entry));
     } catch (error) {
       for (const rest of temps.slice(index)) fs.rmSync(rest.temp, { force: true });
       const done = written.length === 0 ? 'nothing was written' : `already written: ${written.map((real) => shownOf(changes, real)).join(', ')}`;
@@ -90,7 +90,7 @@ function distinctChanges(pending: readonly PendingWrite[]): PendingWrite[] {
 }
 
 function check(entry: PendingWrite): void {
-  const real = entry.file.realPath;
+  const real = nativeOf(entry);
   const shown = entry.file.displayPath;
   let stat: fs.Stats;
   try {
@@ -112,16 +112,16 @@ function check(entry: PendingWrite): void {
     throw new WriteError(`${shown}: not writable (${codeOf(error)}); nothing written`);
   }
   try {
-    fs.accessSync(path.dirname(real), fs.constants.W_OK | fs.constants.X_OK);
+    fs.accessSync(parentOf(real), fs.constants.W_OK | fs.constants.X_OK);
   } catch (error) {
-    throw new WriteError(`${shown}: its directory ${path.dirname(real)} is not writable (${codeOf(error)}), and the file is replaced by renaming a new file over it; nothing written`);
+    throw new WriteError(`${shown}: its directory ${path.dirname(entry.file.realPath)} is not writable (${codeOf(error)}), and the file is replaced by renaming a new file over it; nothing written`);
   }
 }
 
 function unchangedSinceRead(entry: PendingWrite): void {
   let current: Buffer;
   try {
-    current = fs.readFileSync(entry.file.realPath);
+    current = fs.readFileSync(nativeOf(entry));
   } catch (error) {
     throw new WriteError(`${entry.file.displayPath}: cannot read it again before writing (${codeOf(error)}); nothing written`);
   }
@@ -130,10 +130,10 @@ function unchangedSinceRead(entry: PendingWrite): void {
   }
 }
 
-function writeTemp(entry: PendingWrite): string {
-  const real = entry.file.realPath;
+function writeTemp(entry: PendingWrite): string | Buffer {
+  const real = nativeOf(entry);
   const stat = fs.statSync(real);
-  const temp = path.join(path.dirname(real), tempName(path.basename(real)));
+  const temp = besideOf(real);
   try {
     const fd = fs.openSync(temp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
     try {
@@ -165,9 +165,9 @@ function writeTemp(entry: PendingWrite): string {
  * mask. Node has no call for extended attributes; GNU cp copies exactly these
  * (`--attributes-only` leaves the data alone), as every Linux has it.
  */
-function keepAttributes(entry: PendingWrite, temp: string): void {
+function keepAttributes(entry: PendingWrite, temp: string | Buffer): void {
   const cp = findServerTool('cp', SERVER_TOOL_PATH.split(':'));
-  const copied = cp === undefined ? undefined : spawnSync(cp, ['--attributes-only', '--preserve=mode,xattr', '--', entry.file.realPath, temp], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const copied = cp === undefined ? undefined : copyAttributes(cp, nativeOf(entry), temp);
   if (copied?.status === 0) return;
   const why = copied === undefined ? 'no GNU cp in the system directories' : (copied.stderr.trim().split('\n').pop() ?? `cp exited with ${copied.status}`);
   throw new WriteError(`${entry.file.displayPath}: could not give the new version its ACL and extended attributes (${printable(why)}); nothing written`);
@@ -176,13 +176,43 @@ function keepAttributes(entry: PendingWrite, temp: string): void {
 /** Most file systems take names of at most 255 bytes; a file whose own name is near that still gets a temporary file beside it. */
 const NAME_MAX_BYTES = 255;
 
-function tempName(base: string): string {
+/** The temporary file beside a file: `.NAME.tune-lint-PID-HEX` in its directory, NAME cut to fit, in the file's own bytes. */
+function besideOf(file: string | Buffer): string | Buffer {
   const suffix = `.tune-lint-${process.pid}-${randomBytes(4).toString('hex')}`;
-  let kept = Buffer.from(base);
+  const bytes = typeof file === 'string' ? Buffer.from(file, 'utf8') : file;
+  const slash = bytes.lastIndexOf(0x2f);
+  let base = bytes.subarray(slash + 1);
   const room = NAME_MAX_BYTES - 1 - suffix.length;
-  // Cut on a byte boundary, then drop a character the cut split (its bytes would not decode).
-  if (kept.length > room) kept = Buffer.from(kept.subarray(0, room).toString('utf8').replace(/\uFFFD$/, ''));
-  return `.${kept.toString('utf8')}${suffix}`;
+  // Cut on a byte boundary; a UTF-8 name also loses the character the cut split.
+  if (base.length > room) base = typeof file === 'string' ? Buffer.from(base.subarray(0, room).toString('utf8').replace(/\uFFFD$/, '')) : base.subarray(0, room);
+  const temp = Buffer.concat([bytes.subarray(0, slash + 1), Buffer.from('.'), base, Buffer.from(suffix)]);
+  return typeof file === 'string' ? temp.toString('utf8') : temp;
+}
+
+/** The file's path for the system calls: its bytes when a name in it is not UTF-8. */
+function nativeOf(entry: PendingWrite): string | Buffer {
+  return entry.file.nativePath ?? entry.file.realPath;
+}
+
+function parentOf(file: string | Buffer): string | Buffer {
+  return typeof file === 'string' ? path.dirname(file) : file.subarray(0, Math.max(1, file.lastIndexOf(0x2f)));
+}
+
+/**
+ * cp on the two files. Its arguments are strings, so a path that is not
+ * UTF-8 goes to it as a descriptor of this process's, opened here and
+ * handed down (`/proc/self/fd/N`).
+ */
+function copyAttributes(cp: string, from: string | Buffer, to: string | Buffer): { readonly status: number | null; readonly stderr: string } {
+  if (typeof from === 'string' && typeof to === 'string') return spawnSync(cp, ['--attributes-only', '--preserve=mode,xattr', '--', from, to], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const source = fs.openSync(from, 'r');
+  const target = fs.openSync(to, 'r');
+  try {
+    return spawnSync(cp, ['--attributes-only', '--preserve=mode,xattr', '--', '/proc/self/fd/3', '/proc/self/fd/4'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe', source, target] });
+  } finally {
+    fs.closeSync(source);
+    fs.closeSync(target);
+  }
 }
 
 /** A temp file this old is not being written any more, even by a tune-lint whose pid this process cannot see (another PID namespace). */
