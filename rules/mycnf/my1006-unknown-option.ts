@@ -49,6 +49,8 @@ export default defineRule({
     fix: 'safe',
     messages: {
       unknown: '{{written}}: {{product}} has no such option, so the server refuses to start: "{{wording}}"{{suggestion}}',
+      unknownOnAssumed:
+        '{{written}}: MariaDB {{version}}, which these option files are linted for because nothing says otherwise, has no such option and would refuse to start ("{{wording}}"){{suggestion}}; if they are for MySQL, give --target mysql=8.0 (or target: in .tune-lint.yaml)',
       ambiguous: '{{written}}: "{{name}}" is the beginning of {{count}} options ({{candidates}}), so the server refuses to start: "ambiguous option \'--{{argument}}\'"; expected the full name',
       plugin:
         '{{written}}: an option of the {{plugin}} plugin, known only once the plugin is loaded; without it the server refuses to start ("{{wording}}"); expected loose-{{name}}, which the server ignores with a warning when the plugin is absent',
@@ -82,11 +84,13 @@ export default defineRule({
         return;
       }
       const near = nearestOption(use.name.key);
-      ctx.report({
-        at: use,
-        messageId: 'unknown',
-        data: { written, product: `MariaDB ${target.version}`, wording, suggestion: near === undefined ? '' : `; did you mean ${near}?` },
-      });
+      const suggestion = near === undefined ? '' : `; did you mean ${near}?`;
+      if (target.assumed === true && near === undefined) {
+        // A name MariaDB lacks may be MySQL's (gtid_mode, log_error_verbosity): not a refusal to start while the product is a guess.
+        ctx.report({ at: use, messageId: 'unknownOnAssumed', severity: 'warn', data: { written, version: target.version, wording, suggestion } });
+        return;
+      }
+      ctx.report({ at: use, messageId: 'unknown', data: { written, product: `MariaDB ${target.version}`, wording, suggestion } });
     };
     return { option: { '*': check } };
   },

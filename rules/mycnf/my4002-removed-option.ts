@@ -94,7 +94,8 @@ export default defineRule({
                 messageId: 'noop',
                 severity: finding.mysqlOnly ? 'info' : 'warn',
                 data: { ...data, warning: finding.warning },
-                fix,
+                // A MySQL option MariaDB ignores is MySQL's own setting when the product is only assumed: removing it would change a MySQL server.
+                ...(finding.mysqlOnly && target.assumed === true ? {} : { fix }),
               });
               break;
           }

@@ -184,7 +184,8 @@ function ruleSelection(config: ResolvedConfig, cliRules: ReadonlyMap<string, Use
 
 /** Defaults < config `target` < the host's override < `--target`. */
 function targetsOf(group: HostGroup, cliTarget: string | undefined): Targets {
-  const base: Targets = { ...DEFAULT_TARGETS, ...group.targets };
+  // Marked as assumed until the configuration or a flag names the database server.
+  const base: Targets = { ...DEFAULT_TARGETS, db: { ...DEFAULT_TARGETS.db, assumed: true }, ...group.targets };
   return cliTarget === undefined ? base : parseTargetSpec(cliTarget, base);
 }
 

@@ -9,6 +9,8 @@ export interface Targets {
 export interface DatabaseTarget {
   readonly product: 'mysql' | 'mariadb';
   readonly version: string;
+  /** Nobody said which server the option files are for (no --target, no target: in .tune-lint.yaml): the default stands in. */
+  readonly assumed?: true;
 }
 
 export const DEFAULT_TARGETS: Targets = {
