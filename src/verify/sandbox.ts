@@ -89,7 +89,8 @@ export class Sandbox {
    */
   run(root: string, command: SandboxCommand): Promise<ToolRun> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.bwrap, ['--info-fd', '3', ...this.arguments(root, command)], { env: {}, cwd: '/', stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...identity() });
+      // A process group of its own: killed as a group, the sandbox's first process goes too before bwrap has said which it is.
+      const child = spawn(this.bwrap, ['--info-fd', '3', ...this.arguments(root, command)], { env: {}, cwd: '/', stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true, ...identity() });
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
       let info = '';
@@ -107,6 +108,7 @@ export class Sandbox {
         timedOut = true;
         const sandboxInit = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
         if (sandboxInit === undefined) {
+          if (child.pid !== undefined) killQuietly(-child.pid);
           child.kill('SIGKILL');
           return;
         }
