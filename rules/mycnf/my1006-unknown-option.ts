@@ -2,6 +2,7 @@ import { defineRule } from '../../src/engine/define-rule.js';
 import { seriesOf } from '../../src/core/targets.js';
 import { mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { NearestName } from '../../src/util/nearest-name.js';
 import { shownLine } from './support/intent.js';
 import { unknownNameOwner } from './support/ownership.js';
 
@@ -83,7 +84,7 @@ export default defineRule({
         });
         return;
       }
-      const near = nearestOption(use.name.key);
+      const near = likelyOption(use.name.key);
       const suggestion = near === undefined ? '' : `; did you mean ${near}?`;
       if (target.assumed === true && near === undefined) {
         // A name MariaDB lacks may be MySQL's (gtid_mode, log_error_verbosity): not a refusal to start while the product is a guess.
@@ -96,39 +97,10 @@ export default defineRule({
   },
 });
 
-/** The one option within a small edit distance of a misspelt name, if exactly one is closest. */
-function nearestOption(key: string): string | undefined {
-  if (key.length < 4) return undefined;
-  const limit = key.length < 8 ? 1 : 2;
-  let best: string | undefined;
-  let bestDistance = limit + 1;
-  let ties = 0;
-  for (const name of mariadbOptionNames()) {
-    if (Math.abs(name.length - key.length) > limit) continue;
-    const distance = editDistance(key, name, limit);
-    if (distance < bestDistance) {
-      best = name;
-      bestDistance = distance;
-      ties = 0;
-    } else if (distance === bestDistance) ties++;
-  }
-  return ties === 0 ? best : undefined;
-}
+let nearestOption: NearestName | undefined;
 
-/** Levenshtein distance, giving up (limit + 1) once every path is longer than the limit. */
-function editDistance(a: string, b: string, limit: number): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
-      current.push(value);
-      rowMin = Math.min(rowMin, value);
-    }
-    if (rowMin > limit) return limit + 1;
-    previous = current;
-  }
-  return previous[b.length] as number;
+/** The one option within a small edit distance of a misspelt name, if exactly one is closest. */
+function likelyOption(key: string): string | undefined {
+  nearestOption ??= new NearestName(mariadbOptionNames(), (name) => (name.length < 4 ? 0 : name.length < 8 ? 1 : 2));
+  return nearestOption.find(key);
 }

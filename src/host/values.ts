@@ -1,3 +1,4 @@
+import { editDistance } from '../util/nearest-name.js';
 import { formatBytes, parseFriendlySize } from '../util/units.js';
 import type { ChildMemory, Fact, HostFactName, HostFacts, MountEntry } from './facts.js';
 import { HOST_FACT_NAMES, HostFactsError } from './facts.js';
@@ -114,21 +115,8 @@ function take<T>(checked: Checked<T>, where: string, keyPath: string): T {
 /** Keys are compared without case, dashes and underscores to suggest `perChild` for `per_child`. */
 function suggestion(key: string, known: readonly string[]): string {
   const squash = (text: string) => text.toLowerCase().replace(/[-_]/g, '');
-  const close = known.find((name) => squash(name) === squash(key)) ?? known.find((name) => editDistance(squash(name), squash(key)) <= 2);
+  const close = known.find((name) => squash(name) === squash(key)) ?? known.find((name) => editDistance(squash(name), squash(key), 2) <= 2);
   return close === undefined ? `expected one of ${known.join(', ')}` : `did you mean ${close}?`;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
 }
 
 function checkKeys(node: Located, known: readonly string[], keyPath: string): ReadonlyMap<string, LocatedEntry> {
