@@ -36,7 +36,7 @@ export interface Sample {
   readonly cpuMs: number | undefined;
 }
 
-export const GNU_TIME = '/usr/bin/time';
+const GNU_TIME = '/usr/bin/time';
 
 export function gnuTimeAvailable(): boolean {
   try {

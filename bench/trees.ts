@@ -86,7 +86,7 @@ export function buildVhostTree(into: string, vhosts: number, apacheSource = '/et
 }
 
 /** 24 lines: the directives a shared-hosting site typically carries. */
-export function vhostText(site: string, index: number, documentRoot: string, logDir: string): string {
+function vhostText(site: string, index: number, documentRoot: string, logDir: string): string {
   const host = `${site}.example.test`;
   const backendPort = 9000 + (index % 1000);
   return [

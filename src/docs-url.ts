@@ -1,5 +1,5 @@
 /** Where the rule pages live; links point at the release tag so an old version never shows newer behaviour. */
-export const REPOSITORY_URL = 'https://github.com/tune-lint/tune-lint';
+const REPOSITORY_URL = 'https://github.com/tune-lint/tune-lint';
 
 export function docsUrl(version: string, ruleId?: string): string {
   const tag = `v${version}`;

@@ -13,8 +13,19 @@ import type { Formatter } from './formatters/types.js';
 import { lint as lintUnitOfConfigs, type LintInput, type LintResult } from './lint.js';
 
 export { parseApache, ApacheDocument } from './languages/apache/parser.js';
+export type { ApacheArg, ApacheNode, BlankNode, CloseTag, CommentNode, DirectiveNode, ErrorNode, SectionNode } from './languages/apache/cst.js';
 export { parseMyCnf } from './languages/mycnf/parser.js';
-export type { MycnfDocument } from './languages/mycnf/parser.js';
+export type {
+  Eol,
+  MycnfBlankLine,
+  MycnfCommentLine,
+  MycnfDocument,
+  MycnfGroupLine,
+  MycnfIncludeLine,
+  MycnfLine,
+  MycnfOptionLine,
+  MycnfOtherLine,
+} from './languages/mycnf/parser.js';
 export { loadApache } from './languages/apache/model.js';
 export type { ApacheConfig } from './languages/apache/model.js';
 export { loadMycnf } from './languages/mycnf/model.js';

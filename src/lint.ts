@@ -49,7 +49,7 @@ export interface LintInput {
 export type { FileFix, LintResult } from './engine/result.js';
 
 /** A problem with the input itself (a main file that cannot be read): exit code 2. */
-export class InputError extends UserError {}
+class InputError extends UserError {}
 
 interface Loaded {
   readonly apache: ApacheConfig[];

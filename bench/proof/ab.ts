@@ -28,7 +28,7 @@ function field(output: string, label: string): number | undefined {
 }
 
 /** Reads ab 2.3's report. Returns a reason instead when the report is not there. */
-export function parseAbReport(output: string): AbResult | string {
+function parseAbReport(output: string): AbResult | string {
   const seconds = field(output, 'Time taken for tests');
   const complete = field(output, 'Complete requests');
   const failed = field(output, 'Failed requests');

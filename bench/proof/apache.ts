@@ -6,7 +6,7 @@ import type { ServerTree } from './server-root.js';
 
 export const APACHE = '/usr/sbin/apache2';
 export const PAGE_PATH = '/page.php';
-export const PAGE_BYTES = 28000;
+const PAGE_BYTES = 28000;
 
 /** A running Apache parent that this proof started, inside its memory cgroup. */
 export interface RunningApache {

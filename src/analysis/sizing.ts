@@ -80,7 +80,7 @@ export function webTierLimit(sizing: ApacheSizing): string {
   return `${planned} ${sizing.plannedMaxRequestWorkers} (as AP2001 sets it, from ${sizing.limitName} ${sizing.maxRequestWorkers} ${where})`;
 }
 
-export interface MysqlTerm {
+interface MysqlTerm {
   readonly name: string;
   readonly bytes: number;
   /** `set in FILE:LINE` or `default for mariadb 10.11`. */

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { getSystemErrorMap } from 'node:util';
 import { decodeBytes, SourceFile } from './source-file.js';
 
-export const DEFAULT_LIMITS = {
+const DEFAULT_LIMITS = {
   /** Larger files are refused with a diagnostic; Apache itself caps a logical line at 16 MiB. */
   maxFileBytes: 64 * 1024 * 1024,
   /** Files read through includes, per run. */

@@ -18,7 +18,7 @@ export interface DisableDirective {
 const COMMENT = /^[ \t]*[#;][ \t]*tune-lint-(disable-next-line|disable|enable)\b([^\r\n]*)/gm;
 const PREFIX = 'tune-lint-';
 
-export function findDisableDirectives(file: SourceFile): DisableDirective[] {
+function findDisableDirectives(file: SourceFile): DisableDirective[] {
   if (!namesDirective(file.text)) return [];
   const found: DisableDirective[] = [];
   for (const match of file.text.matchAll(COMMENT)) {

@@ -8,8 +8,8 @@ import type { Sizing } from '../analysis/sizing.js';
 
 export type { Language, Located, Position, Range, Severity, TextEdit } from '../core/types.js';
 export type SeveritySetting = Severity | 'off';
-export type RuleLanguage = Language | 'host' | 'tool';
-export type Category = 'correctness' | 'performance' | 'security' | 'deprecation' | 'style';
+type RuleLanguage = Language | 'host' | 'tool';
+type Category = 'correctness' | 'performance' | 'security' | 'deprecation' | 'style';
 
 /**
  * `safe` fixes correct something already broken or renamed and keep what the

@@ -3,7 +3,7 @@ import type { Diagnostic, Fix, FixKind, TextEdit } from '../engine/types.js';
 
 export type FixType = FixKind | 'all';
 
-export function fixAllowed(kind: FixKind, fixType: FixType): boolean {
+function fixAllowed(kind: FixKind, fixType: FixType): boolean {
   return fixType === 'all' || kind === fixType;
 }
 

@@ -10,7 +10,7 @@ export interface HostFlags {
   readonly perChild?: string | undefined;
 }
 
-export const HOST_FLAG_NAMES = { ram: '--host-ram', cpus: '--host-cpus', perChild: '--per-child' } as const;
+const HOST_FLAG_NAMES = { ram: '--host-ram', cpus: '--host-cpus', perChild: '--per-child' } as const;
 
 function fromFlag<T>(flag: string, checked: Checked<T>): T {
   if (!checked.ok) throw new HostFactsError(`${flag}: ${checked.problem}`);

@@ -36,7 +36,7 @@ export class ProcReader {
   }
 }
 
-export function errorCode(error: unknown): string {
+function errorCode(error: unknown): string {
   if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string') {
     return (error as { code: string }).code;
   }
@@ -108,7 +108,7 @@ export function parseCgroupFile(text: string): CgroupMembership[] {
  * mounted (mountinfo root `/docker/abc`), in which case that prefix is cut;
  * inside a cgroup namespace the path is `/` and the mount point is the group.
  */
-export function cgroupDirectory(membership: CgroupMembership, mount: MountInfoEntry): string {
+function cgroupDirectory(membership: CgroupMembership, mount: MountInfoEntry): string {
   const root = mount.root === '/' ? '' : mount.root;
   let relative = membership.path;
   if (root !== '') {
@@ -119,7 +119,7 @@ export function cgroupDirectory(membership: CgroupMembership, mount: MountInfoEn
 }
 
 /** The group and its ancestors up to the mount point: a limit anywhere above applies too. */
-export function groupAndAncestors(directory: string, mountPoint: string): string[] {
+function groupAndAncestors(directory: string, mountPoint: string): string[] {
   const chain: string[] = [];
   let current = directory;
   while (current.startsWith(mountPoint) && current.length >= mountPoint.length) {
@@ -139,7 +139,7 @@ export interface CgroupContext {
 }
 
 /** The directories of this process's group (and ancestors) in the v1 hierarchy of `controller`, or in v2. */
-export function cgroupChain(context: CgroupContext, version: 1 | 2, controller: string): string[] {
+function cgroupChain(context: CgroupContext, version: 1 | 2, controller: string): string[] {
   if (version === 1) {
     const membership = context.memberships.find((entry) => entry.hierarchyId !== '0' && entry.controllers.includes(controller));
     const mount = context.mounts.find((entry) => entry.fsType === 'cgroup' && entry.superOptions.includes(controller));
@@ -213,7 +213,7 @@ export function parseKeyedLines(text: string): Map<string, string> {
 }
 
 /** A `1234 kB` value in bytes. */
-export function kilobytes(value: string | undefined): number | undefined {
+function kilobytes(value: string | undefined): number | undefined {
   const match = value === undefined ? null : /^(\d+)\s*kB$/.exec(value);
   return match === null ? undefined : Number(match[1]) * 1024;
 }

@@ -42,7 +42,7 @@ export class ProbeCache {
 }
 
 /** A probe usually takes 60-100 ms (half of it loading systeminformation); a spinner for less would only flicker. */
-export const SLOW_PROBE_MS = 150;
+const SLOW_PROBE_MS = 150;
 
 type MutableFacts = { -readonly [K in keyof HostFacts]: HostFacts[K] };
 
@@ -72,7 +72,7 @@ export async function resolveHostFacts(sources: HostSources): Promise<HostFacts>
 }
 
 /** Each fact from the first layer that has it; notes from every layer. */
-export function mergeHostFacts(layers: readonly HostFacts[]): HostFacts {
+function mergeHostFacts(layers: readonly HostFacts[]): HostFacts {
   const merged: MutableFacts = {};
   const target = merged as Record<string, Fact<unknown> | undefined>;
   for (const name of HOST_FACT_NAMES) {

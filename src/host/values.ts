@@ -93,7 +93,7 @@ export function checkCpus(value: unknown): Checked<number> {
   return { ok: true, value: number };
 }
 
-export function checkPositiveInteger(value: unknown): Checked<number> {
+function checkPositiveInteger(value: unknown): Checked<number> {
   const number = typeof value === 'number' ? value : typeof value === 'string' && WHOLE_NUMBER_TEXT.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(number) || number <= 0) return fail(`expected a whole number greater than 0, got ${shown(value)}`);
   return { ok: true, value: number };

@@ -24,7 +24,7 @@ import { decodeLines, type ToolRun } from './server-tools.js';
  */
 
 /** The directories of programs and libraries the sandbox shows from the host, read-only. */
-export const SYSTEM_DIRS = ['/usr', '/lib', '/lib64', '/bin', '/sbin'] as const;
+const SYSTEM_DIRS = ['/usr', '/lib', '/lib64', '/bin', '/sbin'] as const;
 
 /** The user the servers' checkers run as when tune-lint is root: Debian's and RHEL's `nobody`. */
 const NOBODY = 65_534;

@@ -74,7 +74,7 @@ export function apacheEnvironment(envvarsText: string | undefined, extra: Readon
 /** The variables Debian's apache2ctl exports for the configuration (APACHE_RUN_USER, APACHE_LOG_DIR...). */
 const CONFIGURATION_VARIABLE = /^APACHE_[A-Z0-9_]+$/;
 
-export interface ApacheMessage {
+interface ApacheMessage {
   /** The stderr line(s) as printed (a two-line AH00526 error is one message). */
   readonly raw: string;
   /** `AH00111` etc. */
@@ -86,7 +86,7 @@ export interface ApacheMessage {
   readonly text: string;
 }
 
-export interface ApacheSyntaxError {
+interface ApacheSyntaxError {
   /** The file and line Apache blames: the innermost of a chain of includes. */
   readonly file: string;
   readonly line: number;

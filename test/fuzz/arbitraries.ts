@@ -4,7 +4,7 @@ import type { Targets } from '../../src/core/targets.js';
 import type { Seeds } from './seeds.js';
 
 /** A JS string as the byte string of its UTF-8 encoding (one char per byte). */
-export function bytesOf(text: string): string {
+function bytesOf(text: string): string {
   return Buffer.from(text, 'utf8').toString('latin1');
 }
 
@@ -121,7 +121,7 @@ export const mycnfText: fc.Arbitrary<string> = fc
   .map(([lines, prefix]) => prefix + lines.map(([line, eol]) => `${line}${eol === '\\\n' ? '\n' : eol}`).join(''));
 
 /** A seed with a few byte-level edits: insertions of tokens or noise, deletions, duplicated ranges. */
-export function mutated(seeds: readonly string[], tokens: fc.Arbitrary<string>): fc.Arbitrary<string> {
+function mutated(seeds: readonly string[], tokens: fc.Arbitrary<string>): fc.Arbitrary<string> {
   if (seeds.length === 0) return fc.constant('');
   const edit = fc.tuple(fc.nat(), fc.nat(40), fc.oneof(tokens.map((t) => `${t}\n`), NOISE, fc.constant('')), fc.boolean());
   return fc.tuple(fc.integer({ min: 0, max: seeds.length - 1 }), fc.array(edit, { maxLength: 6 })).map(([index, edits]) => {

@@ -35,7 +35,7 @@ export interface RunStats {
 }
 
 /** Generous: the inputs are a few KB; a run this slow has gone super-linear (a regex or a walk that explodes). */
-export const DEFAULT_RUN_BUDGET_MS = 10_000;
+const DEFAULT_RUN_BUDGET_MS = 10_000;
 
 const ALL_RULES = selectRules(builtinRules, 'all', new Map());
 const KNOWN_RULES = new Set(builtinRules.map((rule) => rule.meta.id));

@@ -14,7 +14,7 @@ function configSet(generated: fc.Arbitrary<string>, mutatedSeed: fc.Arbitrary<st
 }
 
 /** Scenarios for one property: an Apache tree, a my.cnf tree, or both on one host (the cross-service rules). */
-export function scenarios(name: PropertyName, seeds: Seeds): fc.Arbitrary<Scenario> {
+function scenarios(name: PropertyName, seeds: Seeds): fc.Arbitrary<Scenario> {
   const apache = configSet(apacheText, mutatedApache(seeds));
   const mycnf = configSet(mycnfText, mutatedMycnf(seeds));
   const common = { host: hostFacts, targets };

@@ -42,7 +42,6 @@ import { apacheEnvironment, parseApacheStderr, runTool, type ApacheStderr } from
 import { findTool } from './tools.js';
 
 export { readEnvvars } from '../../src/languages/apache/envvars.js';
-export type { ApacheMessage, ApacheSyntaxError } from '../../src/verify/server-tools.js';
 
 export interface ApacheOracleOptions {
   /**
@@ -81,7 +80,7 @@ export interface ApacheOracleOptions {
 }
 
 /** One run of the binary, with sysroot copy paths already mapped back. */
-export interface ApacheRun {
+interface ApacheRun {
   args: string[];
   exitCode: number | null;
   signal: NodeJS.Signals | null;

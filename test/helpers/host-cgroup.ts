@@ -33,7 +33,7 @@ function v1Mount(controller: string): V1Mount | undefined {
 }
 
 /** This process's group directory in the v1 hierarchy of `controller`, if it is mounted. */
-export function ownV1Group(controller: string): string | undefined {
+function ownV1Group(controller: string): string | undefined {
   const mount = v1Mount(controller);
   if (mount === undefined) return undefined;
   const line = fs

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 
 /** Repository root (this file runs as dist/test/helpers/mycnf-fixtures.js). */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const FIXTURES = path.join(REPO_ROOT, 'fixtures', 'mycnf');
 /** Real third-party option files, outside the repository; tests use them only when present. */
 export const CORPUS = path.resolve(REPO_ROOT, '..', 'shared', 'corpus', 'mysql');

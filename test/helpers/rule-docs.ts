@@ -2,7 +2,7 @@ import { parse as parseYaml } from 'yaml';
 
 export const REQUIRED_SECTIONS = ['Problematic configuration', 'Corrected configuration', 'Why', 'Options', 'Exceptions', 'References'];
 
-export interface CodeExample {
+interface CodeExample {
   readonly section: string;
   readonly language: string;
   readonly code: string;

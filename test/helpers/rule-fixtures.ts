@@ -41,7 +41,7 @@ interface CaseSettings {
   readonly options?: Record<string, unknown>;
 }
 
-export const RULE_FIXTURES = repoPath('fixtures', 'rules');
+const RULE_FIXTURES = repoPath('fixtures', 'rules');
 
 export function ruleCases(rule: Rule): RuleCase[] {
   const dir = path.join(RULE_FIXTURES, rule.meta.id);

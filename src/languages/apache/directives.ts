@@ -11,7 +11,7 @@ import type { MpmName } from './names.js';
  * checks them all against the installed binary.
  */
 
-export type ArgumentShape =
+type ArgumentShape =
   /**
    * httpd checks the words before the directive's code runs (config.c
    * `invoke_cmd`: TAKE1, TAKE12, FLAG...), as the generated table of the
@@ -32,7 +32,7 @@ export type ArgumentShape =
  * `anywhere`: also inside `<Directory>`, `<Location>`, `<Files>`...;
  * `directory`: only inside a directory-type section.
  */
-export type DirectiveContext = 'server' | 'virtualhost' | 'anywhere' | 'directory';
+type DirectiveContext = 'server' | 'virtualhost' | 'anywhere' | 'directory';
 
 export interface DirectiveSpec {
   /** httpd's spelling, which its error messages use whatever the case written. */

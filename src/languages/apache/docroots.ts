@@ -52,7 +52,7 @@ export function vhostOf(use: { readonly parent: ApacheSectionUse | undefined }):
 }
 
 /** A path as httpd's config resolves it: relative to ServerRoot, without a trailing slash. */
-export function serverPath(config: ApacheConfig, written: string): string {
+function serverPath(config: ApacheConfig, written: string): string {
   return isNormalAbsolute(written) ? written : path.posix.resolve(config.serverRoot, written);
 }
 
@@ -331,12 +331,12 @@ function levelsOf(components: readonly string[]): string[] {
 }
 
 /** A served place with the mount that holds it. */
-export interface MountedPlace extends ServedPlace {
+interface MountedPlace extends ServedPlace {
   readonly mount: MountEntry;
 }
 
 /** The served places that sit on a network or FUSE filesystem, by the host's mount table. */
-export function placesOnNetworkFilesystems(config: ApacheConfig, mounts: readonly MountEntry[]): MountedPlace[] {
+function placesOnNetworkFilesystems(config: ApacheConfig, mounts: readonly MountEntry[]): MountedPlace[] {
   return servedPlaces(config).flatMap((place) => {
     const mount = filesystemTypeOf(mounts, place.path);
     return mount !== undefined && isNetworkFilesystem(mount.fsType) ? [{ ...place, mount }] : [];

@@ -24,7 +24,7 @@ export interface LogicalLine {
 }
 
 /** C `isspace` in the C locale, as httpd uses it. */
-export function isSpace(code: number): boolean {
+function isSpace(code: number): boolean {
   return code === 32 || (code >= 9 && code <= 13);
 }
 

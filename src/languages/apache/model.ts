@@ -56,7 +56,7 @@ export interface ApacheDirectiveUse extends Located {
   readonly include?: IncludeOutcome;
 }
 
-export interface IncludeOutcome {
+interface IncludeOutcome {
   readonly pattern: string;
   readonly files: readonly string[];
   /** httpd's own error when the include is fatal (no match for Include, unreadable file). */

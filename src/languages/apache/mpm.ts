@@ -78,7 +78,7 @@ const THREADED_DIRECTIVES: readonly MpmDirective[] = [
 ];
 
 /** Which MPM directives exist for an MPM (others are "Invalid command" under it). */
-export function mpmDirectives(mpm: MpmName): readonly MpmDirective[] {
+function mpmDirectives(mpm: MpmName): readonly MpmDirective[] {
   return mpm === 'prefork' ? PREFORK_DIRECTIVES : THREADED_DIRECTIVES;
 }
 

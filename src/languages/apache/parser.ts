@@ -3,7 +3,7 @@ import type { ApacheArg, ApacheNode, CloseTag, DirectiveNode, ErrorNode, ParsePr
 import { nextWord, splitLogicalLines, splitWords, type LogicalLine, type Word } from './lexer.js';
 import { printApache } from './print.js';
 
-export const DEFAULT_MAX_NESTING = 1_000;
+const DEFAULT_MAX_NESTING = 1_000;
 
 /** Shared by every file that parses cleanly, most of them. */
 const NO_PROBLEMS: readonly ParseProblem[] = Object.freeze([]);
@@ -347,7 +347,7 @@ function toArg(line: LogicalLine, word: Word): ApacheArg {
 }
 
 /** Source range of [start, end) in the logical text; end maps past the last character. */
-export function sourceRange(line: LogicalLine, start: number, end: number): Range {
+function sourceRange(line: LogicalLine, start: number, end: number): Range {
   const from = line.sourceOffset(start);
   return [from, end > start ? line.sourceOffset(end - 1) + 1 : from];
 }

@@ -14,7 +14,7 @@ import { parseMyCnf, READ_LIMIT_BYTES, type MycnfDocument, type MycnfIncludeLine
 import { parseServerSize } from './sizes.js';
 
 /** `max_recursion_level` of search_default_file_with_ext: files at this depth have their `!` lines skipped. */
-export const MAX_INCLUDE_DEPTH = 10;
+const MAX_INCLUDE_DEPTH = 10;
 
 export interface MycnfFileEntry {
   readonly source: SourceFile;
@@ -49,7 +49,7 @@ export interface MycnfOptionUse {
   readonly order: number;
 }
 
-export interface MycnfSize {
+interface MycnfSize {
   readonly bytes: number;
   readonly from: MycnfOptionUse | 'default';
 }

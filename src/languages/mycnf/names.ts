@@ -12,7 +12,7 @@ export type OptionPrefix = (typeof OPTION_PREFIXES)[number];
  * skip-new, skip-replica-start). `skip-external-locking` is not one of them:
  * the option is `external-locking` and the skip- form turns it off.
  */
-export const PREFIXED_OPTION_NAMES: ReadonlySet<string> = new Set([
+const PREFIXED_OPTION_NAMES: ReadonlySet<string> = new Set([
   'skip_grant_tables',
   'skip_host_cache',
   'skip_name_resolve',

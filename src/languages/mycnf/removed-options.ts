@@ -40,7 +40,7 @@ const OPTVAR_80 = 'https://dev.mysql.com/doc/mysqld-version-reference/en/optvar-
  * not taken from this table but from MariaDB's own option list (see
  * `mariadbStatus` in the rule), which is verified against mariadbd 10.11.
  */
-export const REMOVED_OPTIONS: readonly RemovedOption[] = [
+const REMOVED_OPTIONS: readonly RemovedOption[] = [
   {
     names: ['default_character_set'],
     mysql: { deprecated: '5.0', removed: '5.5' },
