@@ -30,7 +30,10 @@ export default tseslint.config(
       // Numbers and booleans read well in messages; objects and undefined are the mistakes this rule is for.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       // node:test's describe and it return promises the runner itself awaits.
-      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] },
+      ],
       // `value as string` after a checked index is the house style: strictTypeChecked forbids the `value!` this rule asks for.
       '@typescript-eslint/non-nullable-type-assertion-style': 'off',
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],

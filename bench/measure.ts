@@ -67,7 +67,11 @@ export class Runner {
     const stderr: Buffer[] = [];
     const started = process.hrtime.bigint();
     const exitCode = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(file as string, args, { cwd: command.cwd ?? this.cwd, stdio: ['ignore', this.devNull, 'pipe'], env: command.env ?? process.env });
+      const child = spawn(file as string, args, {
+        cwd: command.cwd ?? this.cwd,
+        stdio: ['ignore', this.devNull, 'pipe'],
+        env: command.env ?? process.env,
+      });
       child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
       child.on('error', reject);
       child.on('exit', (code) => resolve(code));

@@ -66,7 +66,9 @@ export function formatReport({ machine, trees, samples, sizes, instructions }: R
     `tune-lint: ${machine.measured}.`,
     ...(machine.extraCaCerts === undefined
       ? []
-      : [`NODE_EXTRA_CA_CERTS=${machine.extraCaCerts}: every Node process, \`node -e 0\` included, parses it at start, which raises the floor.`]),
+      : [
+          `NODE_EXTRA_CA_CERTS=${machine.extraCaCerts}: every Node process, \`node -e 0\` included, parses it at start, which raises the floor.`,
+        ]),
     `${machine.repetitions} round${machine.repetitions === 1 ? '' : 's'} after one warm-up, every command once per round (${machine.seconds.toFixed(0)} s); ` +
       `load average ${load(machine.loadBefore)} before, ${load(machine.loadAfter)} after.`,
     '',
@@ -74,7 +76,9 @@ export function formatReport({ machine, trees, samples, sizes, instructions }: R
     '|---|---:|---:|---:|---|',
   );
   for (const tree of trees) {
-    out.push(`| ${tree.label} | ${int(tree.fileCount)} | ${int(tree.lines)} | ${int(tree.bytes)} | ${tree.checkedAgainstApache ? 'yes' : 'not checked'} |`);
+    out.push(
+      `| ${tree.label} | ${int(tree.fileCount)} | ${int(tree.lines)} | ${int(tree.bytes)} | ${tree.checkedAgainstApache ? 'yes' : 'not checked'} |`,
+    );
   }
 
   out.push(
@@ -129,7 +133,7 @@ export function formatReport({ machine, trees, samples, sizes, instructions }: R
     // Against Node's floor only: Apache spends its time in system calls, which callgrind does not count.
     out.push(
       '',
-      'Instructions (millions) under valgrind\'s callgrind, Node with `--predictable`: the same in every run whatever the load, so these ratios do not move.',
+      "Instructions (millions) under valgrind's callgrind, Node with `--predictable`: the same in every run whatever the load, so these ratios do not move.",
       '',
       '| Command | Tree | Instructions (M) | × `node -e 0` |',
       '|---|---|---:|---:|',
@@ -138,7 +142,9 @@ export function formatReport({ machine, trees, samples, sizes, instructions }: R
     const counted = (label: string, tree: string, id: string): void => {
       const count = instructions.get(id);
       if (count === undefined) return;
-      out.push(`| ${label} | ${tree} | ${int(Math.round(count))} | ${times(id === 'node' || floor === undefined ? undefined : count / floor)} |`);
+      out.push(
+        `| ${label} | ${tree} | ${int(Math.round(count))} | ${times(id === 'node' || floor === undefined ? undefined : count / floor)} |`,
+      );
     };
     counted('`node -e 0`', '—', 'node');
     counted('tune-lint (lint)', 'Debian Apache + MariaDB (copy, `--sysroot`)', 'lint/debian+mysql');
@@ -172,7 +178,10 @@ export function formatReport({ machine, trees, samples, sizes, instructions }: R
   if (sizes.length > 1) {
     const growth = ratio(`lint/${big}`, `lint/vhosts-${smallest}`);
     const factor = largest / smallest;
-    check(growth === undefined ? undefined : growth <= factor * 1.1, `${factor.toFixed(0)}x the vhosts costs ${times(growth)} the time (at most ${(factor * 1.1).toFixed(0)}x)`);
+    check(
+      growth === undefined ? undefined : growth <= factor * 1.1,
+      `${factor.toFixed(0)}x the vhosts costs ${times(growth)} the time (at most ${(factor * 1.1).toFixed(0)}x)`,
+    );
   }
   return `${out.join('\n')}\n`;
 }

@@ -70,10 +70,24 @@ async function main(): Promise<void> {
     const workDir = path.join(scratch, 'cwd');
     fs.mkdirSync(workDir);
     const trees: ApacheTree[] = [
-      { key: 'debian', label: 'Debian stock (copy, --sysroot)', serverRoot: path.dirname(debian.apacheConf), conf: debian.apacheConf, sysroot: debian.root, vhosts: undefined },
+      {
+        key: 'debian',
+        label: 'Debian stock (copy, --sysroot)',
+        serverRoot: path.dirname(debian.apacheConf),
+        conf: debian.apacheConf,
+        sysroot: debian.root,
+        vhosts: undefined,
+      },
       ...sizes.map((size): ApacheTree => {
         const tree = buildVhostTree(scratch, size);
-        return { key: `vhosts-${size}`, label: `${size.toLocaleString('en-US')} vhosts`, serverRoot: tree.serverRoot, conf: tree.apacheConf, sysroot: undefined, vhosts: size };
+        return {
+          key: `vhosts-${size}`,
+          label: `${size.toLocaleString('en-US')} vhosts`,
+          serverRoot: tree.serverRoot,
+          conf: tree.apacheConf,
+          sysroot: undefined,
+          vhosts: size,
+        };
       }),
     ];
 
@@ -93,7 +107,11 @@ async function main(): Promise<void> {
         cwd: debian.repository,
         okExitCodes: [0, 1],
       },
-      { id: 'lint/live-etc', argv: [node, cli, '--no-probe', '--format', 'json', '/etc/apache2/apache2.conf', '/etc/mysql/my.cnf'], okExitCodes: [0, 1] },
+      {
+        id: 'lint/live-etc',
+        argv: [node, cli, '--no-probe', '--format', 'json', '/etc/apache2/apache2.conf', '/etc/mysql/my.cnf'],
+        okExitCodes: [0, 1],
+      },
     ];
     for (const tree of trees) {
       if (tree.key !== 'debian') {
@@ -104,8 +122,12 @@ async function main(): Promise<void> {
     }
 
     progress('checking every command once');
-    const treeInfo = apache2 === undefined ? trees.map((tree) => describeTree(cli, tree, undefined, workDir).info) : trees.map((tree) => verifyTree(cli, tree, apache2, workDir));
-    for (const id of ['lint/debian+mysql', 'lint/config-repo']) verifyLint(commands.find((command) => command.id === id) as BenchCommand, workDir);
+    const treeInfo =
+      apache2 === undefined
+        ? trees.map((tree) => describeTree(cli, tree, undefined, workDir).info)
+        : trees.map((tree) => verifyTree(cli, tree, apache2, workDir));
+    for (const id of ['lint/debian+mysql', 'lint/config-repo'])
+      verifyLint(commands.find((command) => command.id === id) as BenchCommand, workDir);
 
     const runner = new Runner(withRss, scratch, workDir);
     const loadBefore = os.loadavg();
@@ -180,17 +202,28 @@ function verifyTree(cli: string, tree: ApacheTree, apache2: string, workDir: str
   const ours = files.map(toServerPath);
   if (ours.length !== apacheFiles.length || ours.some((file, index) => file !== apacheFiles[index])) {
     const first = ours.findIndex((file, index) => file !== apacheFiles[index]);
-    throw new Error(`${tree.label}: tune-lint reads ${ours.length} files, apache2 ${apacheFiles.length}; first difference at #${first}: ${ours[first]} vs ${apacheFiles[first]}`);
+    throw new Error(
+      `${tree.label}: tune-lint reads ${ours.length} files, apache2 ${apacheFiles.length}; first difference at #${first}: ${ours[first]} vs ${apacheFiles[first]}`,
+    );
   }
   return info;
 }
 
-function describeTree(cli: string, tree: ApacheTree, apacheFiles: readonly string[] | undefined, workDir: string): { info: TreeInfo; files: string[] } {
-  const dump = spawnSync(process.execPath, [cli, 'dump', ...(tree.sysroot === undefined ? [] : ['--sysroot', tree.sysroot]), tree.conf, '--json'], {
-    cwd: workDir,
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-  });
+function describeTree(
+  cli: string,
+  tree: ApacheTree,
+  apacheFiles: readonly string[] | undefined,
+  workDir: string,
+): { info: TreeInfo; files: string[] } {
+  const dump = spawnSync(
+    process.execPath,
+    [cli, 'dump', ...(tree.sysroot === undefined ? [] : ['--sysroot', tree.sysroot]), tree.conf, '--json'],
+    {
+      cwd: workDir,
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    },
+  );
   if (dump.status !== 0) throw new Error(`tune-lint dump fails on the ${tree.label} tree:\n${dump.stderr}`);
   const files = (JSON.parse(dump.stdout) as { files: { path: string }[] }).files.map((file) => file.path);
   let lines = 0;
@@ -201,16 +234,29 @@ function describeTree(cli: string, tree: ApacheTree, apacheFiles: readonly strin
     bytes += text.length;
     lines += text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
   }
-  const info = { key: tree.key, label: tree.label, vhosts: tree.vhosts, fileCount: files.length, lines, bytes, checkedAgainstApache: apacheFiles !== undefined };
+  const info = {
+    key: tree.key,
+    label: tree.label,
+    vhosts: tree.vhosts,
+    fileCount: files.length,
+    lines,
+    bytes,
+    checkedAgainstApache: apacheFiles !== undefined,
+  };
   return { info, files };
 }
 
 function verifyLint(command: BenchCommand, workDir: string): void {
-  const run = spawnSync(command.argv[0] as string, command.argv.slice(1), { cwd: command.cwd ?? workDir, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const run = spawnSync(command.argv[0] as string, command.argv.slice(1), {
+    cwd: command.cwd ?? workDir,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   if (run.status === null || !command.okExitCodes.includes(run.status)) throw new Error(`${command.id} failed:\n${run.stderr}`);
   const report = JSON.parse(run.stdout) as { results: { language: string }[] };
   const languages = new Set(report.results.map((result) => result.language));
-  if (!languages.has('apache') || !languages.has('mycnf')) throw new Error(`${command.id}: expected Apache and my.cnf results, got ${[...languages].join(', ')}`);
+  if (!languages.has('apache') || !languages.has('mycnf'))
+    throw new Error(`${command.id}: expected Apache and my.cnf results, got ${[...languages].join(', ')}`);
 }
 
 /** The CLI file timed, relative to the repository, and the commit checked out there. */

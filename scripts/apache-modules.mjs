@@ -35,7 +35,12 @@ export function shippedModules() {
 
 /** The lines every generated config starts with: the MPM and what httpd needs to parse a config in `dir`. */
 export function configHead(mpm, dir) {
-  return [`LoadModule mpm_${mpm}_module ${MODULES}/mod_mpm_${mpm}.so`, `PidFile ${dir}/pid`, `ErrorLog ${dir}/error.log`, `Mutex file:${dir} default`];
+  return [
+    `LoadModule mpm_${mpm}_module ${MODULES}/mod_mpm_${mpm}.so`,
+    `PidFile ${dir}/pid`,
+    `ErrorLog ${dir}/error.log`,
+    `Mutex file:${dir} default`,
+  ];
 }
 
 /**

@@ -57,14 +57,16 @@ for (const name of IMPORTED_ON_DEMAND) {
   if (!script.includes(call)) throw new Error(`bundle: no ${call} in ${OUTFILE}; update scripts/bundle.mjs`);
   script = script.split(call).join(`__importExternal("${name}")`);
 }
-if (/\bimport\(/.test(script.replaceAll('__importExternal(', ''))) throw new Error(`bundle: an import() is left in ${OUTFILE}, which a vm script cannot run`);
+if (/\bimport\(/.test(script.replaceAll('__importExternal(', '')))
+  throw new Error(`bundle: an import() is left in ${OUTFILE}, which a vm script cannot run`);
 // `import * as fs from 'node:fs'` becomes `__toESM(require("node:fs"), 1)`, a
 // copy of the module with a getter per export, made again for each of the
 // thirty-odd modules that import fs, path or os. A namespace import of a
 // built-in needs only the module itself; `.default`, the one thing the copy
 // adds, is checked to be unused.
 script = script.replace(/([\w$]+) = __toESM\(require\("(node:[\w/]+)"\), 1\)/g, (_, name, builtin) => {
-  if (new RegExp(`\\b${name.replace(/\$/g, '\\$')}\\.default\\b`).test(script)) throw new Error(`bundle: ${name}.default is used; keep __toESM for ${builtin}`);
+  if (new RegExp(`\\b${name.replace(/\$/g, '\\$')}\\.default\\b`).test(script))
+    throw new Error(`bundle: ${name}.default is used; keep __toESM for ${builtin}`);
   return `${name} = require("${builtin}")`;
 });
 

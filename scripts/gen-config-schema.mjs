@@ -11,4 +11,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { builtinRules } = await import(join(root, 'dist', 'rules', 'index.js'));
 const { configSchema } = await import(join(root, 'dist', 'src', 'config', 'schema.js'));
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-writeOrCheck(join(root, 'schema', 'tune-lint.schema.json'), `${JSON.stringify(configSchema(builtinRules, version), null, 2)}\n`, 'npm run docs');
+writeOrCheck(
+  join(root, 'schema', 'tune-lint.schema.json'),
+  `${JSON.stringify(configSchema(builtinRules, version), null, 2)}\n`,
+  'npm run docs',
+);

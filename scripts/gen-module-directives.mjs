@@ -13,11 +13,16 @@ import { writeOrCheck } from './generated-file.mjs';
 
 const tableArgument = process.argv.indexOf('--table');
 // `--check --table FILE` checks another copy of the table (the tests give one from a made-up release).
-const target = tableArgument === -1 ? join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'languages', 'apache', 'module-directives.ts') : process.argv[tableArgument + 1];
+const target =
+  tableArgument === -1
+    ? join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'languages', 'apache', 'module-directives.ts')
+    : process.argv[tableArgument + 1];
 
 const modules = shippedModules();
 const byModule = directivesByModule(modules);
-const version = execFileSync(APACHE, ['-v'], { encoding: 'utf8' }).split('\n')[0].replace(/^Server version: /, '');
+const version = execFileSync(APACHE, ['-v'], { encoding: 'utf8' })
+  .split('\n')[0]
+  .replace(/^Server version: /, '');
 const compiledIn = [...execFileSync(APACHE, ['-l'], { encoding: 'utf8' }).matchAll(/^\s+(\S+\.c)$/gm)].map((match) => match[1]);
 const shipped = [...modules.map((module) => module.identifier), ...MPMS.map((mpm) => `mpm_${mpm}_module`)].sort();
 const lines = [...byModule.keys()].sort().map((module) => `${module}: ${[...byModule.get(module)].sort().join(' ')}`);
@@ -81,11 +86,15 @@ function checkAcrossReleases(file, text, installed) {
   const owners = (source) => new Map([...source.matchAll(/^  '?([^':]+)'?: '([^']*)',$/gm)].map((match) => [match[1], match[2]]));
   const table = owners(readFileSync(file, 'utf8'));
   const binary = owners(text);
-  const differ = [...binary].filter(([name, owner]) => table.has(name) && table.get(name) !== owner).map(([name, owner]) => `${name}: ${table.get(name)} in the table, ${owner} in ${installed}`);
+  const differ = [...binary]
+    .filter(([name, owner]) => table.has(name) && table.get(name) !== owner)
+    .map(([name, owner]) => `${name}: ${table.get(name)} in the table, ${owner} in ${installed}`);
   const onlyTable = [...table.keys()].filter((name) => !binary.has(name));
   const onlyBinary = [...binary.keys()].filter((name) => !table.has(name));
   const recorded = otherRelease(file, installed);
-  console.log(`${installed} is installed, the table is from ${recorded}: ${binary.size - onlyBinary.length} directives in both${onlyTable.length > 0 ? `; only in ${recorded}: ${onlyTable.join(' ')}` : ''}${onlyBinary.length > 0 ? `; only in ${installed}: ${onlyBinary.join(' ')}` : ''}`);
+  console.log(
+    `${installed} is installed, the table is from ${recorded}: ${binary.size - onlyBinary.length} directives in both${onlyTable.length > 0 ? `; only in ${recorded}: ${onlyTable.join(' ')}` : ''}${onlyBinary.length > 0 ? `; only in ${installed}: ${onlyBinary.join(' ')}` : ''}`,
+  );
   if (differ.length > 0) {
     console.error(`${file} and ${installed} disagree on directives both define:\n${differ.join('\n')}`);
     process.exit(1);

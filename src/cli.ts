@@ -44,7 +44,12 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--server-root <dir>', 'Apache ServerRoot before the config sets one (httpd -d)')
     .option('--define <name>', 'Apache define, as httpd -D NAME (repeatable)', collect, [])
     .option('--env <name=value>', 'a variable of the environment httpd starts with, for ${NAME} (repeatable)', collect, [])
-    .option('--env-file <file>', "variables from a KEY=VALUE file, as Docker's --env-file and systemd's EnvironmentFile= (repeatable)", collect, [])
+    .option(
+      '--env-file <file>',
+      "variables from a KEY=VALUE file, as Docker's --env-file and systemd's EnvironmentFile= (repeatable)",
+      collect,
+      [],
+    )
     .option('--max-file-size <size>', 'refuse config files larger than this (default 64M)')
     .option('--max-files <n>', 'read at most this many files through the includes of each main file (default 100000)', integer)
     .option('--max-input-size <size>', 'read at most this much for each main file, itself and every inclusion counted (default 64M)')

@@ -13,7 +13,16 @@ import type { Formatter } from './formatters/types.js';
 import { lint as lintUnitOfConfigs, type LintInput, type LintResult } from './lint.js';
 
 export { parseApache, ApacheDocument } from './languages/apache/parser.js';
-export type { ApacheArg, ApacheNode, BlankNode, CloseTag, CommentNode, DirectiveNode, ErrorNode, SectionNode } from './languages/apache/cst.js';
+export type {
+  ApacheArg,
+  ApacheNode,
+  BlankNode,
+  CloseTag,
+  CommentNode,
+  DirectiveNode,
+  ErrorNode,
+  SectionNode,
+} from './languages/apache/cst.js';
 export { parseMyCnf } from './languages/mycnf/parser.js';
 export type {
   Eol,
@@ -52,7 +61,8 @@ export interface LintOptions extends Omit<LintInput, 'rules'> {
 
 /** Lints the configs of one host together; see {@link LintInput} for every option. */
 export async function lint(options: LintOptions): Promise<LintResult> {
-  const rules = options.rules ?? selectRules(builtinRules, options.preset ?? 'recommended', new Map(Object.entries(options.ruleSettings ?? {})));
+  const rules =
+    options.rules ?? selectRules(builtinRules, options.preset ?? 'recommended', new Map(Object.entries(options.ruleSettings ?? {})));
   return lintUnitOfConfigs({ ...options, rules });
 }
 

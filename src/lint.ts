@@ -45,7 +45,6 @@ export interface LintInput {
   readonly timer?: LintTimer;
 }
 
-
 export type { FileFix, LintResult } from './engine/result.js';
 
 /** A problem with the input itself (a main file that cannot be read): exit code 2. */
@@ -65,7 +64,12 @@ interface Loaded {
  */
 export async function lint(input: LintInput): Promise<LintResult> {
   const cwd = input.cwd ?? process.cwd();
-  const fs = new ConfigFileSystem({ sysroot: input.sysroot, sysrootAt: input.sysrootAt, cwd, ...(input.limits === undefined ? {} : { limits: input.limits }) });
+  const fs = new ConfigFileSystem({
+    sysroot: input.sysroot,
+    sysrootAt: input.sysrootAt,
+    cwd,
+    ...(input.limits === undefined ? {} : { limits: input.limits }),
+  });
   const targets = input.targets ?? DEFAULT_TARGETS;
   const host = input.host ?? {};
   const budget = { ...DEFAULT_BUDGET, ...input.budget };
@@ -113,33 +117,42 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
     const start = input.language === undefined ? peek(fs, hostPath) : undefined;
     const foreign = start === undefined ? undefined : foreignConfig(start);
     if (foreign !== undefined) {
-      throw new InputError(`${fs.display(hostPath)}: ${foreign}; tune-lint reads Apache httpd configs and MySQL/MariaDB option files, not this one (--lang apache or --lang mycnf reads it as one of them anyway)`);
+      throw new InputError(
+        `${fs.display(hostPath)}: ${foreign}; tune-lint reads Apache httpd configs and MySQL/MariaDB option files, not this one (--lang apache or --lang mycnf reads it as one of them anyway)`,
+      );
     }
     const language = input.language ?? languageFromName(hostPath) ?? detectLanguage(hostPath, start);
     try {
       if (language === 'apache') {
         const earlier = previous?.apache.find((config) => config.root.path === hostPath);
-        const config = (earlier === undefined ? undefined : ApacheConfig.rebased(earlier, fs)) ?? loadApache(hostPath, {
-          fs,
-          httpd: targets.httpd,
-          ...(input.apache?.serverRoot === undefined ? {} : { serverRoot: input.apache.serverRoot }),
-          ...(input.apache?.defines === undefined ? {} : { defines: input.apache.defines }),
-          ...(input.apache?.env === undefined ? {} : { givenEnv: input.apache.env }),
-        });
+        const config =
+          (earlier === undefined ? undefined : ApacheConfig.rebased(earlier, fs)) ??
+          loadApache(hostPath, {
+            fs,
+            httpd: targets.httpd,
+            ...(input.apache?.serverRoot === undefined ? {} : { serverRoot: input.apache.serverRoot }),
+            ...(input.apache?.defines === undefined ? {} : { defines: input.apache.defines }),
+            ...(input.apache?.env === undefined ? {} : { givenEnv: input.apache.env }),
+          });
         apache.push(config);
         for (const entry of config.files) {
           files.push(entry.source);
           languages.set(entry.source, 'apache');
         }
       } else {
-        if (mycnf !== undefined) throw new InputError(`${given}: only one my.cnf can be linted per host; ${mycnf.root.displayPath} is already given`);
+        if (mycnf !== undefined)
+          throw new InputError(`${given}: only one my.cnf can be linted per host; ${mycnf.root.displayPath} is already given`);
         // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error, as for Apache.
         fs.read(hostPath);
         const earlier = previous?.mycnf;
         mycnf =
           earlier !== undefined && readsTheSame(earlier.files, fs)
             ? earlier
-            : loadMycnf(hostPath, { fs, target: targets.db, ...(input.includeBase === undefined ? {} : { includeBase: fs.serverPath(input.includeBase) }) });
+            : loadMycnf(hostPath, {
+                fs,
+                target: targets.db,
+                ...(input.includeBase === undefined ? {} : { includeBase: fs.serverPath(input.includeBase) }),
+              });
         for (const entry of mycnf.files) {
           files.push(entry.source);
           languages.set(entry.source, 'mycnf');

@@ -24,22 +24,37 @@ fs.writeFileSync(
 const MIB = 1024 * 1024;
 
 async function perChildUsed(measuredOn: ChildMemory['measuredOn']): Promise<Fact<ChildMemory>> {
-  const perChild: Fact<ChildMemory> = { value: { median: 3.1 * MIB, max: 4 * MIB, count: 5, metric: 'pss', ...(measuredOn === undefined ? {} : { measuredOn }) }, source: 'probe (apache2 children)' };
-  const result = await lint({ paths: ['prefork-php.conf'], cwd: dir, host: { ram: { value: 2048 * MIB, source: 'flag --host-ram' }, perChild }, rules: selectRules(builtinRules as Rule[], 'recommended', new Map()) });
+  const perChild: Fact<ChildMemory> = {
+    value: { median: 3.1 * MIB, max: 4 * MIB, count: 5, metric: 'pss', ...(measuredOn === undefined ? {} : { measuredOn }) },
+    source: 'probe (apache2 children)',
+  };
+  const result = await lint({
+    paths: ['prefork-php.conf'],
+    cwd: dir,
+    host: { ram: { value: 2048 * MIB, source: 'flag --host-ram' }, perChild },
+    rules: selectRules(builtinRules as Rule[], 'recommended', new Map()),
+  });
   return result.sizing.apache[0]?.perChild as Fact<ChildMemory>;
 }
 
 describe('the per-child size measured on running children', () => {
-  it('is used when the children run the config\'s MPM and PHP', async () => {
+  it("is used when the children run the config's MPM and PHP", async () => {
     assert.equal((await perChildUsed({ mpm: 'prefork', php: true })).source, 'probe (apache2 children)');
     assert.equal((await perChildUsed(undefined)).source, 'probe (apache2 children)', 'nothing known of them: as measured');
-    assert.equal((await perChildUsed({ mpm: undefined, php: true })).source, 'probe (apache2 children)', 'an MPM built in: only PHP is compared');
+    assert.equal(
+      (await perChildUsed({ mpm: undefined, php: true })).source,
+      'probe (apache2 children)',
+      'an MPM built in: only PHP is compared',
+    );
   });
 
   it('is not used when they run another MPM or no PHP: the estimate, saying why', async () => {
     const used = await perChildUsed({ mpm: 'event', php: false });
     assert.equal(used.value.median, 64 * MIB);
-    assert.match(used.source, /^estimate \(prefork with mod_php: 64 MiB per process; .*; the running Apache's children \(event without PHP\) are not this config's \(prefork with mod_php\), so their 3\.1 MiB was not used\)$/);
+    assert.match(
+      used.source,
+      /^estimate \(prefork with mod_php: 64 MiB per process; .*; the running Apache's children \(event without PHP\) are not this config's \(prefork with mod_php\), so their 3\.1 MiB was not used\)$/,
+    );
     assert.equal((await perChildUsed({ mpm: 'prefork', php: false })).value.median, 64 * MIB);
   });
 });

@@ -17,11 +17,35 @@ describe('argument checks of httpd directives', () => {
     ['TAKE1', [['a']], [[], [''], ['a', 'b']]],
     ['TAKE2', [['a', 'b']], [[], ['a'], ['a', ''], ['', 'b'], ['a', 'b', 'c']]],
     ['TAKE12', [['a'], ['a', 'b'], ['a', '']], [[], [''], ['a', 'b', 'c']]],
-    ['TAKE3', [['a', 'b', 'c']], [['a', 'b'], ['a', 'b', ''], ['a', 'b', 'c', 'd']]],
-    ['TAKE23', [['a', 'b'], ['a', 'b', 'c'], ['a', 'b', '']], [['a'], ['a', ''], ['a', 'b', 'c', 'd']]],
+    [
+      'TAKE3',
+      [['a', 'b', 'c']],
+      [
+        ['a', 'b'],
+        ['a', 'b', ''],
+        ['a', 'b', 'c', 'd'],
+      ],
+    ],
+    [
+      'TAKE23',
+      [
+        ['a', 'b'],
+        ['a', 'b', 'c'],
+        ['a', 'b', ''],
+      ],
+      [['a'], ['a', ''], ['a', 'b', 'c', 'd']],
+    ],
     ['TAKE123', [['a'], ['a', 'b'], ['a', 'b', 'c']], [[], [''], ['a', 'b', 'c', 'd']]],
     ['TAKE13', [['a'], ['a', 'b', 'c'], ['a', '']], [[], ['a', 'b'], ['a', 'b', 'c', 'd']]],
-    ['ITERATE2', [['a', 'b'], ['a', 'b', 'c'], ['a', '']], [[], ['a'], ['', 'b']]],
+    [
+      'ITERATE2',
+      [
+        ['a', 'b'],
+        ['a', 'b', 'c'],
+        ['a', ''],
+      ],
+      [[], ['a'], ['', 'b']],
+    ],
     ['FLAG', [['On'], ['off'], ['OFF', 'ignored']], [[], [''], ['yes'], ['1']]],
   ];
   for (const [check, taken, refused] of cases) {
@@ -39,7 +63,9 @@ describe('argument checks of httpd directives', () => {
       fc.property(line, fc.constantFrom(...checks), (text, check) => {
         const plain = refusesPlainLine(check, text);
         if (plain === undefined) return;
-        const words = splitWords(text).slice(1).map((word) => word.value);
+        const words = splitWords(text)
+          .slice(1)
+          .map((word) => word.value);
         assert.equal(plain, refusesArguments(check, words), `${check} ${JSON.stringify(text)}`);
       }),
       { numRuns: 3000 },
@@ -48,8 +74,14 @@ describe('argument checks of httpd directives', () => {
 
   it("words httpd's error as httpd does, with the help its MPM gives", () => {
     assert.equal(argumentsError('Timeout', 'TAKE1', 'event'), 'Timeout takes one argument, Timeout duration (sec)');
-    assert.equal(argumentsError('MaxRequestWorkers', 'TAKE1', 'prefork'), 'MaxRequestWorkers takes one argument, Maximum number of children alive at the same time');
-    assert.equal(argumentsError('MaxRequestWorkers', 'TAKE1', 'event'), 'MaxRequestWorkers takes one argument, Maximum number of threads alive at the same time');
+    assert.equal(
+      argumentsError('MaxRequestWorkers', 'TAKE1', 'prefork'),
+      'MaxRequestWorkers takes one argument, Maximum number of children alive at the same time',
+    );
+    assert.equal(
+      argumentsError('MaxRequestWorkers', 'TAKE1', 'event'),
+      'MaxRequestWorkers takes one argument, Maximum number of threads alive at the same time',
+    );
     assert.equal(argumentsError('RewriteEngine', 'FLAG', 'event'), 'RewriteEngine must be On or Off');
   });
 

@@ -16,7 +16,10 @@ function write(name: string, content: string | Buffer): string {
   return file;
 }
 
-function run(args: readonly string[], options: { uid?: number; gid?: number } = {}): { status: number | null; stdout: string; stderr: string } {
+function run(
+  args: readonly string[],
+  options: { uid?: number; gid?: number } = {},
+): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [CLI, '--no-probe', '--no-color', '--format', 'json', ...args], {
     cwd: scratch,
     encoding: 'utf8',
@@ -27,7 +30,9 @@ function run(args: readonly string[], options: { uid?: number; gid?: number } = 
 }
 
 function diagnostics(stdout: string): { ruleId: string; severity: string; message: string; file: string; line: number }[] {
-  const report = JSON.parse(stdout) as { results: { diagnostics: { ruleId: string; severity: string; message: string; file: string; line: number }[] }[] };
+  const report = JSON.parse(stdout) as {
+    results: { diagnostics: { ruleId: string; severity: string; message: string; file: string; line: number }[] }[];
+  };
   return report.results.flatMap((result) => result.diagnostics);
 }
 
@@ -43,15 +48,20 @@ describe('Apache bad input', () => {
     const result = run([file]);
     assert.equal(result.status, 1, result.stderr);
     assert.deepEqual(
-      diagnostics(result.stdout).filter((d) => d.ruleId === 'TL0001').map((d) => [d.line, d.message]),
+      diagnostics(result.stdout)
+        .filter((d) => d.ruleId === 'TL0001')
+        .map((d) => [d.line, d.message]),
       [[2, '<VirtualHost> was not closed']],
     );
   });
 
-  it('a stray close tag is TL0001 with httpd\'s wording', () => {
+  it("a stray close tag is TL0001 with httpd's wording", () => {
     const file = write('stray.conf', `${MPM}</Directory>\n`);
     const found = diagnostics(run([file]).stdout).filter((d) => d.ruleId === 'TL0001');
-    assert.deepEqual(found.map((d) => [d.line, d.message]), [[2, '</Directory> without matching <Directory> section']]);
+    assert.deepEqual(
+      found.map((d) => [d.line, d.message]),
+      [[2, '</Directory> without matching <Directory> section']],
+    );
   });
 
   it('an include loop is TL0006 naming the cycle, and ends', () => {
@@ -63,7 +73,7 @@ describe('Apache bad input', () => {
     assert.ok(loop !== undefined && /include cycle .*a\.conf -> .*b\.conf -> .*a\.conf/.test(loop.message), JSON.stringify(loop));
   });
 
-  it('a missing include is TL0002 with httpd\'s message', () => {
+  it("a missing include is TL0002 with httpd's message", () => {
     const file = write('missing.conf', `${MPM}Include ${path.join(scratch, 'nowhere.conf')}\n`);
     const found = diagnostics(run([file]).stdout).find((d) => d.ruleId === 'TL0002');
     assert.match(found?.message ?? '', /Could not open configuration file .*nowhere\.conf: No such file or directory/);
@@ -122,25 +132,40 @@ describe('Apache bad input', () => {
     // Header without mod_headers: one AP1015 error per line. The engine and the stylish formatter spread a file's findings into one call's arguments.
     const file = write('many.conf', `${MPM}${'Header set X-Many 1\n'.repeat(250_000)}`);
     for (const format of ['json', 'stylish']) {
-      const result = spawnSync(process.execPath, [CLI, '--no-probe', '--no-color', '--format', format, file], { cwd: scratch, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 120_000 });
+      const result = spawnSync(process.execPath, [CLI, '--no-probe', '--no-color', '--format', format, file], {
+        cwd: scratch,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       assert.equal(result.status, 1, `${format}: ${result.stderr}`);
       assert.equal(result.stderr, '');
     }
   });
 
   it('NUL bytes and non-UTF-8 bytes are read, and the rest of a line after NUL is ignored as httpd does', () => {
-    const file = write('binary.conf', Buffer.concat([Buffer.from(MPM), Buffer.from('Timeout 30\0 this is dropped\nServerAdmin caf\xe9@example.org\n', 'latin1')]));
+    const file = write(
+      'binary.conf',
+      Buffer.concat([Buffer.from(MPM), Buffer.from('Timeout 30\0 this is dropped\nServerAdmin caf\xe9@example.org\n', 'latin1')]),
+    );
     const dump = spawnSync(process.execPath, [CLI, 'dump', '--json', file], { cwd: scratch, encoding: 'utf8' });
     assert.equal(dump.status, 0, dump.stderr);
     const directives = (JSON.parse(dump.stdout) as { directives: { name: string; args: string }[] }).directives;
-    assert.deepEqual(directives.filter((d) => d.name !== 'LoadModule').map((d) => [d.name, d.args]), [
-      ['Timeout', '30'],
-      ['ServerAdmin', 'caf\xe9@example.org'],
-    ]);
+    assert.deepEqual(
+      directives.filter((d) => d.name !== 'LoadModule').map((d) => [d.name, d.args]),
+      [
+        ['Timeout', '30'],
+        ['ServerAdmin', 'caf\xe9@example.org'],
+      ],
+    );
   });
 
   it('no failure prints a stack trace', () => {
-    for (const args of [[path.join(scratch, 'absent.conf')], ['--target', 'httpd=3.0', path.join(scratch, 'stray.conf')], ['--rule', 'NOPE=off', path.join(scratch, 'stray.conf')]]) {
+    for (const args of [
+      [path.join(scratch, 'absent.conf')],
+      ['--target', 'httpd=3.0', path.join(scratch, 'stray.conf')],
+      ['--rule', 'NOPE=off', path.join(scratch, 'stray.conf')],
+    ]) {
       const result = run(args);
       assert.equal(result.status, 2, args.join(' '));
       assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');

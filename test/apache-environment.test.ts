@@ -15,27 +15,41 @@ import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js'
 
 const dir = scratchDir('environment');
 after(() => removeScratch(dir));
-const CONFIG = 'LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so\nServerName ${SERVER_NAME}\nDocumentRoot ${DOCROOT}\n';
+const CONFIG =
+  'LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so\nServerName ${SERVER_NAME}\nDocumentRoot ${DOCROOT}\n';
 
 function ap1004(args: readonly string[]): string[] {
   const run = runCli(['--no-probe', '--format', 'json', ...args, 'env.conf'], { cwd: dir });
-  return jsonDiagnostics(run.stdout).filter((diagnostic) => diagnostic.ruleId === 'AP1004').map((diagnostic) => diagnostic.message);
+  return jsonDiagnostics(run.stdout)
+    .filter((diagnostic) => diagnostic.ruleId === 'AP1004')
+    .map((diagnostic) => diagnostic.message);
 }
 
 describe('--env and --env-file', () => {
   it('give ${NAME}s their values; --env wins over a file, a later file over an earlier one', () => {
-    writeFiles(dir, { 'env.conf': CONFIG, 'docker.env': '# from docker-compose\nSERVER_NAME=www.example.org\nDOCROOT="/srv/www"\n', 'later.env': "export DOCROOT='/srv/later'\n" });
+    writeFiles(dir, {
+      'env.conf': CONFIG,
+      'docker.env': '# from docker-compose\nSERVER_NAME=www.example.org\nDOCROOT="/srv/www"\n',
+      'later.env': "export DOCROOT='/srv/later'\n",
+    });
     assert.deepEqual(ap1004(['--env-file', 'docker.env']), []);
     assert.deepEqual(ap1004(['--env', 'SERVER_NAME=a', '--env', 'DOCROOT=/b']), []);
-    const dump = JSON.parse(runCli(['dump', '--json', '--env-file', 'docker.env', '--env-file', 'later.env', 'env.conf'], { cwd: dir }).stdout) as { directives: { name: string; args: string }[] };
+    const dump = JSON.parse(
+      runCli(['dump', '--json', '--env-file', 'docker.env', '--env-file', 'later.env', 'env.conf'], { cwd: dir }).stdout,
+    ) as { directives: { name: string; args: string }[] };
     assert.equal(dump.directives.find((directive) => directive.name === 'DocumentRoot')?.args, '/srv/later');
-    const flagWins = JSON.parse(runCli(['dump', '--json', '--env-file', 'later.env', '--env', 'DOCROOT=/srv/flag', 'env.conf'], { cwd: dir }).stdout) as typeof dump;
+    const flagWins = JSON.parse(
+      runCli(['dump', '--json', '--env-file', 'later.env', '--env', 'DOCROOT=/srv/flag', 'env.conf'], { cwd: dir }).stdout,
+    ) as typeof dump;
     assert.equal(flagWins.directives.find((directive) => directive.name === 'DocumentRoot')?.args, '/srv/flag');
   });
 
   it('without them, AP1004 says that no environment was given, and with some, where it was read from', () => {
     writeFiles(dir, { 'env.conf': CONFIG, 'partial.env': 'SERVER_NAME=www.example.org\n' });
-    assert.match(ap1004([])[0] ?? '', /^\$\{SERVER_NAME\} is set by no Define above this line and no environment was given with --env or --env-file: httpd warns/);
+    assert.match(
+      ap1004([])[0] ?? '',
+      /^\$\{SERVER_NAME\} is set by no Define above this line and no environment was given with --env or --env-file: httpd warns/,
+    );
     assert.deepEqual(ap1004(['--env-file', 'partial.env']), [
       '${DOCROOT} is set by no Define above this line and not by the environment read from --env-file partial.env: httpd warns "AH00111: Config variable ${DOCROOT} is not defined" and keeps the text literally; expected a Define DOCROOT before this line, or the right name',
     ]);
@@ -45,7 +59,10 @@ describe('--env and --env-file', () => {
     writeFiles(dir, { 'env.conf': CONFIG, 'bad.env': 'GOOD=1\nnot an assignment\n' });
     const run = runCli(['--no-probe', '--env-file', 'bad.env', 'env.conf'], { cwd: dir });
     assert.equal(run.status, 2);
-    assert.equal(run.stderr, "tune-lint: bad.env:2: expected NAME=VALUE, as Docker's --env-file and systemd's EnvironmentFile= take them\n");
+    assert.equal(
+      run.stderr,
+      "tune-lint: bad.env:2: expected NAME=VALUE, as Docker's --env-file and systemd's EnvironmentFile= take them\n",
+    );
     assert.throws(() => environmentFromFlags(['NOVALUE']), ConfigError);
     assert.throws(() => environmentFromFlags(['1BAD=x']), /--env 1BAD=x: expected NAME=VALUE/);
   });

@@ -114,10 +114,13 @@ describe('output parsers (captured from apache2 2.4.71)', () => {
     assert.equal(runCfg.documentRoot, '/var/www/html');
     assert.equal(runCfg.errorLog, '/var/log/apache2/error.log');
     assert.equal(runCfg.pidFile, '/var/run/apache2/apache2.pid');
-    assert.deepEqual([...runCfg.defines], [
-      ['DUMP_RUN_CFG', null],
-      ['X', 'a b'],
-    ]);
+    assert.deepEqual(
+      [...runCfg.defines],
+      [
+        ['DUMP_RUN_CFG', null],
+        ['X', 'a b'],
+      ],
+    );
     assert.deepEqual(runCfg.user, { name: 'www-data', id: 33 });
     assert.deepEqual(runCfg.group, { name: '#48', id: 48 });
     assert.equal(runCfg.lines.length, 9);
@@ -126,7 +129,12 @@ describe('output parsers (captured from apache2 2.4.71)', () => {
   test('stderr: walk errors, read errors with include chains, logged and plain messages', () => {
     const walk = parseStderr('AH00526: Syntax error on line 2 of /x/a.conf:\nTimeout takes one argument, Timeout duration (sec)\n');
     assert.equal(walk.syntaxOk, false);
-    assert.deepEqual(walk.error, { file: '/x/a.conf', line: 2, message: 'Timeout takes one argument, Timeout duration (sec)', includedFrom: [] });
+    assert.deepEqual(walk.error, {
+      file: '/x/a.conf',
+      line: 2,
+      message: 'Timeout takes one argument, Timeout duration (sec)',
+      includedFrom: [],
+    });
     assert.equal(walk.messages.length, 1);
     assert.equal(walk.messages[0]?.code, 'AH00526');
 
@@ -190,11 +198,23 @@ describe('readEnvvars', () => {
     const rewritten = stock.replace(/^export ([^=\n]+)=(.*)$/gm, ': ${$1:=$2}\nexport $1');
     assert.notEqual(rewritten, stock);
     assert.deepEqual(readEnvvars(rewritten), readEnvvars(stock));
-    assert.deepEqual(readEnvvars(rewritten, { APACHE_RUN_USER: 'daemon' }).APACHE_RUN_USER, 'daemon', 'a value from outside wins over the default');
+    assert.deepEqual(
+      readEnvvars(rewritten, { APACHE_RUN_USER: 'daemon' }).APACHE_RUN_USER,
+      'daemon',
+      'a value from outside wins over the default',
+    );
   });
 
   test('default expansions in values: ${NAME:-word}, ${NAME-word}, ${NAME:=word}, ${NAME=word}', () => {
-    const text = ['EMPTY=', 'export A=${UNSET:-fallback}', 'export B=${EMPTY-kept-empty}', 'export C=${EMPTY:-was-empty}', 'export D=${NEW:=assigned}/x', 'export E=$NEW', 'export F=${NEW##*/}'].join('\n');
+    const text = [
+      'EMPTY=',
+      'export A=${UNSET:-fallback}',
+      'export B=${EMPTY-kept-empty}',
+      'export C=${EMPTY:-was-empty}',
+      'export D=${NEW:=assigned}/x',
+      'export E=$NEW',
+      'export F=${NEW##*/}',
+    ].join('\n');
     assert.deepEqual(readEnvvars(text), { A: 'fallback', B: '', C: 'was-empty', D: 'assigned/x', E: 'assigned', F: '' });
   });
 
@@ -269,7 +289,10 @@ describe('the installed tree /etc/apache2', () => {
 
     const bare = await apacheConfigTest({ ...installed, binary, envvars: null });
     assert.equal(bare.exitCode, 1);
-    assert.ok(bare.messages.some((message) => message.code === 'AH00111' && message.text.includes('${APACHE_RUN_DIR}')), bare.stderr);
+    assert.ok(
+      bare.messages.some((message) => message.code === 'AH00111' && message.text.includes('${APACHE_RUN_DIR}')),
+      bare.stderr,
+    );
     assert.equal(bare.error?.message, 'DefaultRuntimeDir must be a valid directory, absolute or relative to ServerRoot');
   });
 
@@ -310,7 +333,7 @@ describe('the installed tree /etc/apache2', () => {
     assert.ok(runCfg.defines.has('DUMP_RUN_CFG'));
   });
 
-  test('a failing config makes the dumps throw with Apache\'s message', async (t) => {
+  test("a failing config makes the dumps throw with Apache's message", async (t) => {
     const binary = requireTool(t, 'apache2');
     if (binary === undefined) return;
     await assert.rejects(
@@ -490,7 +513,10 @@ describe('fixture trees with --sysroot', { concurrency: true }, () => {
       for (const [name, expected] of Object.entries(story.expected)) assert.equal(found.get(name), expected, name);
       const info = await apacheConfigTest({ ...options, logLevel: 'info' });
       assert.equal(info.exitCode, 0, info.stderr);
-      assert.ok(info.messages.some((message) => message.code === 'AH00188'), 'MaxClients deprecation note at -e info');
+      assert.ok(
+        info.messages.some((message) => message.code === 'AH00188'),
+        'MaxClients deprecation note at -e info',
+      );
     });
   }
 });
@@ -521,7 +547,13 @@ interface ExpectationFile {
 /** Longer arguments are recorded by length and digest, to keep the JSON readable. */
 const MAX_RECORDED_ARGS = 1000;
 
-async function recordCase(binary: string, root: string, caseFile: string, input: CaseInput, before: string[]): Promise<Record<string, unknown>> {
+async function recordCase(
+  binary: string,
+  root: string,
+  caseFile: string,
+  input: CaseInput,
+  before: string[],
+): Promise<Record<string, unknown>> {
   const options: ApacheOracleOptions = { serverRoot: root, configFile: caseFile, before, binary, envvars: null };
   if (input.defines !== undefined) options.defines = input.defines;
   if (input.logLevel !== undefined) options.logLevel = input.logLevel;
@@ -591,7 +623,12 @@ for (const set of ['parser', 'mpm']) {
         return;
       }
       caseFiles.forEach((caseFile, index) => {
-        const { about: _about, defines: _defines, logLevel: _logLevel, ...stored } = expectations.cases[caseFile] as CaseInput & Record<string, unknown>;
+        const {
+          about: _about,
+          defines: _defines,
+          logLevel: _logLevel,
+          ...stored
+        } = expectations.cases[caseFile] as CaseInput & Record<string, unknown>;
         assert.deepEqual(recorded[index], stored, `${set}/${caseFile} (recorded with ${expectations.apache})`);
       });
     } finally {

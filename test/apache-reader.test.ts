@@ -33,7 +33,9 @@ function readLossless(file: string): string {
 
 describe('Apache parser round trip', () => {
   it('every Apache fixture prints back byte for byte', () => {
-    const files = filesUnder(repoPath('fixtures', 'apache')).concat(filesUnder(repoPath('fixtures', 'rules')).filter((f) => f.endsWith('.conf')));
+    const files = filesUnder(repoPath('fixtures', 'apache')).concat(
+      filesUnder(repoPath('fixtures', 'rules')).filter((f) => f.endsWith('.conf')),
+    );
     assert.ok(files.length > 50);
     for (const file of files) assert.equal(parseApache(readLossless(file)).toString(), readLossless(file), file);
   });
@@ -58,8 +60,36 @@ describe('Apache parser round trip', () => {
   });
 
   it('any text prints back and parsing never throws (property)', () => {
-    const pieces = ['\n', '\r\n', '\\', '\\\n', '#', '<', '>', '</', '<Directory /x>', '</Directory>', '<IfModule m>', '</IfModule>', '"', "'", ' ', '\t', 'KeepAlive', 'On', '${X}', '\u0000', '\ufeff', 'é', 'Include x'];
-    const text = fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 4 })), { maxLength: 60 }).map((parts) => parts.join(''));
+    const pieces = [
+      '\n',
+      '\r\n',
+      '\\',
+      '\\\n',
+      '#',
+      '<',
+      '>',
+      '</',
+      '<Directory /x>',
+      '</Directory>',
+      '<IfModule m>',
+      '</IfModule>',
+      '"',
+      "'",
+      ' ',
+      '\t',
+      'KeepAlive',
+      'On',
+      '${X}',
+      '\u0000',
+      '\ufeff',
+      'é',
+      'Include x',
+    ];
+    const text = fc
+      .array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 8 }), fc.string({ unit: 'binary', maxLength: 4 })), {
+        maxLength: 60,
+      })
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(text, (input) => {
         assert.equal(parseApache(input).toString(), input);
@@ -71,14 +101,18 @@ describe('Apache parser round trip', () => {
   it('mutated real configs print back (property)', () => {
     const seeds = filesUnder(repoPath('fixtures', 'apache', 'debian')).map(readLossless);
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: seeds.length - 1 }), fc.array(fc.tuple(fc.nat(), fc.nat(6), fc.string({ maxLength: 5 })), { maxLength: 8 }), (index, edits) => {
-        let text = seeds[index] as string;
-        for (const [at, remove, insert] of edits) {
-          const position = at % (text.length + 1);
-          text = text.slice(0, position) + insert + text.slice(position + remove);
-        }
-        assert.equal(parseApache(text).toString(), text);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: seeds.length - 1 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(6), fc.string({ maxLength: 5 })), { maxLength: 8 }),
+        (index, edits) => {
+          let text = seeds[index] as string;
+          for (const [at, remove, insert] of edits) {
+            const position = at % (text.length + 1);
+            text = text.slice(0, position) + insert + text.slice(position + remove);
+          }
+          assert.equal(parseApache(text).toString(), text);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -102,7 +136,14 @@ interface Recorded {
 
 function loadCase(dir: string, name: string, recorded: Recorded, caseData: RecordedCase, httpd = releaseOf(recorded.apache)): ApacheConfig {
   const fs = new ConfigFileSystem({ cwd: dir });
-  return loadApache(path.join(dir, name), { fs, httpd, serverRoot: dir, before: recorded.before, defines: caseData.defines ?? [], env: {} });
+  return loadApache(path.join(dir, name), {
+    fs,
+    httpd,
+    serverRoot: dir,
+    before: recorded.before,
+    defines: caseData.defines ?? [],
+    env: {},
+  });
 }
 
 /** Structural problems the reader itself must find (rules cover the rest: see the lint test below). */
@@ -123,15 +164,22 @@ for (const [area, file] of [
           const ours = config.files.map((entry) => ({
             file: relativeTo(dir)(entry.source.path),
             depth: entry.depth,
-            includedFromLine: entry.includedFrom === undefined ? null : entry.includedFrom.file.position(entry.includedFrom.node.line.end - 1).line,
+            includedFromLine:
+              entry.includedFrom === undefined ? null : entry.includedFrom.file.position(entry.includedFrom.node.line.end - 1).line,
           }));
           assert.deepEqual(ours, caseData.includes, 'include order as apache2 -D DUMP_INCLUDES');
-          const flat = flattenLikeDumpConfig(config, relativeTo(dir)).map((entry) => ({ ...entry, args: entry.args.split(dir).join('{dir}') }));
+          const flat = flattenLikeDumpConfig(config, relativeTo(dir)).map((entry) => ({
+            ...entry,
+            args: entry.args.split(dir).join('{dir}'),
+          }));
           const theirs = (caseData.directives ?? []).map((entry) => ({ ...entry, name: entry.name.toLowerCase() }));
           for (const [index, entry] of flat.entries()) {
             const recordedEntry = caseData.directives?.[index] as { argsLength?: number; argsSha256?: string } | undefined;
             if (recordedEntry?.argsSha256 !== undefined) {
-              (theirs[index] as { args?: string }).args = entry.args.length === recordedEntry.argsLength && sha256(entry.args) === recordedEntry.argsSha256 ? entry.args : '(different long arguments)';
+              (theirs[index] as { args?: string }).args =
+                entry.args.length === recordedEntry.argsLength && sha256(entry.args) === recordedEntry.argsSha256
+                  ? entry.args
+                  : '(different long arguments)';
               delete (theirs[index] as { argsLength?: number }).argsLength;
               delete (theirs[index] as { argsSha256?: string }).argsSha256;
             }
@@ -160,8 +208,14 @@ for (const [area, file] of [
         }
         const warnings = caseData.messages.filter((message) => message.text.startsWith('WARNING:'));
         if (area === 'mpm' && caseData.exitCode === 0) {
-          const ours = (config.mpm?.adjustments ?? []).filter((adjustment) => adjustment.code !== undefined).map((adjustment) => ({ code: adjustment.code, text: adjustment.text }));
-          assert.deepEqual(ours, warnings.map((message) => ({ code: message.code, text: message.text })), 'MPM clamps as httpd warns');
+          const ours = (config.mpm?.adjustments ?? [])
+            .filter((adjustment) => adjustment.code !== undefined)
+            .map((adjustment) => ({ code: adjustment.code, text: adjustment.text }));
+          assert.deepEqual(
+            ours,
+            warnings.map((message) => ({ code: message.code, text: message.text })),
+            'MPM clamps as httpd warns',
+          );
         }
       });
     }
@@ -180,10 +234,34 @@ const MODULE_DIR = '/usr/lib/apache2/modules';
 const TREES: readonly Tree[] = [
   { label: 'installed /etc/apache2', sysroot: undefined, configFile: '/etc/apache2/apache2.conf', serverRoot: '/etc/apache2', modules: [] },
   { label: 'fixtures/apache/debian', sysroot: 'debian', configFile: '/etc/apache2/apache2.conf', serverRoot: '/etc/apache2', modules: [] },
-  { label: 'fixtures/apache/rhel', sysroot: 'rhel', configFile: '/etc/httpd/conf/httpd.conf', serverRoot: '/etc/httpd', modules: ['libphp8.2.so'] },
-  { label: 'story-drupal-500mb', sysroot: 'story-drupal-500mb', configFile: '/etc/apache2/apache2.conf', serverRoot: '/etc/apache2', modules: ['libphp8.2.so'] },
-  { label: 'story-stock-prefork', sysroot: 'story-stock-prefork', configFile: '/etc/apache2/apache2.conf', serverRoot: '/etc/apache2', modules: ['libphp8.2.so'] },
-  { label: 'story-fat-apache', sysroot: 'story-fat-apache', configFile: '/etc/apache2/apache2.conf', serverRoot: '/etc/apache2', modules: ['mod_security2.so'] },
+  {
+    label: 'fixtures/apache/rhel',
+    sysroot: 'rhel',
+    configFile: '/etc/httpd/conf/httpd.conf',
+    serverRoot: '/etc/httpd',
+    modules: ['libphp8.2.so'],
+  },
+  {
+    label: 'story-drupal-500mb',
+    sysroot: 'story-drupal-500mb',
+    configFile: '/etc/apache2/apache2.conf',
+    serverRoot: '/etc/apache2',
+    modules: ['libphp8.2.so'],
+  },
+  {
+    label: 'story-stock-prefork',
+    sysroot: 'story-stock-prefork',
+    configFile: '/etc/apache2/apache2.conf',
+    serverRoot: '/etc/apache2',
+    modules: ['libphp8.2.so'],
+  },
+  {
+    label: 'story-fat-apache',
+    sysroot: 'story-fat-apache',
+    configFile: '/etc/apache2/apache2.conf',
+    serverRoot: '/etc/apache2',
+    modules: ['mod_security2.so'],
+  },
 ];
 
 describe('Apache reader against the live apache2 (differential)', { concurrency: true }, () => {
@@ -204,8 +282,21 @@ describe('Apache reader against the live apache2 (differential)', { concurrency:
         configFile: path.posix.relative(tree.serverRoot, tree.configFile),
         binary,
       };
-      const [includes, modules, dumped, release] = await Promise.all([apacheDumpIncludes(oracle), apacheDumpModules(oracle), apacheDumpConfig(oracle), apacheVersion(binary)]);
-      const theirs = dumped.filter((entry) => entry.file !== '-c/-C directives').map((entry) => ({ file: entry.file, line: entry.line ?? 0, name: entry.name.toLowerCase(), args: entry.args, depth: entry.depth }));
+      const [includes, modules, dumped, release] = await Promise.all([
+        apacheDumpIncludes(oracle),
+        apacheDumpModules(oracle),
+        apacheDumpConfig(oracle),
+        apacheVersion(binary),
+      ]);
+      const theirs = dumped
+        .filter((entry) => entry.file !== '-c/-C directives')
+        .map((entry) => ({
+          file: entry.file,
+          line: entry.line ?? 0,
+          name: entry.name.toLowerCase(),
+          args: entry.args,
+          depth: entry.depth,
+        }));
       // The default target ("a current 2.4") and the installed release exactly, as a user pins it (--target httpd=2.4.71).
       for (const httpd of ['2.4', releaseOf(release)]) {
         const fsView = new ConfigFileSystem({ sysroot, cwd: sysroot ?? '/' });
@@ -215,8 +306,16 @@ describe('Apache reader against the live apache2 (differential)', { concurrency:
           includes.map((include) => include.file),
           `include order as apache2 -D DUMP_INCLUDES (target ${httpd})`,
         );
-        assert.deepEqual([...config.modules.keys()].sort(), modules.map((module) => module.name).sort(), `loaded modules as apache2 -M (target ${httpd})`);
-        assert.deepEqual(flattenLikeDumpConfig(config, (file) => file), theirs, `directives in effect as apache2 -D DUMP_CONFIG (target ${httpd})`);
+        assert.deepEqual(
+          [...config.modules.keys()].sort(),
+          modules.map((module) => module.name).sort(),
+          `loaded modules as apache2 -M (target ${httpd})`,
+        );
+        assert.deepEqual(
+          flattenLikeDumpConfig(config, (file) => file),
+          theirs,
+          `directives in effect as apache2 -D DUMP_CONFIG (target ${httpd})`,
+        );
       }
     });
   }

@@ -73,8 +73,10 @@ const NESTED_FILES: Readonly<Record<string, string>> = {
   'conf.d/inner.conf': 'StartServers 5\nMaxSpareServers 10\n<IfModule mod_ssl.c>\n    SSLRandomSeed startup builtin\n</IfModule>\n',
   'conf.d/vhost-extra.conf': 'ErrorLog /var/log/x.log\n<Location /status>\n    Require local\n</Location>\n',
   // Read a second time, under another section.
-  'sites/a.conf': '<VirtualHost *:80>\n    ServerName a.example\r\n    KeepAliveTimeout 5\n    Include conf.d/vhost-extra.conf\n</VirtualHost>\n',
-  'sites/b.conf': '# b\n<VirtualHost *:443>\n    ServerName b.example\n    <IfDefine FROM_C>\n        LogLevel warn\n    </IfDefine>\n</VirtualHost>\n',
+  'sites/a.conf':
+    '<VirtualHost *:80>\n    ServerName a.example\r\n    KeepAliveTimeout 5\n    Include conf.d/vhost-extra.conf\n</VirtualHost>\n',
+  'sites/b.conf':
+    '# b\n<VirtualHost *:443>\n    ServerName b.example\n    <IfDefine FROM_C>\n        LogLevel warn\n    </IfDefine>\n</VirtualHost>\n',
   // httpd decides <IfDirective> itself; the reader assumes it true and says so (TL0007), a problem with a range in this file.
   'sites/c.conf': 'MaxKeepAliveRequests 99\n<IfDirective SSLEngine>\n    LogLevel info\n</IfDirective>\n',
 };
@@ -87,7 +89,12 @@ const NESTED: Tree = {
   main: path.join(scratch, 'main.conf'),
   fs: () => new ConfigFileSystem({ cwd: scratch }),
   // ServerRoot's line moves it away from where httpd starts.
-  options: { httpd: '2.4', env: {}, serverRoot: '/', before: ['Define FROM_C', 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so'] },
+  options: {
+    httpd: '2.4',
+    env: {},
+    serverRoot: '/',
+    before: ['Define FROM_C', 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so'],
+  },
 };
 
 function load(tree: Tree, view: ConfigFileSystem): ApacheConfig {
@@ -130,8 +137,16 @@ function describeConfig(config: ApacheConfig): object {
       file: file(section.file),
       range: section.range,
     })),
-    conditionals: config.conditionals.map((evaluation) => ({ ...evaluation, section: [evaluation.section.order, file(evaluation.section.file), evaluation.section.range] })),
-    modules: [...config.modules].map(([identifier, module]) => [identifier, module.sourceName, module.path ?? null, module.use?.order ?? null]),
+    conditionals: config.conditionals.map((evaluation) => ({
+      ...evaluation,
+      section: [evaluation.section.order, file(evaluation.section.file), evaluation.section.range],
+    })),
+    modules: [...config.modules].map(([identifier, module]) => [
+      identifier,
+      module.sourceName,
+      module.path ?? null,
+      module.use?.order ?? null,
+    ]),
     problems: config.problems.map((problem) => ({ ...problem, file: file(problem.file) })),
     defines: [...config.defines],
     serverRoot: config.serverRoot,
@@ -161,8 +176,10 @@ function assertConsistent(config: ApacheConfig): void {
     if (item.parent !== undefined) assert.ok(sections.has(item.parent), `${item.file.displayPath}: a parent section of another config`);
   }
   const uses = new Set(config.uses);
-  for (const entry of config.files) if (entry.includedFrom !== undefined) assert.ok(uses.has(entry.includedFrom), 'includedFrom is a use of this config');
-  for (const module of config.modules.values()) if (module.use !== undefined) assert.ok(uses.has(module.use), `${module.identifier}: LoadModule is a use of this config`);
+  for (const entry of config.files)
+    if (entry.includedFrom !== undefined) assert.ok(uses.has(entry.includedFrom), 'includedFrom is a use of this config');
+  for (const module of config.modules.values())
+    if (module.use !== undefined) assert.ok(uses.has(module.use), `${module.identifier}: LoadModule is a use of this config`);
 }
 
 /** Plain values (not on a line that steers the walk, no `${...}`) changed in place, as a fix does; at most 40, spread over the tree. */
@@ -172,7 +189,12 @@ function valueEdits(config: ApacheConfig): { file: SourceFile; at: number; end: 
     const last = use.node.args.at(-1);
     if (last === undefined || last.quote !== undefined || use.node.line.text.includes('${')) continue;
     if (['include', 'includeoptional', 'serverroot', 'define', 'undefine', 'loadmodule'].includes(use.name)) continue;
-    edits.push({ file: use.file, at: last.range[0], end: last.range[1], text: /^\d+$/.test(last.value) ? String(Number(last.value) + 1) : `${last.value}x` });
+    edits.push({
+      file: use.file,
+      at: last.range[0],
+      end: last.range[1],
+      text: /^\d+$/.test(last.value) ? String(Number(last.value) + 1) : `${last.value}x`,
+    });
   }
   const step = Math.max(1, Math.ceil(edits.length / 40));
   return edits.filter((_, index) => index % step === 0);
@@ -244,14 +266,19 @@ describe('a fix pass rebases the Apache config it read before', () => {
     }
   });
 
-  it('declines when Debian\'s envvars reads differently (${APACHE_*} would expand to other values)', () => {
+  it("declines when Debian's envvars reads differently (${APACHE_*} would expand to other values)", () => {
     const [debian] = SYSROOT_TREES as [Tree];
     const disk = debian.fs();
     const before = load(debian, disk);
     const envvars = disk.read(path.join(path.dirname(debian.main), 'envvars'));
-    const view = disk.withOverlay(new Map([[envvars.realPath, envvars.text.replace('APACHE_RUN_USER=www-data', 'APACHE_RUN_USER=apache')]]));
+    const view = disk.withOverlay(
+      new Map([[envvars.realPath, envvars.text.replace('APACHE_RUN_USER=www-data', 'APACHE_RUN_USER=apache')]]),
+    );
     const fresh = load(debian, view);
-    assert.deepEqual(fresh.named('user').map((use) => use.args), [['apache']]);
+    assert.deepEqual(
+      fresh.named('user').map((use) => use.args),
+      [['apache']],
+    );
     assert.equal(ApacheConfig.rebased(before, view), undefined);
   });
 

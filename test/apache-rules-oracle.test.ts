@@ -9,9 +9,24 @@ import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
 import { builtinRules } from '../rules/index.js';
 import type { Diagnostic } from '../src/engine/types.js';
-import { argumentCountError, commentError, contextError, DIRECTIVES, DIRECTORY_SECTIONS, flagError, isFlag, type DirectiveSpec } from '../src/languages/apache/directives.js';
+import {
+  argumentCountError,
+  commentError,
+  contextError,
+  DIRECTIVES,
+  DIRECTORY_SECTIONS,
+  flagError,
+  isFlag,
+  type DirectiveSpec,
+} from '../src/languages/apache/directives.js';
 import type { MpmName } from '../src/languages/apache/names.js';
-import { apacheConfigTest, apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
+import {
+  apacheConfigTest,
+  apacheDumpConfig,
+  apacheDumpIncludes,
+  apacheDumpModules,
+  type ApacheConfigTestResult,
+} from './helpers/apache-oracle.js';
 import { mapLimited } from './helpers/processes.js';
 import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
 import { repoPath } from './helpers/paths.js';
@@ -43,14 +58,19 @@ function fixtureCase(id: string, name: string): RuleCase {
 }
 
 /** A scratch copy of a fixture case, with the rule's fixes applied when `fixed`; removed after `use`. */
-async function withCaseCopy<T>(testCase: RuleCase, fixed: boolean, use: (dir: string, diagnostics: Diagnostic[]) => Promise<T>): Promise<T> {
+async function withCaseCopy<T>(
+  testCase: RuleCase,
+  fixed: boolean,
+  use: (dir: string, diagnostics: Diagnostic[]) => Promise<T>,
+): Promise<T> {
   const lint = await runCase(testCase);
   const diagnostics = lint.diagnostics.filter((d) => d.ruleId === testCase.rule.meta.id);
   const scratch = copyCase(testCase);
   try {
     if (fixed) {
       assert.ok(lint.fixes.length > 0, `${testCase.rule.meta.id} ${testCase.name}: expected fixes`);
-      for (const fix of lint.fixes) fs.writeFileSync(path.join(scratch, path.relative(testCase.cwd, fix.file.realPath)), fix.file.encode(fix.after));
+      for (const fix of lint.fixes)
+        fs.writeFileSync(path.join(scratch, path.relative(testCase.cwd, fix.file.realPath)), fix.file.encode(fix.after));
     }
     return await use(scratch, diagnostics);
   } finally {
@@ -63,8 +83,14 @@ function oracleOptions(dir: string, testCase: RuleCase) {
 }
 
 /** apache2 -t on a copy of a fixture case, the rule's fixes applied first when `fixed`. */
-async function configTest(testCase: RuleCase, options: { fixed?: boolean } = {}): Promise<{ result: ApacheConfigTestResult; diagnostics: Diagnostic[] }> {
-  return withCaseCopy(testCase, options.fixed === true, async (dir, diagnostics) => ({ result: await apacheConfigTest(oracleOptions(dir, testCase)), diagnostics }));
+async function configTest(
+  testCase: RuleCase,
+  options: { fixed?: boolean } = {},
+): Promise<{ result: ApacheConfigTestResult; diagnostics: Diagnostic[] }> {
+  return withCaseCopy(testCase, options.fixed === true, async (dir, diagnostics) => ({
+    result: await apacheConfigTest(oracleOptions(dir, testCase)),
+    diagnostics,
+  }));
 }
 
 /** The files apache2 reads (`-D DUMP_INCLUDES`) for a fixture case, relative to the case directory. */
@@ -79,7 +105,9 @@ async function filesRead(id: string, name: string, fixed: boolean): Promise<stri
 async function keptLines(id: string, name: string, fixed: boolean): Promise<string[]> {
   const testCase = fixtureCase(id, name);
   const dump = await withCaseCopy(testCase, fixed, (dir) => apacheDumpConfig(oracleOptions(dir, testCase)));
-  return dump.filter((entry) => entry.file !== '-c/-C directives').map((entry) => `${entry.name} ${entry.args}`.replace(/\s+/g, ' ').trim());
+  return dump
+    .filter((entry) => entry.file !== '-c/-C directives')
+    .map((entry) => `${entry.name} ${entry.args}`.replace(/\s+/g, ' ').trim());
 }
 
 /** The fatal error, as one line (AH00526 puts it on its own line; read-time errors carry a `file:line:` chain). */
@@ -168,7 +196,12 @@ async function testText(text: string): Promise<ApacheConfigTestResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-oracle-'));
   try {
     fs.writeFileSync(path.join(dir, 'httpd.conf'), text);
-    return await apacheConfigTest({ serverRoot: dir, configFile: 'httpd.conf', before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`], envvars: null });
+    return await apacheConfigTest({
+      serverRoot: dir,
+      configFile: 'httpd.conf',
+      before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`],
+      envvars: null,
+    });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -337,41 +370,57 @@ describe('the directive table (src/languages/apache/directives.ts) against apach
     }
   });
 
-  it('argument shapes: FLAG ignores extra words, fixed counts and self-checking handlers fail with the quoted text', { timeout: 120_000 }, async (t) => {
-    if (requireTool(t, 'apache2') === undefined) return;
-    const checked = DIRECTIVES.filter((spec) => spec.args.kind !== 'raw' || spec.args.commentError !== undefined);
-    const failures = await mapLimited(checked, 4, async (spec) => {
-      const { mpm, text } = preamble(spec);
-      const commented = await testText(`${text}${sampleLine(spec, `${SAMPLES[spec.name] as string} # a comment`)}`);
-      if (isFlag(spec)) {
-        const first = await testText(`${text}${sampleLine(spec, '# On')}`);
-        return [
-          ...(commented.exitCode === 0 ? [] : [`FLAG ${spec.name} with extra words: ${commented.stderr}`]),
-          ...(first.error?.message === flagError(spec) ? [] : [`${spec.name} # On: ${first.stderr}`]),
-        ];
-      }
-      const expected = commentError(spec, '#') ?? argumentCountError(spec, 99, mpm);
-      return commented.error?.message === expected ? [] : [`${spec.name}: expected "${expected}", apache2 said "${commented.stderr.trim()}"`];
-    });
-    assert.deepEqual(failures.flat(), []);
-  });
+  it(
+    'argument shapes: FLAG ignores extra words, fixed counts and self-checking handlers fail with the quoted text',
+    { timeout: 120_000 },
+    async (t) => {
+      if (requireTool(t, 'apache2') === undefined) return;
+      const checked = DIRECTIVES.filter((spec) => spec.args.kind !== 'raw' || spec.args.commentError !== undefined);
+      const failures = await mapLimited(checked, 4, async (spec) => {
+        const { mpm, text } = preamble(spec);
+        const commented = await testText(`${text}${sampleLine(spec, `${SAMPLES[spec.name] as string} # a comment`)}`);
+        if (isFlag(spec)) {
+          const first = await testText(`${text}${sampleLine(spec, '# On')}`);
+          return [
+            ...(commented.exitCode === 0 ? [] : [`FLAG ${spec.name} with extra words: ${commented.stderr}`]),
+            ...(first.error?.message === flagError(spec) ? [] : [`${spec.name} # On: ${first.stderr}`]),
+          ];
+        }
+        const expected = commentError(spec, '#') ?? argumentCountError(spec, 99, mpm);
+        return commented.error?.message === expected
+          ? []
+          : [`${spec.name}: expected "${expected}", apache2 said "${commented.stderr.trim()}"`];
+      });
+      assert.deepEqual(failures.flat(), []);
+    },
+  );
 
-  it('contexts: refused at server level, inside <VirtualHost> and inside <Directory> with the quoted text', { timeout: 120_000 }, async (t) => {
-    if (requireTool(t, 'apache2') === undefined) return;
-    const wrappers = { server: ['', ''], virtualhost: ['<VirtualHost *:80>\n', '</VirtualHost>\n'], directory: ['<Directory /tmp>\n', '</Directory>\n'] } as const;
-    const refusals = DIRECTIVES.flatMap((spec) =>
-      (Object.keys(wrappers) as (keyof typeof wrappers)[]).flatMap((section) => {
-        const expected = contextError(spec, section === 'server' ? undefined : section);
-        return expected === undefined ? [] : [{ spec, section, expected }];
-      }),
-    );
-    const failures = await mapLimited(refusals, 4, async ({ spec, section, expected }) => {
-      const [open, close] = wrappers[section];
-      const result = await testText(`${preamble(spec).text}${open}${spec.name} ${SAMPLES[spec.name] as string}\n${close}`);
-      return result.error?.message === expected ? [] : [`${spec.name} at ${section} level: expected "${expected}", apache2 said "${result.stderr.trim()}"`];
-    });
-    assert.deepEqual(failures.flat(), []);
-  });
+  it(
+    'contexts: refused at server level, inside <VirtualHost> and inside <Directory> with the quoted text',
+    { timeout: 120_000 },
+    async (t) => {
+      if (requireTool(t, 'apache2') === undefined) return;
+      const wrappers = {
+        server: ['', ''],
+        virtualhost: ['<VirtualHost *:80>\n', '</VirtualHost>\n'],
+        directory: ['<Directory /tmp>\n', '</Directory>\n'],
+      } as const;
+      const refusals = DIRECTIVES.flatMap((spec) =>
+        (Object.keys(wrappers) as (keyof typeof wrappers)[]).flatMap((section) => {
+          const expected = contextError(spec, section === 'server' ? undefined : section);
+          return expected === undefined ? [] : [{ spec, section, expected }];
+        }),
+      );
+      const failures = await mapLimited(refusals, 4, async ({ spec, section, expected }) => {
+        const [open, close] = wrappers[section];
+        const result = await testText(`${preamble(spec).text}${open}${spec.name} ${SAMPLES[spec.name] as string}\n${close}`);
+        return result.error?.message === expected
+          ? []
+          : [`${spec.name} at ${section} level: expected "${expected}", apache2 said "${result.stderr.trim()}"`];
+      });
+      assert.deepEqual(failures.flat(), []);
+    },
+  );
 
   it('directory-type sections are named as httpd names them', async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
@@ -416,12 +465,18 @@ describe('AP1001 trailing-comment', { concurrency: 4 }, () => {
     if (requireTool(t, 'apache2') === undefined) return;
     const text = fs.readFileSync(fixtureCase('AP1001', 'bad-no-fix.conf').cwd + '/bad-no-fix.conf', 'latin1');
     const load = text.split('\n')[0] as string;
-    assert.equal((await testText(`${load}\nErrorDocument 404 # not found\n`)).error?.message, 'ErrorDocument takes two arguments, Change responses for HTTP errors');
+    assert.equal(
+      (await testText(`${load}\nErrorDocument 404 # not found\n`)).error?.message,
+      'ErrorDocument takes two arguments, Change responses for HTTP errors',
+    );
     assert.equal((await testText(`${load}\nLogFormat "%h %r" #short\n`)).exitCode, 0);
     assert.equal((await testText(`${load}\nTimeout #300\n`)).exitCode, 0);
     assert.equal((await testText(`${load}\nKeepAlive # On\n`)).error?.message, 'KeepAlive must be On or Off');
     const dump = await dumpOf(`${load}\nLogFormat "%h %r" #short\n`);
-    assert.ok(dump.some((entry) => entry.name === 'LogFormat' && entry.args === '"%h %r" #short'), JSON.stringify(dump));
+    assert.ok(
+      dump.some((entry) => entry.name === 'LogFormat' && entry.args === '"%h %r" #short'),
+      JSON.stringify(dump),
+    );
   });
 
   it('good-comments.conf: accepted', async (t) => {
@@ -434,12 +489,16 @@ async function dumpOf(text: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-oracle-'));
   try {
     fs.writeFileSync(path.join(dir, 'httpd.conf'), text);
-    return await apacheDumpConfig({ serverRoot: dir, configFile: 'httpd.conf', before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`], envvars: null });
+    return await apacheDumpConfig({
+      serverRoot: dir,
+      configFile: 'httpd.conf',
+      before: [...BEFORE, `PidFile ${path.join(dir, 'httpd.pid')}`],
+      envvars: null,
+    });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-
 
 describe('AP1002 continuation-hazard', { concurrency: 4 }, () => {
   const swallowed: Record<string, string[]> = {
@@ -475,7 +534,8 @@ describe('AP1002 continuation-hazard', { concurrency: 4 }, () => {
     const { result: fixed } = await configTest(testCase, { fixed: true });
     assert.equal(fixed.exitCode, 0, fixed.stderr);
     const kept = await keptLines('AP1002', 'bad-blank-after-backslash.conf', true);
-    for (const line of ['Timeout 10', 'ServerAdmin ops@example.com', 'Options Indexes FollowSymLinks']) assert.ok(kept.includes(line), kept.join(' | '));
+    for (const line of ['Timeout 10', 'ServerAdmin ops@example.com', 'Options Indexes FollowSymLinks'])
+      assert.ok(kept.includes(line), kept.join(' | '));
   });
 
   it('bad-ambiguous.conf: refused; the next line is not indented as a continuation, so no fix', async (t) => {
@@ -487,7 +547,8 @@ describe('AP1002 continuation-hazard', { concurrency: 4 }, () => {
   it('good-near-misses.conf: accepted, nothing swallowed', async (t) => {
     if ((await accepted(t, 'AP1002', 'good-near-misses.conf')) === undefined) return;
     const kept = await keptLines('AP1002', 'good-near-misses.conf', false);
-    for (const line of ['Timeout 60', 'DirectoryIndex index.html index.php', 'ServerAdmin "ops@example.com"']) assert.ok(kept.includes(line), kept.join(' | '));
+    for (const line of ['Timeout 60', 'DirectoryIndex index.html index.php', 'ServerAdmin "ops@example.com"'])
+      assert.ok(kept.includes(line), kept.join(' | '));
   });
 });
 
@@ -495,7 +556,8 @@ describe('AP1003 include-whole-directory', { concurrency: 4 }, () => {
   it('bad-stray: apache2 reads the backup, the hidden file and the subdirectory', async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
     const read = await filesRead('AP1003', 'bad-stray', false);
-    for (const file of ['conf.d/.site.conf.swp', 'conf.d/old/tuning.conf', 'conf.d/site.conf', 'conf.d/site.conf~']) assert.ok(read.includes(file), read.join(' | '));
+    for (const file of ['conf.d/.site.conf.swp', 'conf.d/old/tuning.conf', 'conf.d/site.conf', 'conf.d/site.conf~'])
+      assert.ok(read.includes(file), read.join(' | '));
     assert.ok((await keptLines('AP1003', 'bad-stray', false)).includes('ServerAdmin old@example.com'));
   });
 
@@ -513,12 +575,19 @@ describe('AP1003 include-whole-directory', { concurrency: 4 }, () => {
 
 describe('AP1004 undefined-variable', { concurrency: 4 }, () => {
   /** The names apache2 warns about with AH00111 and the names the rule reports, which must agree. */
-  async function warnedAndReported(t: TestContext, name: string): Promise<{ warned: string[]; reported: string[]; result: ApacheConfigTestResult } | undefined> {
+  async function warnedAndReported(
+    t: TestContext,
+    name: string,
+  ): Promise<{ warned: string[]; reported: string[]; result: ApacheConfigTestResult } | undefined> {
     if (requireTool(t, 'apache2') === undefined) return undefined;
     const { result, diagnostics } = await configTest(fixtureCase('AP1004', name));
     const warned = result.messages.filter((m) => m.code === 'AH00111').map((m) => /\$\{([^}]*)\}/.exec(m.text)?.[1] ?? m.text);
     const reported = diagnostics.map((d) => /^\$\{([^}]*)\}/.exec(d.message)?.[1] ?? d.message);
-    for (const d of diagnostics) assert.ok(result.messages.some((m) => m.code === 'AH00111' && d.message.includes(`AH00111: ${m.text}`)), d.message);
+    for (const d of diagnostics)
+      assert.ok(
+        result.messages.some((m) => m.code === 'AH00111' && d.message.includes(`AH00111: ${m.text}`)),
+        d.message,
+      );
     return { warned: [...new Set(warned)].sort(), reported: [...new Set(reported)].sort(), result };
   }
 
@@ -549,7 +618,11 @@ describe('AP1005 ifmodule-before-loadmodule', { concurrency: 4 }, () => {
     assert.ok(kept.includes('ServerSignature Off'), kept.join(' | '));
     const testCase = fixtureCase('AP1005', 'bad-before.conf');
     const modules = await withCaseCopy(testCase, false, (dir) => apacheDumpModules(oracleOptions(dir, testCase)));
-    for (const module of ['headers_module', 'rewrite_module', 'status_module']) assert.ok(modules.some((m) => m.name === module), module);
+    for (const module of ['headers_module', 'rewrite_module', 'status_module'])
+      assert.ok(
+        modules.some((m) => m.name === module),
+        module,
+      );
   });
 
   it('bad-debian-order: the security header is never set', async (t) => {
@@ -560,7 +633,8 @@ describe('AP1005 ifmodule-before-loadmodule', { concurrency: 4 }, () => {
   it('good-order.conf: static and earlier-loaded modules are seen', async (t) => {
     if ((await accepted(t, 'AP1005', 'good-order.conf')) === undefined) return;
     const kept = await keptLines('AP1005', 'good-order.conf', false);
-    for (const line of ['ServerSignature Off', 'Header always set X-Frame-Options SAMEORIGIN', 'Listen 8080']) assert.ok(kept.includes(line), kept.join(' | '));
+    for (const line of ['ServerSignature Off', 'Header always set X-Frame-Options SAMEORIGIN', 'Listen 8080'])
+      assert.ok(kept.includes(line), kept.join(' | '));
   });
 });
 
@@ -568,7 +642,8 @@ describe('AP1006 ifmodule-unknown-name', { concurrency: 4 }, () => {
   /** Whether apache2 enters `<IfModule name>` with the module loaded: a bogus directive inside is fatal only then. */
   async function enters(module: string, name: string): Promise<boolean> {
     const mpm = /^mpm_(prefork|worker|event)_module$/.exec(module)?.[1] as MpmName | undefined;
-    const load = mpm !== undefined ? loadMpm(mpm) : `${loadMpm('event')}LoadModule ${module} ${MODULES}/mod_${module.replace(/_module$/, '')}.so\n`;
+    const load =
+      mpm !== undefined ? loadMpm(mpm) : `${loadMpm('event')}LoadModule ${module} ${MODULES}/mod_${module.replace(/_module$/, '')}.so\n`;
     const result = await testText(`${load}<IfModule ${name}>\nNoSuchDirective\n</IfModule>\n`);
     return result.exitCode !== 0;
   }
@@ -611,7 +686,10 @@ describe('AP1007 mpm-count', { concurrency: 4 }, () => {
       const refusal = result.messages.find((m) => m.code === 'AH00534');
       assert.ok(refusal !== undefined, result.stderr);
       const quoted = refusal.text.replace(/^[^:]+: /, '');
-      assert.ok(diagnostics.length > 0 && diagnostics.every((d) => d.message.includes(`AH00534 "${quoted}"`)), `${quoted}\n${diagnostics.map((d) => d.message).join('\n')}`);
+      assert.ok(
+        diagnostics.length > 0 && diagnostics.every((d) => d.message.includes(`AH00534 "${quoted}"`)),
+        `${quoted}\n${diagnostics.map((d) => d.message).join('\n')}`,
+      );
     });
   }
 
@@ -631,7 +709,10 @@ describe('AP1008 foreign-mpm-directive', { concurrency: 4 }, () => {
     const testCase = fixtureCase('AP1008', 'bad-thread-lines-under-prefork-crlf.conf');
     const { result, diagnostics } = await configTest(testCase);
     const error = fatalOf(result);
-    assert.ok(diagnostics.some((d) => d.message.includes(error)), error);
+    assert.ok(
+      diagnostics.some((d) => d.message.includes(error)),
+      error,
+    );
     const { result: fixed } = await configTest(testCase, { fixed: true });
     assert.match(fatalOf(fixed), /^Invalid command 'ThreadsPerChild'/);
   });
@@ -643,12 +724,15 @@ describe('AP1008 foreign-mpm-directive', { concurrency: 4 }, () => {
       (await peelRefusals(testCase)).map((refusal) => refusal.message.replace(/,.*$/, '')),
       ["Invalid command 'ThreadsPerChild'", "Invalid command 'AsyncRequestWorkerFactor'"],
     );
-    assert.deepEqual((await peelRefusals(testCase, true)).map((refusal) => refusal.message.replace(/,.*$/, '')), ["Invalid command 'ThreadsPerChild'"]);
+    assert.deepEqual(
+      (await peelRefusals(testCase, true)).map((refusal) => refusal.message.replace(/,.*$/, '')),
+      ["Invalid command 'ThreadsPerChild'"],
+    );
     const guarded = await testText(`<IfModule !mpm_prefork_module>\nThreadsPerChild 25\n</IfModule>\n${loadMpm('prefork')}`);
     assert.match(guarded.error?.message ?? '', /^Invalid command 'ThreadsPerChild'/);
   });
 
-  it('bad-dead-blocks.conf: accepted, and nothing of the other MPMs\' blocks is read', async (t) => {
+  it("bad-dead-blocks.conf: accepted, and nothing of the other MPMs' blocks is read", async (t) => {
     if ((await accepted(t, 'AP1008', 'bad-dead-blocks.conf')) === undefined) return;
     const kept = await keptLines('AP1008', 'bad-dead-blocks.conf', false);
     assert.deepEqual(kept, ['ThreadsPerChild 25']);
@@ -660,7 +744,12 @@ describe('AP1008 foreign-mpm-directive', { concurrency: 4 }, () => {
 });
 
 describe('AP1009 misplaced-directive', { concurrency: 4 }, () => {
-  for (const name of ['bad-server-only-in-vhost.conf', 'bad-directory-sections-crlf.conf', 'bad-allowoverride-fatal.conf', 'bad-included']) {
+  for (const name of [
+    'bad-server-only-in-vhost.conf',
+    'bad-directory-sections-crlf.conf',
+    'bad-allowoverride-fatal.conf',
+    'bad-included',
+  ]) {
     it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP1009', name));
   }
 
@@ -672,7 +761,10 @@ describe('AP1009 misplaced-directive', { concurrency: 4 }, () => {
       const warning = result.messages.find((m) => m.code === code);
       assert.ok(warning !== undefined, result.stderr);
       const quoted = warning.text.replace(/\/\S*\/tune-lint-case-[^/]+\//g, '');
-      assert.ok(diagnostics.some((d) => d.message.includes(`${code}: "${quoted}"`)), quoted);
+      assert.ok(
+        diagnostics.some((d) => d.message.includes(`${code}: "${quoted}"`)),
+        quoted,
+      );
     }
   });
 
@@ -690,7 +782,14 @@ describe('AP1010 mpm-limit-clamped', { concurrency: 4 }, () => {
   const startupWarnings = (result: ApacheConfigTestResult): string[] =>
     result.messages.filter((m) => m.text.startsWith('WARNING:')).map((m) => `${m.code}: ${m.text}`);
 
-  for (const name of ['bad-prefork-serverlimit.conf', 'bad-event-geometry.conf', 'bad-worker-crlf.conf', 'bad-absent-directive.conf', 'bad-zero.conf', 'bad-debian-included']) {
+  for (const name of [
+    'bad-prefork-serverlimit.conf',
+    'bad-event-geometry.conf',
+    'bad-worker-crlf.conf',
+    'bad-absent-directive.conf',
+    'bad-zero.conf',
+    'bad-debian-included',
+  ]) {
     it(`${name}: apache2 prints exactly the warnings quoted, and none once the values it uses are written`, async (t) => {
       if (requireTool(t, 'apache2') === undefined) return;
       const testCase = fixtureCase('AP1010', name);
@@ -787,7 +886,13 @@ describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
       assert.ok(first?.message.includes(`"${error}"`), `${first?.message} should quote "${error}"`);
     });
   }
-  for (const name of ['good-guarded.conf', 'good-loaded.conf', 'good-loaded-later.conf', 'good-sections.conf', 'good-third-party-module.conf']) {
+  for (const name of [
+    'good-guarded.conf',
+    'good-loaded.conf',
+    'good-loaded-later.conf',
+    'good-sections.conf',
+    'good-third-party-module.conf',
+  ]) {
     it(`${name}: accepted`, async (t) => {
       await accepted(t, 'AP1015', name);
     });
@@ -800,7 +905,7 @@ describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
     if (check.stdout !== '') t.diagnostic(check.stdout.trim());
   });
 
-  it('against another point release than the table\'s, what both define must agree and the rest is named, not failed', (t) => {
+  it("against another point release than the table's, what both define must agree and the rest is named, not failed", (t) => {
     if (requireTool(t, 'apache2') === undefined || requireTool(t, 'dpkg') === undefined) return;
     const table = fs.readFileSync(repoPath('src', 'languages', 'apache', 'module-directives.ts'), 'utf8');
     const older = table.replace(/^(\/\/ Generated by .* from )(.*)(; do not edit\.)$/m, '$1Apache/2.4.0-made-up (Debian)$3');
@@ -808,11 +913,18 @@ describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const check = (text: string) => {
       fs.writeFileSync(path.join(dir, 'table.ts'), text);
-      return spawnSync(process.execPath, [repoPath('scripts', 'gen-module-directives.mjs'), '--check', '--table', path.join(dir, 'table.ts')], { encoding: 'utf8' });
+      return spawnSync(
+        process.execPath,
+        [repoPath('scripts', 'gen-module-directives.mjs'), '--check', '--table', path.join(dir, 'table.ts')],
+        { encoding: 'utf8' },
+      );
     };
     const withoutOne = check(older.replace(/^ {2}keepalive: .*\n/m, ''));
     assert.equal(withoutOne.status, 0, withoutOne.stderr);
-    assert.match(withoutOne.stdout, /the table is from Apache\/2\.4\.0-made-up \(Debian\): \d+ directives in both; only in Apache\/[\d.]+ \(Debian\): keepalive\n$/);
+    assert.match(
+      withoutOne.stdout,
+      /the table is from Apache\/2\.4\.0-made-up \(Debian\): \d+ directives in both; only in Apache\/[\d.]+ \(Debian\): keepalive\n$/,
+    );
     const moved = check(older.replace(/^ {2}keepalive: '[^']*',$/m, "  keepalive: 'mod_elsewhere.c',"));
     assert.equal(moved.status, 1);
     assert.match(moved.stderr, /keepalive: mod_elsewhere\.c in the table, http_core\.c in Apache/);
@@ -829,11 +941,17 @@ describe('AP1016 directive-arguments', { concurrency: 4 }, () => {
     });
   }
 
-  it('the table of argument checks is what the installed apache2 answers, for a sample spread over it (scripts/gen-directive-arguments.mjs)', { timeout: 120_000 }, (t) => {
-    if (requireTool(t, 'apache2') === undefined || requireTool(t, 'dpkg') === undefined) return;
-    const check = spawnSync(process.execPath, [repoPath('scripts', 'gen-directive-arguments.mjs'), '--sample', '24'], { encoding: 'utf8' });
-    assert.equal(check.status, 0, check.stderr);
-  });
+  it(
+    'the table of argument checks is what the installed apache2 answers, for a sample spread over it (scripts/gen-directive-arguments.mjs)',
+    { timeout: 120_000 },
+    (t) => {
+      if (requireTool(t, 'apache2') === undefined || requireTool(t, 'dpkg') === undefined) return;
+      const check = spawnSync(process.execPath, [repoPath('scripts', 'gen-directive-arguments.mjs'), '--sample', '24'], {
+        encoding: 'utf8',
+      });
+      assert.equal(check.status, 0, check.stderr);
+    },
+  );
 });
 
 describe('AP3001 allowoverride-root', () => {
@@ -863,21 +981,30 @@ describe('AP4002 access-control-22', () => {
     it(`${name}: the fixed configuration starts`, (t) => provesFatalAndFix(t, 'AP4002', name));
   }
 
-  it('the classic pairs and their Require forms serve the same (200 for allow,deny + Allow from all, 403 for deny,allow + Deny from all)', { timeout: 60_000 }, async (t) => {
-    if (requireTool(t, 'apache2') === undefined) return;
-    const inSite = (...lines: string[]) => ['<Directory {site}>', ...lines.map((line) => `    ${line}`), '</Directory>'];
-    const compat = ['access_compat_module'];
-    assert.equal(await serveStatus(inSite('Order allow,deny', 'Allow from all'), {}, compat), 200);
-    assert.equal(await serveStatus(inSite('Require all granted')), 200);
-    assert.equal(await serveStatus(inSite('Order deny,allow', 'Deny from all'), {}, compat), 403);
-    assert.equal(await serveStatus(inSite('Require all denied')), 403);
-  });
+  it(
+    'the classic pairs and their Require forms serve the same (200 for allow,deny + Allow from all, 403 for deny,allow + Deny from all)',
+    { timeout: 60_000 },
+    async (t) => {
+      if (requireTool(t, 'apache2') === undefined) return;
+      const inSite = (...lines: string[]) => ['<Directory {site}>', ...lines.map((line) => `    ${line}`), '</Directory>'];
+      const compat = ['access_compat_module'];
+      assert.equal(await serveStatus(inSite('Order allow,deny', 'Allow from all'), {}, compat), 200);
+      assert.equal(await serveStatus(inSite('Require all granted')), 200);
+      assert.equal(await serveStatus(inSite('Order deny,allow', 'Deny from all'), {}, compat), 403);
+      assert.equal(await serveStatus(inSite('Require all denied')), 403);
+    },
+  );
 
   it('mixed: an old-style Deny in <Location /> overrides Require all granted on the directory', { timeout: 60_000 }, async (t) => {
     if ((await accepted(t, 'AP4002', 'bad-mixed.conf')) === undefined) return;
     const granted = ['<Directory {site}>', '    Require all granted', '</Directory>'];
     assert.equal(await serveStatus(granted), 200);
-    assert.equal(await serveStatus([...granted, '<Location />', '    Order deny,allow', '    Deny from all', '</Location>'], {}, ['access_compat_module']), 403);
+    assert.equal(
+      await serveStatus([...granted, '<Location />', '    Order deny,allow', '    Deny from all', '</Location>'], {}, [
+        'access_compat_module',
+      ]),
+      403,
+    );
   });
 
   for (const name of ['good-compat-old-only.conf', 'good-require-only.conf']) {
@@ -888,14 +1015,23 @@ describe('AP4002 access-control-22', () => {
 });
 
 describe('AP4003 removed-directive', { concurrency: 4 }, () => {
-  const cases = ['bad-mutexes-prefork.conf', 'bad-no-exact-equivalent.conf', 'bad-event-accept-mutex.conf', 'bad-rewrite-off.conf', 'bad-rewrite-traced.conf', 'bad-authoritative-crlf.conf', 'bad-included'];
+  const cases = [
+    'bad-mutexes-prefork.conf',
+    'bad-no-exact-equivalent.conf',
+    'bad-event-accept-mutex.conf',
+    'bad-rewrite-off.conf',
+    'bad-rewrite-traced.conf',
+    'bad-authoritative-crlf.conf',
+    'bad-included',
+  ];
   for (const name of cases) {
     it(`${name}: apache2 refuses exactly the reported lines, with the quoted text`, (t) => provesEveryRefusal(t, 'AP4003', name));
   }
 
   it('the fixes are accepted by apache2: after them only the lines without an exact equivalent are refused', async (t) => {
     if (requireTool(t, 'apache2') === undefined) return;
-    const remaining = async (name: string) => (await peelRefusals(fixtureCase('AP4003', name), true)).map((refusal) => refusal.message.replace(/,.*$/, ''));
+    const remaining = async (name: string) =>
+      (await peelRefusals(fixtureCase('AP4003', name), true)).map((refusal) => refusal.message.replace(/,.*$/, ''));
     assert.deepEqual(await remaining('bad-mutexes-prefork.conf'), ["Invalid command 'LockFile'"]);
     assert.deepEqual(await remaining('bad-event-accept-mutex.conf'), []);
     assert.deepEqual(await remaining('bad-rewrite-off.conf'), []);
@@ -922,7 +1058,11 @@ describe('AP4004 noop-directive', { concurrency: 4 }, () => {
       const warnings = noopWarnings(result);
       // Inside <VirtualHost> httpd logs AH00117 through that host, which prints nothing during the check; these fixtures keep it outside.
       assert.ok(warnings.length > 0);
-      for (const warning of warnings) assert.ok(diagnostics.some((d) => d.message.includes(`("${warning}")`)), warning);
+      for (const warning of warnings)
+        assert.ok(
+          diagnostics.some((d) => d.message.includes(`("${warning}")`)),
+          warning,
+        );
       const { result: fixed } = await configTest(testCase, { fixed: true });
       assert.equal(fixed.exitCode, 0, fixed.stderr);
       assert.deepEqual(noopWarnings(fixed), []);
@@ -939,7 +1079,11 @@ describe('AP4005 limit-order-22', { concurrency: 4 }, () => {
   // The rule is about httpd 2.2, which is not installed; what 2.4 does with the same order is the contrast it draws.
   it('good-target-24.conf: httpd 2.4 applies a ServerLimit that follows MaxRequestWorkers, without any warning', async (t) => {
     const result = await accepted(t, 'AP4005', 'good-target-24.conf');
-    if (result !== undefined) assert.deepEqual(result.messages.filter((m) => m.text.startsWith('WARNING:')), []);
+    if (result !== undefined)
+      assert.deepEqual(
+        result.messages.filter((m) => m.text.startsWith('WARNING:')),
+        [],
+      );
   });
 });
 
@@ -949,7 +1093,11 @@ describe('AP4005 limit-order-22', { concurrency: 4 }, () => {
  * the configuration, and returns the status of GET /index.html. The server
  * is stopped by its PID.
  */
-async function serveStatus(lines: readonly string[], files: Readonly<Record<string, string>> = {}, modules: readonly string[] = []): Promise<number> {
+async function serveStatus(
+  lines: readonly string[],
+  files: Readonly<Record<string, string>> = {},
+  modules: readonly string[] = [],
+): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-serve-'));
   const site = path.join(dir, 'site');
   fs.mkdirSync(site);
@@ -971,7 +1119,10 @@ async function serveStatus(lines: readonly string[], files: Readonly<Record<stri
       '',
     ].join('\n'),
   );
-  const server = spawn(findTool('apache2') as string, ['-d', dir, '-f', 'httpd.conf', '-X'], { stdio: 'ignore', env: { PATH: process.env['PATH'] ?? '', LANG: 'C' } });
+  const server = spawn(findTool('apache2') as string, ['-d', dir, '-f', 'httpd.conf', '-X'], {
+    stdio: 'ignore',
+    env: { PATH: process.env['PATH'] ?? '', LANG: 'C' },
+  });
   try {
     return await getStatus(port, '/index.html');
   } finally {

@@ -48,10 +48,7 @@ describe('AP2001 and AP2002 on the fat-Apache story', () => {
       ['AP2001 etc/apache2/mods-enabled/mpm_prefork.conf:16'],
       'before fixing, ServerLimit 10000 is not twice MaxClients 10000',
     );
-    assert.match(
-      result.diagnostics[0]?.message ?? '',
-      /^MaxClients 10000 x 16 MiB .*expected MaxRequestWorkers at most 230\b/,
-    );
+    assert.match(result.diagnostics[0]?.message ?? '', /^MaxClients 10000 x 16 MiB .*expected MaxRequestWorkers at most 230\b/);
     assert.equal(result.passes, 2);
     assert.equal(
       await patchOf(result),
@@ -76,9 +73,14 @@ describe('AP2001 and AP2002 on the fat-Apache story', () => {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-compose-'));
     try {
       fs.cpSync(STORY, scratch, { recursive: true, verbatimSymlinks: true });
-      for (const fix of result.fixes) fs.writeFileSync(path.join(scratch, path.relative(STORY, fix.file.realPath)), fix.file.encode(fix.after));
+      for (const fix of result.fixes)
+        fs.writeFileSync(path.join(scratch, path.relative(STORY, fix.file.realPath)), fix.file.encode(fix.after));
       const again = await lintStory(scratch, ['AP2001', 'AP2002']);
-      assert.deepEqual(again.diagnostics.map((d) => d.message), [], 'the patched tree lints clean for both rules');
+      assert.deepEqual(
+        again.diagnostics.map((d) => d.message),
+        [],
+        'the patched tree lints clean for both rules',
+      );
       assert.equal(again.fixes.length, 0);
 
       const binary = requireTool(t, 'apache2');

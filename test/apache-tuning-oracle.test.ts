@@ -13,14 +13,21 @@ const MODULES = '/usr/lib/apache2/modules';
 /** Modules a fixture snippet may use without loading them, with the directive that needs each. */
 const IMPLIED_MODULES: readonly { readonly uses: RegExp | undefined; readonly loads: RegExp; readonly line: string }[] = [
   { uses: undefined, loads: /^\s*LoadModule\s+mpm_/im, line: `LoadModule mpm_event_module ${MODULES}/mod_mpm_event.so` },
-  { uses: /^\s*Require\s/im, loads: /^\s*LoadModule\s+authz_core_module/im, line: `LoadModule authz_core_module ${MODULES}/mod_authz_core.so` },
+  {
+    uses: /^\s*Require\s/im,
+    loads: /^\s*LoadModule\s+authz_core_module/im,
+    line: `LoadModule authz_core_module ${MODULES}/mod_authz_core.so`,
+  },
   { uses: /^\s*(Script)?Alias\s/im, loads: /^\s*LoadModule\s+alias_module/im, line: `LoadModule alias_module ${MODULES}/mod_alias.so` },
 ];
 /** Served paths of the fixtures, moved under the scratch copy so DocumentRoot and Alias targets can exist. */
 const SERVED_PATH = /(?<=[\s"'^])\/(srv|var\/www|mnt)(?=[\/\s"'>$]|$)/gm;
 
 function filesBelow(directory: string): string[] {
-  return fs.readdirSync(directory, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+  return fs
+    .readdirSync(directory, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 /**
@@ -79,11 +86,16 @@ describe('tuning rules: fixed fixtures pass apache2 -t', () => {
             t.skip(`the input itself does not pass apache2 -t here: ${before.error?.message ?? before.stderr.trim()}`);
             return;
           }
-          for (const fix of result.fixes) fs.writeFileSync(path.join(scratch, path.relative(testCase.cwd, fix.file.realPath)), fix.file.encode(fix.after));
+          for (const fix of result.fixes)
+            fs.writeFileSync(path.join(scratch, path.relative(testCase.cwd, fix.file.realPath)), fix.file.encode(fix.after));
           const after = await configTest(binary, scratch, main);
           assert.equal(after.exitCode, 0, after.stderr);
           assert.ok(after.syntaxOk, after.stderr);
-          assert.deepEqual(codes(after).filter((code) => !codes(before).includes(code)), [], `new warnings after the fix:\n${after.stderr}`);
+          assert.deepEqual(
+            codes(after).filter((code) => !codes(before).includes(code)),
+            [],
+            `new warnings after the fix:\n${after.stderr}`,
+          );
         } finally {
           fs.rmSync(scratch, { recursive: true, force: true });
         }

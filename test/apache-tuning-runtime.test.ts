@@ -51,21 +51,45 @@ const CASES: readonly RuntimeCase[] = [
   {
     name: 'event keeps 3 processes of 4 threads: MaxSpareThreads becomes 7 + 4 + 1 = 12, so 12 idle threads stay',
     mpm: 'event',
-    block: ['ServerLimit 10', 'ThreadLimit 4', 'ThreadsPerChild 4', 'MaxRequestWorkers 40', 'MinSpareThreads 7', 'MaxSpareThreads 1', 'StartServers 5'],
+    block: [
+      'ServerLimit 10',
+      'ThreadLimit 4',
+      'ThreadsPerChild 4',
+      'MaxRequestWorkers 40',
+      'MinSpareThreads 7',
+      'MaxSpareThreads 1',
+      'StartServers 5',
+    ],
     claimed: 12,
     children: 3,
   },
   {
     name: 'event with MinSpareThreads 6: the bound is 11, so 12 idle threads are one process too many',
     mpm: 'event',
-    block: ['ServerLimit 10', 'ThreadLimit 4', 'ThreadsPerChild 4', 'MaxRequestWorkers 40', 'MinSpareThreads 6', 'MaxSpareThreads 1', 'StartServers 5'],
+    block: [
+      'ServerLimit 10',
+      'ThreadLimit 4',
+      'ThreadsPerChild 4',
+      'MaxRequestWorkers 40',
+      'MinSpareThreads 6',
+      'MaxSpareThreads 1',
+      'StartServers 5',
+    ],
     claimed: 11,
     children: 2,
   },
   {
     name: 'worker behaves as event: MaxSpareThreads 1 becomes 12 with MinSpareThreads 7',
     mpm: 'worker',
-    block: ['ServerLimit 10', 'ThreadLimit 4', 'ThreadsPerChild 4', 'MaxRequestWorkers 40', 'MinSpareThreads 7', 'MaxSpareThreads 1', 'StartServers 5'],
+    block: [
+      'ServerLimit 10',
+      'ThreadLimit 4',
+      'ThreadsPerChild 4',
+      'MaxRequestWorkers 40',
+      'MinSpareThreads 7',
+      'MaxSpareThreads 1',
+      'StartServers 5',
+    ],
     claimed: 12,
     children: 3,
   },
@@ -127,7 +151,12 @@ async function settledChildren(parent: number, expected: number, stableMs: numbe
 }
 
 /** Starts apache2 on a config, hands back its parent PID and port, and always stops it by PID and removes the directory. */
-async function withRunningApache(t: TestContext, binary: string, spec: ServerSpec, use: (parent: number, port: number, root: string) => Promise<void>): Promise<void> {
+async function withRunningApache(
+  t: TestContext,
+  binary: string,
+  spec: ServerSpec,
+  use: (parent: number, port: number, root: string) => Promise<void>,
+): Promise<void> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-runtime-'));
   fs.chmodSync(root, 0o755);
   const pidFile = path.join(root, 'apache2.pid');
@@ -145,7 +174,11 @@ async function withRunningApache(t: TestContext, binary: string, spec: ServerSpe
     const conf = path.join(root, 'apache2.conf');
     const port = await freeLoopbackPort();
     fs.writeFileSync(conf, configText(root, port, spec, process.geteuid?.() === 0));
-    const started = spawnSync(binary, ['-d', root, '-f', conf, '-k', 'start'], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' }, timeout: 20_000 });
+    const started = spawnSync(binary, ['-d', root, '-f', conf, '-k', 'start'], {
+      encoding: 'utf8',
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' },
+      timeout: 20_000,
+    });
     assert.equal(started.status, 0, started.stderr);
     const deadline = Date.now() + 10_000;
     while (parentPid() === 0 && Date.now() < deadline) await sleep(50);
@@ -165,7 +198,12 @@ async function withRunningApache(t: TestContext, binary: string, spec: ServerSpe
     const log = path.join(root, 'error.log');
     const errors = fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '';
     fs.rmSync(root, { recursive: true, force: true });
-    t.diagnostic(errors.split('\n').filter((line) => /\[(mpm_\w+|core):(warn|error|crit|alert|emerg)\]/.test(line)).join('\n') || 'no warnings in the error log');
+    t.diagnostic(
+      errors
+        .split('\n')
+        .filter((line) => /\[(mpm_\w+|core):(warn|error|crit|alert|emerg)\]/.test(line))
+        .join('\n') || 'no warnings in the error log',
+    );
   }
 }
 
@@ -193,7 +231,10 @@ async function ruleMessages(ruleId: string, text: string): Promise<string[]> {
 describe('AP2003 run-time adjustments against a running apache2', { concurrency: true }, () => {
   for (const testCase of CASES) {
     it(testCase.name, async (t) => {
-      const messages = await ruleMessages('AP2003', [`LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`, ...testCase.block, ''].join('\n'));
+      const messages = await ruleMessages(
+        'AP2003',
+        [`LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`, ...testCase.block, ''].join('\n'),
+      );
       assert.equal(messages.length, 1, messages.join('\n'));
       assert.match(messages[0] as string, new RegExp(`^warn .*(= |only )${testCase.claimed}\\b`));
 
@@ -203,7 +244,12 @@ describe('AP2003 run-time adjustments against a running apache2', { concurrency:
         serverRoot: os.tmpdir(),
         configFile: '/dev/null',
         envvars: null,
-        before: ['ServerName localhost', 'ErrorLog /dev/null', `LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`, ...testCase.block],
+        before: [
+          'ServerName localhost',
+          'ErrorLog /dev/null',
+          `LoadModule mpm_${testCase.mpm}_module ${MODULES}/mod_mpm_${testCase.mpm}.so`,
+          ...testCase.block,
+        ],
         binary,
       });
       assert.equal(silent.exitCode, 0, silent.stderr);
@@ -392,28 +438,49 @@ describe('the <Directory> merge model against a running apache2', () => {
       '    AllowOverride All',
       '</Directory>',
     ];
-    await withRunningApache(t, binary, { mpm: 'prefork', lines: ['StartServers 2', ...lines], prepare: (root) => {
-      for (const site of sites) {
-        fs.mkdirSync(path.join(root, site, 'html'), { recursive: true });
-        fs.writeFileSync(path.join(root, site, 'html', 'index.html'), `<p>${site}</p>\n`);
-        fs.writeFileSync(path.join(root, site, 'html', '.htaccess'), 'ThisIsNotADirective\n');
-      }
-    } }, async (_parent, port, root) => {
-      const read = new Set<string>();
-      for (const site of sites) {
-        const status = await statusOf(port, `${site}.test`, '/index.html');
-        assert.ok(status === 200 || status === 500, `${site}: ${status}`);
-        if (status === 500) read.add(site);
-      }
-      assert.deepEqual(
-        [...read].sort(),
-        ['parent-all', 'regex-no-slash', 'regex-none-after-all', 'regex-none-same-level', 'regex-parent-only', 'regex-section', 'vhost-all', 'wildcard'],
-        'what httpd itself does',
-      );
+    await withRunningApache(
+      t,
+      binary,
+      {
+        mpm: 'prefork',
+        lines: ['StartServers 2', ...lines],
+        prepare: (root) => {
+          for (const site of sites) {
+            fs.mkdirSync(path.join(root, site, 'html'), { recursive: true });
+            fs.writeFileSync(path.join(root, site, 'html', 'index.html'), `<p>${site}</p>\n`);
+            fs.writeFileSync(path.join(root, site, 'html', '.htaccess'), 'ThisIsNotADirective\n');
+          }
+        },
+      },
+      async (_parent, port, root) => {
+        const read = new Set<string>();
+        for (const site of sites) {
+          const status = await statusOf(port, `${site}.test`, '/index.html');
+          assert.ok(status === 200 || status === 500, `${site}: ${status}`);
+          if (status === 500) read.add(site);
+        }
+        assert.deepEqual(
+          [...read].sort(),
+          [
+            'parent-all',
+            'regex-no-slash',
+            'regex-none-after-all',
+            'regex-none-same-level',
+            'regex-parent-only',
+            'regex-section',
+            'vhost-all',
+            'wildcard',
+          ],
+          'what httpd itself does',
+        );
 
-      const messages = await ruleMessages('AP2012', [...lines.map((line) => line.replaceAll('{root}', root).replaceAll('{port}', '80')), ''].join('\n'));
-      const reported = messages.map((message) => new RegExp(`for DocumentRoot ${root}/([a-z-]+)/html:`).exec(message)?.[1]);
-      assert.deepEqual(reported.sort(), [...read].sort(), messages.join('\n'));
-    });
+        const messages = await ruleMessages(
+          'AP2012',
+          [...lines.map((line) => line.replaceAll('{root}', root).replaceAll('{port}', '80')), ''].join('\n'),
+        );
+        const reported = messages.map((message) => new RegExp(`for DocumentRoot ${root}/([a-z-]+)/html:`).exec(message)?.[1]);
+        assert.deepEqual(reported.sort(), [...read].sort(), messages.join('\n'));
+      },
+    );
   });
 });

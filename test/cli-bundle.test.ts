@@ -19,7 +19,12 @@ const MODULE_CLI = repoPath('dist', 'src', 'cli.js');
 const FLEET = repoPath('fixtures', 'cli', 'repo-fleet');
 
 function run(cli: string, args: readonly string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(CLI_NODE, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', TIMING: '' }, timeout: 120_000 });
+  const result = spawnSync(CLI_NODE, [cli, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', TIMING: '' },
+    timeout: 120_000,
+  });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -32,7 +37,11 @@ describe('the bundled bin', () => {
   });
 
   const cases: readonly { name: string; args: readonly string[]; status: number }[] = [
-    { name: 'a lint of two hosts, stylish report and patch', args: ['--no-probe', 'hosts/lamp1/apache2.conf', 'hosts/lamp1/my.cnf', 'hosts/web2/httpd.conf'], status: 1 },
+    {
+      name: 'a lint of two hosts, stylish report and patch',
+      args: ['--no-probe', 'hosts/lamp1/apache2.conf', 'hosts/lamp1/my.cnf', 'hosts/web2/httpd.conf'],
+      status: 1,
+    },
     { name: 'the same as JSON', args: ['--no-probe', '--format', 'json', 'hosts/lamp1/apache2.conf', 'hosts/lamp1/my.cnf'], status: 1 },
     { name: 'SARIF', args: ['--no-probe', '--format', 'sarif', 'hosts/web2/httpd.conf'], status: 0 },
     { name: 'dump', args: ['dump', '--json', 'hosts/lamp1/apache2.conf'], status: 0 },
@@ -56,7 +65,10 @@ describe('the bundled bin', () => {
       const missing = run(path.join(scratch, 'bin', 'tune-lint.cjs'), ['--version'], scratch);
       assert.equal(missing.status, 2);
       assert.equal(missing.stdout, '');
-      assert.equal(missing.stderr, `tune-lint: cannot read ${path.join(scratch, 'dist', 'bundle', 'cli', 'cli.js')} (ENOENT); run npm run build\n`);
+      assert.equal(
+        missing.stderr,
+        `tune-lint: cannot read ${path.join(scratch, 'dist', 'bundle', 'cli', 'cli.js')} (ENOENT); run npm run build\n`,
+      );
     } finally {
       removeScratch(scratch);
     }
@@ -75,11 +87,19 @@ describe('the bundled bin', () => {
       assert.equal(expected.status, 0, expected.stderr);
       const cache = fs.readFileSync(repoPath('dist', 'bundle', 'cli', 'cli.cache'));
       const scriptSize = fs.statSync(path.join(bundleDir, 'cli.js')).size;
-      const caches: readonly (Buffer | undefined)[] = [undefined, cache.subarray(0, cache.length >> 1), Buffer.concat([cache, Buffer.alloc(scriptSize)])];
+      const caches: readonly (Buffer | undefined)[] = [
+        undefined,
+        cache.subarray(0, cache.length >> 1),
+        Buffer.concat([cache, Buffer.alloc(scriptSize)]),
+      ];
       for (const written of caches) {
         fs.rmSync(path.join(bundleDir, 'cli.cache'), { force: true });
         if (written !== undefined) fs.writeFileSync(path.join(bundleDir, 'cli.cache'), written);
-        assert.deepEqual(run(path.join(scratch, 'bin', 'tune-lint.cjs'), ['rules', '--json'], scratch), expected, `cache of ${written?.length ?? 'no'} bytes`);
+        assert.deepEqual(
+          run(path.join(scratch, 'bin', 'tune-lint.cjs'), ['rules', '--json'], scratch),
+          expected,
+          `cache of ${written?.length ?? 'no'} bytes`,
+        );
       }
     } finally {
       removeScratch(scratch);
@@ -98,10 +118,17 @@ describe('the bundled bin', () => {
     try {
       const loaded = path.join(scratch, 'loaded.txt');
       const recorder = path.join(scratch, 'record-modules.cjs');
-      fs.writeFileSync(recorder, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join('\\n')));\n`);
+      fs.writeFileSync(
+        recorder,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join('\\n')));\n`,
+      );
       const devNull = fs.openSync('/dev/null', 'w');
       try {
-        const result = spawnSync(CLI_NODE, ['--require', recorder, CLI, '--no-probe', 'hosts/web2/httpd.conf'], { cwd: FLEET, stdio: ['ignore', devNull, 'pipe'], encoding: 'utf8' });
+        const result = spawnSync(CLI_NODE, ['--require', recorder, CLI, '--no-probe', 'hosts/web2/httpd.conf'], {
+          cwd: FLEET,
+          stdio: ['ignore', devNull, 'pipe'],
+          encoding: 'utf8',
+        });
         assert.equal(result.status, 0, result.stderr);
       } finally {
         fs.closeSync(devNull);
@@ -111,7 +138,8 @@ describe('the bundled bin', () => {
       // Node 18 loads its ES module loader for every script at start; what counts is that the bin adds nothing to that.
       spawnSync(CLI_NODE, ['--require', recorder, '-e', '0'], { stdio: 'ignore' });
       const byNodeItself = fs.readFileSync(loaded, 'utf8').split('\n').includes('NativeModule internal/modules/esm/loader');
-      if (byNodeItself) t.diagnostic(`${spawnSync(CLI_NODE, ['-v'], { encoding: 'utf8' }).stdout.trim()} loads its ES module loader at start itself`);
+      if (byNodeItself)
+        t.diagnostic(`${spawnSync(CLI_NODE, ['-v'], { encoding: 'utf8' }).stdout.trim()} loads its ES module loader at start itself`);
       else assert.ok(!modules.includes('NativeModule internal/modules/esm/loader'), "Node's ES module loader was loaded");
     } finally {
       removeScratch(scratch);

@@ -37,7 +37,11 @@ describe('colour', () => {
   });
 
   it('NO_COLOR, --no-color and TERM=dumb turn it off on a terminal', (t) => {
-    for (const [args, env] of [[ARGS, { NO_COLOR: '1' }], [[...ARGS, '--no-color'], {}], [ARGS, { TERM: 'dumb' }]] as const) {
+    for (const [args, env] of [
+      [ARGS, { NO_COLOR: '1' }],
+      [[...ARGS, '--no-color'], {}],
+      [ARGS, { TERM: 'dumb' }],
+    ] as const) {
       const output = onTerminal(t, args, env);
       if (output === undefined) return;
       assert.ok(!output.includes(ESC), `colour with ${JSON.stringify(env)} ${args.at(-1)}`);

@@ -7,7 +7,8 @@ const dir = scratchDir('exit');
 after(() => removeScratch(dir));
 
 const PREFORK = 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\n<IfModule mpm_prefork_module>\n    MaxClients 20\n</IfModule>\n';
-const EVENT = 'LoadModule mpm_event_module modules/mod_mpm_event.so\n<IfModule mpm_event_module>\n    ServerLimit 4\n    ThreadsPerChild 25\n    MaxRequestWorkers 100\n</IfModule>\n';
+const EVENT =
+  'LoadModule mpm_event_module modules/mod_mpm_event.so\n<IfModule mpm_event_module>\n    ServerLimit 4\n    ThreadsPerChild 25\n    MaxRequestWorkers 100\n</IfModule>\n';
 writeFiles(dir, {
   'renamed.conf': PREFORK,
   'clean.conf': EVENT,
@@ -55,8 +56,13 @@ describe('exit codes: 0 nothing at the failure threshold, 1 findings', () => {
     assert.equal(run.status, 0);
     assert.doesNotMatch(run.stdout, /AP4001/);
     assert.doesNotMatch(run.stdout, /Host facts used/);
-    const json = JSON.parse(lint([...only({ AP4001: 'warn' }), 'renamed.conf', '--quiet', '--format', 'json']).stdout) as { results: { diagnostics: unknown[] }[] };
-    assert.deepEqual(json.results.flatMap((result) => result.diagnostics), []);
+    const json = JSON.parse(lint([...only({ AP4001: 'warn' }), 'renamed.conf', '--quiet', '--format', 'json']).stdout) as {
+      results: { diagnostics: unknown[] }[];
+    };
+    assert.deepEqual(
+      json.results.flatMap((result) => result.diagnostics),
+      [],
+    );
   });
 
   it('an error exits 1, with or without --quiet', () => {
@@ -97,21 +103,46 @@ describe('exit code 2: one clear line on stderr, no stack trace', () => {
   const cases: [string, string[], RegExp, string?][] = [
     ['a main file that does not exist', ['nope.conf'], /^tune-lint: nope\.conf: no such file$/m],
     ['a directory as main file', ['bad'], /^tune-lint: bad is a directory, not a file$/m],
-    ['a mistake in .tune-lint.yaml found upward', ['x.conf'], /^tune-lint: \.tune-lint\.yaml:2:11: severity must be off, info, warn or error, not "loud"$/m, 'bad'],
+    [
+      'a mistake in .tune-lint.yaml found upward',
+      ['x.conf'],
+      /^tune-lint: \.tune-lint\.yaml:2:11: severity must be off, info, warn or error, not "loud"$/m,
+      'bad',
+    ],
     ['--config naming no file', ['--config', 'none.yaml', 'clean.conf'], /^tune-lint: none\.yaml: no such config file$/m],
     ['--rule without a severity', ['--rule', 'AP2001', 'clean.conf'], /^tune-lint: --rule AP2001: expected ID=off\|info\|warn\|error/m],
     ['--rule with an unknown rule', ['--rule', 'XX0000=off', 'clean.conf'], /^tune-lint: --rule XX0000=off: unknown rule "XX0000"/m],
     ['--target with an unknown product', ['--target', 'nginx=1.25', 'clean.conf'], /^tune-lint: --target: invalid target "nginx=1\.25"/m],
-    ['--format with an unknown format', ['--format', 'yaml', 'clean.conf'], /^tune-lint: option '--format <format>' argument 'yaml' is invalid/m],
+    [
+      '--format with an unknown format',
+      ['--format', 'yaml', 'clean.conf'],
+      /^tune-lint: option '--format <format>' argument 'yaml' is invalid/m,
+    ],
     ['an unknown option', ['--colour', 'clean.conf'], /^tune-lint: unknown option '--colour'/m],
-    ['--max-warnings that is not a number', ['--max-warnings', 'many', 'clean.conf'], /^tune-lint: option '--max-warnings <n>' argument 'many' is invalid\. expected a whole number$/m],
+    [
+      '--max-warnings that is not a number',
+      ['--max-warnings', 'many', 'clean.conf'],
+      /^tune-lint: option '--max-warnings <n>' argument 'many' is invalid\. expected a whole number$/m,
+    ],
     ['--host-ram that is not a size', ['--host-ram', 'big', 'clean.conf'], /^tune-lint: --host-ram: /m],
     ['--profile naming no file', ['--profile', 'host.yaml', 'clean.conf'], /^tune-lint: --profile host\.yaml: no such file$/m],
-    ['--sysroot that is not a directory', ['--sysroot', 'clean.conf', 'clean.conf'], /^tune-lint: --sysroot clean\.conf: not a directory$/m],
-    ['a php-fpm pool file', ['www.conf'], /^tune-lint: www\.conf: a php-fpm configuration \(section \[www\]\); tune-lint reads Apache httpd configs and MySQL\/MariaDB option files, not this one/m],
+    [
+      '--sysroot that is not a directory',
+      ['--sysroot', 'clean.conf', 'clean.conf'],
+      /^tune-lint: --sysroot clean\.conf: not a directory$/m,
+    ],
+    [
+      'a php-fpm pool file',
+      ['www.conf'],
+      /^tune-lint: www\.conf: a php-fpm configuration \(section \[www\]\); tune-lint reads Apache httpd configs and MySQL\/MariaDB option files, not this one/m,
+    ],
     ["php-fpm's main file", ['php-fpm.conf'], /^tune-lint: php-fpm\.conf: a php-fpm configuration \(section \[global\]\)/m],
     ['php.ini', ['php.ini'], /^tune-lint: php\.ini: php\.ini \(its \[PHP\] section\)/m],
-    ['no path and no system config under --sysroot', ['--sysroot', 'bad'], /^tune-lint: no config given and none found at \/etc\/apache2\/apache2\.conf, .* under --sysroot bad; give the main config files to lint$/m],
+    [
+      'no path and no system config under --sysroot',
+      ['--sysroot', 'bad'],
+      /^tune-lint: no config given and none found at \/etc\/apache2\/apache2\.conf, .* under --sysroot bad; give the main config files to lint$/m,
+    ],
   ];
   for (const [what, args, expected, cwd] of cases) {
     it(what, () => {

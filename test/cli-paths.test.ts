@@ -24,18 +24,22 @@ describe('paths: discovery under --sysroot', () => {
   scratches.push(parent);
   const root = path.join(parent, 'root');
   writeFiles(root, {
-    'etc/apache2/apache2.conf': 'LoadModule mpm_prefork_module m.so\nLoadModule php_module libphp.so\nIncludeOptional /etc/apache2/conf.d/*.conf\n',
+    'etc/apache2/apache2.conf':
+      'LoadModule mpm_prefork_module m.so\nLoadModule php_module libphp.so\nIncludeOptional /etc/apache2/conf.d/*.conf\n',
     'etc/apache2/conf.d/mpm.conf': 'MaxRequestWorkers 40\n',
     'etc/mysql/my.cnf': '[mysqld]\nmax_connections = 10\n',
   });
 
   it('with no path, finds the system configs inside the sysroot and lints them together as one host', () => {
     const report = json(['--sysroot', 'root', '--host-ram', '1G', '--per-child', '20M'], parent);
-    assert.deepEqual(report.results.map((result) => [result.file, result.language]), [
-      ['root/etc/apache2/apache2.conf', 'apache'],
-      ['root/etc/apache2/conf.d/mpm.conf', 'apache'],
-      ['root/etc/mysql/my.cnf', 'mycnf'],
-    ]);
+    assert.deepEqual(
+      report.results.map((result) => [result.file, result.language]),
+      [
+        ['root/etc/apache2/apache2.conf', 'apache'],
+        ['root/etc/apache2/conf.d/mpm.conf', 'apache'],
+        ['root/etc/mysql/my.cnf', 'mycnf'],
+      ],
+    );
     assert.equal(report.hosts, undefined);
     const crossService = report.results.flatMap((result) => result.diagnostics).find((diagnostic) => diagnostic.ruleId === 'HO1001');
     assert.ok(crossService !== undefined, 'max_connections 10 against 40 mod_php workers: HO1001 sees both configs');
@@ -43,7 +47,10 @@ describe('paths: discovery under --sysroot', () => {
 
   it('an absolute path outside the sysroot is the path as the server sees it', () => {
     const report = json(['--sysroot', 'root', '/etc/mysql/my.cnf'], parent);
-    assert.deepEqual(report.results.map((result) => result.file), ['root/etc/mysql/my.cnf']);
+    assert.deepEqual(
+      report.results.map((result) => result.file),
+      ['root/etc/mysql/my.cnf'],
+    );
   });
 
   it('dump takes the same server path inside the sysroot', () => {
@@ -62,8 +69,8 @@ describe('paths: language by name, by content, or --lang', () => {
   const dir = scratchDir('lang');
   scratches.push(dir);
   writeFiles(dir, {
-    'server': '# no extension\n[mysqld]\nmax_connections = 10\n',
-    'frontend': '# no extension\nLoadModule mpm_event_module m.so\n',
+    server: '# no extension\n[mysqld]\nmax_connections = 10\n',
+    frontend: '# no extension\nLoadModule mpm_event_module m.so\n',
     'site.cnf': 'Listen 80\n',
     'site.conf': '[mysqld]\n',
   });
@@ -89,14 +96,17 @@ describe('paths: a repository of several hosts (.tune-lint.yaml overrides with h
   scratches.push(root);
   const paths = ['hosts/lamp1/apache2.conf', 'hosts/lamp1/my.cnf', 'hosts/web2/httpd.conf', 'hosts/legacy/httpd.conf'];
 
-  it('each host is linted apart, with its own facts; JSON lists the hosts and names each result\'s host', () => {
+  it("each host is linted apart, with its own facts; JSON lists the hosts and names each result's host", () => {
     const report = json(paths, root);
     assert.equal(report.host, undefined);
-    assert.deepEqual(report.hosts?.map((host) => [host.name, host.facts['ram']?.value, host.facts['ram']?.source]), [
-      ['lamp1', 1024 ** 3, '.tune-lint.yaml overrides[0]'],
-      ['web2', 4 * 1024 ** 3, '.tune-lint.yaml overrides[1]'],
-      [null, 2 * 1024 ** 3, '.tune-lint.yaml'],
-    ]);
+    assert.deepEqual(
+      report.hosts?.map((host) => [host.name, host.facts['ram']?.value, host.facts['ram']?.source]),
+      [
+        ['lamp1', 1024 ** 3, '.tune-lint.yaml overrides[0]'],
+        ['web2', 4 * 1024 ** 3, '.tune-lint.yaml overrides[1]'],
+        [null, 2 * 1024 ** 3, '.tune-lint.yaml'],
+      ],
+    );
     for (const result of report.results) {
       const expected = result.file.startsWith('hosts/lamp1/') ? 'lamp1' : result.file.startsWith('hosts/web2/') ? 'web2' : null;
       assert.equal(result.host, expected, result.file);
@@ -117,7 +127,11 @@ describe('paths: a repository of several hosts (.tune-lint.yaml overrides with h
     assert.deepEqual((lamp['host'] as Record<string, { value: unknown }>)['cpus'], { value: 1, source: '.tune-lint.yaml overrides[0]' });
     assert.deepEqual((lamp['rules'] as Record<string, unknown>)['HO2001'], ['error', { warnShare: 0.9 }]);
     assert.equal((lamp['rules'] as Record<string, unknown>)['AP4001'], 'warn');
-    const legacy = JSON.parse(runCli(['--print-config', 'hosts/legacy/httpd.conf', '--rule', 'HO2001=off', '--target', 'mysql=8.0', '--host-ram', '3G'], { cwd: root }).stdout) as Record<string, unknown>;
+    const legacy = JSON.parse(
+      runCli(['--print-config', 'hosts/legacy/httpd.conf', '--rule', 'HO2001=off', '--target', 'mysql=8.0', '--host-ram', '3G'], {
+        cwd: root,
+      }).stdout,
+    ) as Record<string, unknown>;
     assert.equal(legacy['hostGroup'], null);
     assert.equal((legacy['rules'] as Record<string, unknown>)['AP4001'], 'info', 'the glob override');
     assert.equal((legacy['rules'] as Record<string, unknown>)['HO2001'], 'off', '--rule wins');

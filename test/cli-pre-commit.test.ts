@@ -48,17 +48,31 @@ function localConfig(): string {
 
 describe('pre-commit', () => {
   it('the hooks file: node hooks that take no file names and watch Apache and my.cnf names and trees', () => {
-    assert.deepEqual(hooks.map((hook) => hook.id), ['tune-lint', 'tune-lint-fix']);
+    assert.deepEqual(
+      hooks.map((hook) => hook.id),
+      ['tune-lint', 'tune-lint-fix'],
+    );
     for (const hook of hooks) {
       assert.equal(hook.language, 'node');
       assert.equal(hook.pass_filenames, false, 'an included file means nothing alone: the main configs are linted whole');
       assert.match(hook.entry, /^tune-lint --no-probe --sysroot \. ?/);
       const files = new RegExp(hook.files);
-      for (const name of ['etc/apache2/apache2.conf', 'etc/httpd/conf/httpd.conf', 'etc/apache2/mods-available/mpm_prefork.load', 'etc/apache2/envvars', 'www/.htaccess', 'etc/mysql/my.cnf', 'etc/mysql/conf.d/50-server.cnf', 'my.ini', '.tune-lint.yaml']) {
+      for (const name of [
+        'etc/apache2/apache2.conf',
+        'etc/httpd/conf/httpd.conf',
+        'etc/apache2/mods-available/mpm_prefork.load',
+        'etc/apache2/envvars',
+        'www/.htaccess',
+        'etc/mysql/my.cnf',
+        'etc/mysql/conf.d/50-server.cnf',
+        'my.ini',
+        '.tune-lint.yaml',
+      ]) {
         assert.match(name, files);
       }
       // An included file may have any name: ISPmanager's vhost files (IncludeOptional conf/vhosts/*/*) have none.
-      for (const name of ['etc/httpd/conf/vhosts/user1/example.com', 'etc/apache2/magic', 'etc/mysql/mariadb.conf.d/x']) assert.match(name, files);
+      for (const name of ['etc/httpd/conf/vhosts/user1/example.com', 'etc/apache2/magic', 'etc/mysql/mariadb.conf.d/x'])
+        assert.match(name, files);
       for (const name of ['README.md', 'site.yaml', 'php.ini', 'etc/php/8.2/fpm/pool.d/www']) assert.doesNotMatch(name, files);
     }
     assert.deepEqual(hooks[1]?.stages, ['manual'], 'the fixing hook runs only when asked for');
@@ -70,9 +84,16 @@ describe('pre-commit', () => {
     const manifest = JSON.parse(fs.readFileSync(repoPath('package.json'), 'utf8')) as { scripts: Record<string, string> };
     assert.ok(manifest.scripts['prepare'] !== undefined, 'tune-lint builds on install from git, with prepare');
     const pkg = path.join(scratch, 'pack');
-    writeFiles(pkg, { 'package.json': JSON.stringify({ name: 'pack-probe', version: '1.0.0', scripts: { prepare: 'echo built' } }), 'index.js': '' });
+    writeFiles(pkg, {
+      'package.json': JSON.stringify({ name: 'pack-probe', version: '1.0.0', scripts: { prepare: 'echo built' } }),
+      'index.js': '',
+    });
     fs.copyFileSync(repoPath('.npmrc'), path.join(pkg, '.npmrc'));
-    const result = spawnSync(npm, ['pack'], { cwd: pkg, encoding: 'utf8', env: { ...process.env, NPM_CONFIG_USERCONFIG: path.join(scratch, 'no-npmrc') } });
+    const result = spawnSync(npm, ['pack'], {
+      cwd: pkg,
+      encoding: 'utf8',
+      env: { ...process.env, NPM_CONFIG_USERCONFIG: path.join(scratch, 'no-npmrc') },
+    });
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stdout.trim(), 'pack-probe-1.0.0.tgz', 'with the prepare banner on stdout pre-commit takes it for the file name');
   });
@@ -135,7 +156,11 @@ describe('pre-commit', () => {
     writeFiles(repo, { 'etc/apache2/mods/mpm.conf': MPM(100) });
     const included = commit('more workers');
     assert.notEqual(included.status, 0, included.output);
-    assert.match(included.output, /MaxRequestWorkers 100 x 20 MiB per process = 2 GiB exceeds the Apache budget/, 'read through apache2.conf, with its MPM');
+    assert.match(
+      included.output,
+      /MaxRequestWorkers 100 x 20 MiB per process = 2 GiB exceeds the Apache budget/,
+      'read through apache2.conf, with its MPM',
+    );
     assert.equal(commits(), '2');
   });
 });

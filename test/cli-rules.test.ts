@@ -10,10 +10,24 @@ describe('tune-lint rules', () => {
     assert.equal(run.status, 0);
     const catalogue = JSON.parse(run.stdout) as { version: number; rules: Record<string, unknown>[] };
     assert.equal(catalogue.version, 1);
-    assert.deepEqual(catalogue.rules.map((rule) => rule['id']), builtinRules.map((rule) => rule.meta.id));
+    assert.deepEqual(
+      catalogue.rules.map((rule) => rule['id']),
+      builtinRules.map((rule) => rule.meta.id),
+    );
     for (const [index, rule] of catalogue.rules.entries()) {
       const meta = builtinRules[index]?.meta;
-      assert.deepEqual(Object.keys(rule), ['id', 'name', 'language', 'category', 'description', 'defaultSeverity', 'recommended', 'fix', 'needsHost', 'docs']);
+      assert.deepEqual(Object.keys(rule), [
+        'id',
+        'name',
+        'language',
+        'category',
+        'description',
+        'defaultSeverity',
+        'recommended',
+        'fix',
+        'needsHost',
+        'docs',
+      ]);
       assert.equal(rule['name'], meta?.name);
       assert.equal(rule['defaultSeverity'], meta?.defaultSeverity);
       assert.equal(rule['fix'], meta?.fix ?? null);
@@ -30,7 +44,10 @@ describe('tune-lint rules', () => {
       const line = lines.find((candidate) => candidate.startsWith(`${rule.meta.id} `));
       assert.ok(line !== undefined, rule.meta.id);
       const preset = rule.meta.recommended ? 'recommended' : 'strict';
-      assert.match(line, new RegExp(`^${rule.meta.id} +${rule.meta.name} +${rule.meta.defaultSeverity} +${rule.meta.fix ?? '-'} +${preset} +`));
+      assert.match(
+        line,
+        new RegExp(`^${rule.meta.id} +${rule.meta.name} +${rule.meta.defaultSeverity} +${rule.meta.fix ?? '-'} +${preset} +`),
+      );
       assert.ok(line.endsWith(rule.meta.description));
     }
     assert.match(lines.at(-1) as string, /docs\/rules\/<ID>\.md/);

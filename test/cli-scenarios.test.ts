@@ -37,7 +37,11 @@ for (const name of fs.readdirSync(SCENARIOS).sort()) {
         assert.equal(run.stderr, '');
         assert.equal(run.status, scenario.exit, run.stdout);
         const expected = golden(path.join(dir, `stdout.${format}`), run.stdout);
-        assert.equal(run.stdout, expected, `stdout differs from ${path.relative(repoPath(), dir)}/stdout.${format}${updating ? '' : ' (UPDATE_FIXTURES=1 rewrites it)'}`);
+        assert.equal(
+          run.stdout,
+          expected,
+          `stdout differs from ${path.relative(repoPath(), dir)}/stdout.${format}${updating ? '' : ' (UPDATE_FIXTURES=1 rewrites it)'}`,
+        );
       });
     }
   });

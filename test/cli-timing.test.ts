@@ -67,6 +67,9 @@ describe('TIMING', () => {
     const shares = table.rows.reduce((sum, row) => sum + row.share, 0);
     assert.ok(Math.abs(shares - 100) <= 0.05 * table.rows.length + 0.1, `shares add up to 100%: ${shares}`);
     const times = table.rows.reduce((sum, row) => sum + row.ms, 0);
-    assert.ok(Math.abs(times - table.total) <= 0.001 * table.rows.length + 0.001, `rows add up to the total: ${times} against ${table.total}`);
+    assert.ok(
+      Math.abs(times - table.total) <= 0.001 * table.rows.length + 0.001,
+      `rows add up to the total: ${times} against ${table.total}`,
+    );
   });
 });

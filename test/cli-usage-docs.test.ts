@@ -26,7 +26,9 @@ function blocks(language: string): { marker: string | undefined; code: string }[
 describe('docs/usage.md', () => {
   it('documents every option of tune-lint --help, and no other', () => {
     const help = runCli(['--help'], { cwd: scratch }).stdout;
-    const fromHelp = new Set([...help.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((match) => match[1] as string).filter((flag) => flag !== '--help'));
+    const fromHelp = new Set(
+      [...help.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((match) => match[1] as string).filter((flag) => flag !== '--help'),
+    );
     const section = usage.slice(usage.indexOf('## Command line'), usage.indexOf('## Paths, discovery'));
     const fromDocs = new Set([...section.matchAll(/^\| `(?:-\w, )?(--[a-z-]+)/gm)].map((match) => match[1] as string));
     assert.deepEqual([...fromDocs].sort(), [...fromHelp].sort());
@@ -67,7 +69,10 @@ describe('docs/usage.md', () => {
     const run = (command: string, args: readonly string[]) => spawnSync(command, args, { cwd: repo, env, encoding: 'utf8' });
     assert.equal(run(git, ['init', '-q']).status, 0);
     assert.equal(run(git, ['add', '.tune-lint.yaml', 'etc']).status, 0);
-    fs.writeFileSync(path.join(repo, 'etc/apache2/apache2.conf'), 'LoadModule mpm_prefork_module m.so\nLoadModule php_module libphp.so\nMaxRequestWorkers 10\n');
+    fs.writeFileSync(
+      path.join(repo, 'etc/apache2/apache2.conf'),
+      'LoadModule mpm_prefork_module m.so\nLoadModule php_module libphp.so\nMaxRequestWorkers 10\n',
+    );
     const staged = run('sh', ['hook.sh']);
     assert.equal(staged.status, 1, `${staged.stdout}${staged.stderr}`);
     assert.match(staged.stdout, /MaxRequestWorkers 150 x 20 MiB per process/);

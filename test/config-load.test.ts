@@ -54,7 +54,10 @@ overrides:
 
 describe('.tune-lint.yaml: reading', () => {
   it('unquoted versions are read as written, not as YAML numbers (10.10 is not 10.1, 8.0 is not 8)', async () => {
-    assert.deepEqual((await load('target: { httpd: 2.4, mariadb: 10.10 }\n')).targets, { httpd: '2.4', db: { product: 'mariadb', version: '10.10' } });
+    assert.deepEqual((await load('target: { httpd: 2.4, mariadb: 10.10 }\n')).targets, {
+      httpd: '2.4',
+      db: { product: 'mariadb', version: '10.10' },
+    });
     assert.deepEqual((await load('target:\n  mysql: 8.0\n')).targets, { db: { product: 'mysql', version: '8.0' } });
     assert.deepEqual((await load('target: { mysql: 8.0.36 }\n')).targets, { db: { product: 'mysql', version: '8.0.36' } });
   });
@@ -66,11 +69,14 @@ describe('.tune-lint.yaml: reading', () => {
     assert.equal(config.host?.facts.ram?.value, 2 * 1024 ** 3);
     assert.equal(config.host?.facts.perChild?.value.median, 40 * 1024 ** 2);
     assert.deepEqual(config.budget, { apacheShare: 0.4, osReserveMin: 128 * 1024 ** 2, adminConnections: 5 });
-    assert.deepEqual([...config.rules], [
-      ['AP2001', { severity: 'warn' }],
-      ['AP4001', { severity: 'error' }],
-      ['HO2001', { severity: 'warn', options: { warnShare: 0.9 } }],
-    ]);
+    assert.deepEqual(
+      [...config.rules],
+      [
+        ['AP2001', { severity: 'warn' }],
+        ['AP4001', { severity: 'error' }],
+        ['HO2001', { severity: 'warn', options: { warnShare: 0.9 } }],
+      ],
+    );
     assert.equal(config.overrides.length, 2);
     const [db1, sites] = config.overrides;
     assert.equal(db1?.name, 'db1');
@@ -121,23 +127,55 @@ describe('.tune-lint.yaml: every mistake is one line at file:line:col', () => {
     ['YAML syntax', 'rules:\n  AP2001: [warn\n', `${CONFIG_NAME}:3:1: `],
     ['a duplicate key', 'rules:\n  AP2001: warn\n  AP2001: error\n', `${CONFIG_NAME}:3:3: Map keys must be unique`],
     ['not a mapping', '- a\n- b\n', `${CONFIG_NAME}:1:1: ${CONFIG_NAME} must be a mapping`],
-    ['an unknown top-level key', 'extends: strict\nrule:\n  AP2001: warn\n', `${CONFIG_NAME}:2:1: unknown key "rule"; expected extends, target, host, budget, rules, overrides`],
+    [
+      'an unknown top-level key',
+      'extends: strict\nrule:\n  AP2001: warn\n',
+      `${CONFIG_NAME}:2:1: unknown key "rule"; expected extends, target, host, budget, rules, overrides`,
+    ],
     ['an unknown preset', 'extends: eslint:recommended\n', `${CONFIG_NAME}:1:10: extends must be "recommended" or "strict"`],
     ['an unknown rule', 'rules:\n  AP9999: warn\n', `${CONFIG_NAME}:2:3: unknown rule "AP9999"; tune-lint rules lists the ids and names`],
-    ['a rule set twice, by id and by name', 'rules:\n  AP4001: warn\n  renamed-mpm-directive: off\n', `${CONFIG_NAME}:3:3: AP4001 is set twice in this rules mapping (by id and by name)`],
+    [
+      'a rule set twice, by id and by name',
+      'rules:\n  AP4001: warn\n  renamed-mpm-directive: off\n',
+      `${CONFIG_NAME}:3:3: AP4001 is set twice in this rules mapping (by id and by name)`,
+    ],
     ['a bad severity', 'rules:\n  AP2001: loud\n', `${CONFIG_NAME}:2:11: severity must be off, info, warn or error, not "loud"`],
-    ['an option the rule does not have', 'rules:\n  HO2001: [warn, { share: 0.9 }]\n', `${CONFIG_NAME}:2:20: HO2001 has no option "share"; its options: warnShare`],
-    ['an option of the wrong type', 'rules:\n  HO2001: [warn, { warnShare: high }]\n', `${CONFIG_NAME}:2:31: HO2001 option warnShare must be a number`],
+    [
+      'an option the rule does not have',
+      'rules:\n  HO2001: [warn, { share: 0.9 }]\n',
+      `${CONFIG_NAME}:2:20: HO2001 has no option "share"; its options: warnShare`,
+    ],
+    [
+      'an option of the wrong type',
+      'rules:\n  HO2001: [warn, { warnShare: high }]\n',
+      `${CONFIG_NAME}:2:31: HO2001 option warnShare must be a number`,
+    ],
     ['a bad target', 'target: { httpd: "3.0" }\n', `${CONFIG_NAME}:1:11: unsupported httpd target "3.0": expected 2.2 or 2.4`],
     ['an unknown product', 'target: { postgres: "16" }\n', `${CONFIG_NAME}:1:11: invalid target "postgres=16"`],
     ['a bad host fact', 'host:\n  ram: lots\n', `${CONFIG_NAME}:2:8: host.ram: expected a size such as 512M or 2G, got "lots"`],
     ['an unknown host fact', 'host:\n  memory: 2G\n', `${CONFIG_NAME}:2:3: `],
-    ['a bad budget share', 'budget: { apacheShare: 50 }\n', `${CONFIG_NAME}:1:24: budget apacheShare must be a share above 0 and at most 1, like 0.5`],
+    [
+      'a bad budget share',
+      'budget: { apacheShare: 50 }\n',
+      `${CONFIG_NAME}:1:24: budget apacheShare must be a share above 0 and at most 1, like 0.5`,
+    ],
     ['an unknown budget key', 'budget: { apacheRatio: 0.5 }\n', `${CONFIG_NAME}:1:11: unknown budget key "apacheRatio"`],
     ['overrides that are not a list', 'overrides: { files: a }\n', `${CONFIG_NAME}:1:12: overrides must be a list`],
-    ['an override without files', 'overrides:\n  - rules: { AP2001: off }\n', `${CONFIG_NAME}:2:5: an override needs files: a glob or a list of globs`],
-    ['an unknown override key', 'overrides:\n  - files: a\n    hosts: { ram: 1G }\n', `${CONFIG_NAME}:3:5: unknown override key "hosts"; expected name, files, host, rules, target, budget`],
-    ['a bad host in an override', 'overrides:\n  - files: a\n    host: { cpus: 0 }\n', `${CONFIG_NAME}:3:19: host.cpus: expected a number of CPUs greater than 0`],
+    [
+      'an override without files',
+      'overrides:\n  - rules: { AP2001: off }\n',
+      `${CONFIG_NAME}:2:5: an override needs files: a glob or a list of globs`,
+    ],
+    [
+      'an unknown override key',
+      'overrides:\n  - files: a\n    hosts: { ram: 1G }\n',
+      `${CONFIG_NAME}:3:5: unknown override key "hosts"; expected name, files, host, rules, target, budget`,
+    ],
+    [
+      'a bad host in an override',
+      'overrides:\n  - files: a\n    host: { cpus: 0 }\n',
+      `${CONFIG_NAME}:3:19: host.cpus: expected a number of CPUs greater than 0`,
+    ],
   ];
   for (const [what, text, expected] of cases) {
     it(what, async () => {

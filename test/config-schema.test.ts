@@ -72,7 +72,12 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
   });
 
   it('takes rule ids and names in any case, as the loader does', async () => {
-    for (const text of ['rules: { ap2013: off }\n', 'rules: { Long-Timeout: [warn, { fixTo: 30 }] }\n', 'target: { HTTPD: "2.4", MariaDB: 10.11 }\n', 'host: { ram: 2gib }\n']) {
+    for (const text of [
+      'rules: { ap2013: off }\n',
+      'rules: { Long-Timeout: [warn, { fixTo: 30 }] }\n',
+      'target: { HTTPD: "2.4", MariaDB: 10.11 }\n',
+      'host: { ram: 2gib }\n',
+    ]) {
       assert.ok(await loaderAccepts(text), text);
       assert.ok(schemaAccepts(text), `${text}\n${schemaErrors()}`);
     }
@@ -126,39 +131,100 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
 
   it('accepts every document the loader accepts (random documents, good and bad)', async () => {
     // Mostly good values with a bad one now and then, so that both answers come up often.
-    const mixed = <T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>): fc.Arbitrary<T> => fc.oneof({ arbitrary: good, weight: 16 }, { arbitrary: bad, weight: 1 });
+    const mixed = <T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>): fc.Arbitrary<T> =>
+      fc.oneof({ arbitrary: good, weight: 16 }, { arbitrary: bad, weight: 1 });
     const size = mixed<unknown>(
-      fc.oneof(fc.constantFrom<unknown>('512M', '2G', '1.5g', '20MiB', ' 64 kb ', 2 * 1024 ** 3), fc.tuple(fc.integer({ min: 1, max: 4096 }), fc.constantFrom('M', 'mib', 'G')).map(([count, unit]) => `${count}${unit}`)),
+      fc.oneof(
+        fc.constantFrom<unknown>('512M', '2G', '1.5g', '20MiB', ' 64 kb ', 2 * 1024 ** 3),
+        fc.tuple(fc.integer({ min: 1, max: 4096 }), fc.constantFrom('M', 'mib', 'G')).map(([count, unit]) => `${count}${unit}`),
+      ),
       fc.constantFrom<unknown>('lots', '', '10 X', '2 mbit', -1, true, null),
     );
-    const severity = mixed<unknown>(fc.constantFrom<unknown>('off', 'info', 'warn', 'error'), fc.constantFrom<unknown>('loud', 'Warn', 1, true, null));
+    const severity = mixed<unknown>(
+      fc.constantFrom<unknown>('off', 'info', 'warn', 'error'),
+      fc.constantFrom<unknown>('loud', 'Warn', 1, true, null),
+    );
     const sameType = (value: unknown): fc.Arbitrary<unknown> =>
-      Array.isArray(value) ? fc.array(fc.string({ maxLength: 5 }), { maxLength: 2 }) : typeof value === 'number' ? fc.double({ min: 0, max: 1000, noNaN: true }) : typeof value === 'string' ? fc.constantFrom('4M', '1G') : fc.boolean();
+      Array.isArray(value)
+        ? fc.array(fc.string({ maxLength: 5 }), { maxLength: 2 })
+        : typeof value === 'number'
+          ? fc.double({ min: 0, max: 1000, noNaN: true })
+          : typeof value === 'string'
+            ? fc.constantFrom('4M', '1G')
+            : fc.boolean();
     const ruleEntry = fc.constantFrom(...builtinRules).chain((rule) => {
       const optionNames = Object.keys(rule.defaultOptions);
-      const options = fc.dictionary(
-        mixed(optionNames.length === 0 ? fc.constant('nope') : fc.constantFrom(...optionNames), fc.constant('nope')),
-        fc.constant(undefined),
-        { maxKeys: 2 },
-      ).chain((keys) =>
-        fc.record(Object.fromEntries(Object.keys(keys).map((key) => [key, mixed<unknown>(key in rule.defaultOptions ? sameType(rule.defaultOptions[key]) : fc.nat(), fc.constantFrom<unknown>('300', [1], null))]))),
+      const options = fc
+        .dictionary(
+          mixed(optionNames.length === 0 ? fc.constant('nope') : fc.constantFrom(...optionNames), fc.constant('nope')),
+          fc.constant(undefined),
+          { maxKeys: 2 },
+        )
+        .chain((keys) =>
+          fc.record(
+            Object.fromEntries(
+              Object.keys(keys).map((key) => [
+                key,
+                mixed<unknown>(
+                  key in rule.defaultOptions ? sameType(rule.defaultOptions[key]) : fc.nat(),
+                  fc.constantFrom<unknown>('300', [1], null),
+                ),
+              ]),
+            ),
+          ),
+        );
+      const key = mixed(
+        fc.constantFrom(rule.meta.id, rule.meta.name, rule.meta.id.toLowerCase(), rule.meta.name.toUpperCase()),
+        fc.constantFrom('AP9999', 'long_timeout'),
       );
-      const key = mixed(fc.constantFrom(rule.meta.id, rule.meta.name, rule.meta.id.toLowerCase(), rule.meta.name.toUpperCase()), fc.constantFrom('AP9999', 'long_timeout'));
-      const value = mixed<unknown>(fc.oneof(severity, severity.map((one) => [one]), fc.tuple(severity, options)), fc.constantFrom<unknown>([], ['warn', {}, 3], null));
+      const value = mixed<unknown>(
+        fc.oneof(
+          severity,
+          severity.map((one) => [one]),
+          fc.tuple(severity, options),
+        ),
+        fc.constantFrom<unknown>([], ['warn', {}, 3], null),
+      );
       return fc.tuple(key, value);
     });
     const rules = fc.array(ruleEntry, { maxLength: 3 }).map((entries) => Object.fromEntries(entries));
     const perChild = mixed<unknown>(
-      fc.oneof(size, fc.record({ median: fc.constant('40M'), max: fc.constantFrom('40M', '64M'), count: fc.nat(9), metric: fc.constantFrom('pss', 'rss') }, { requiredKeys: ['median'] })),
-      fc.constantFrom<unknown>({ max: '40M' }, { median: '40M', metric: 'vss' }, { median: '40M', count: 1.5 }, { median: '40M', max: '20M' }),
+      fc.oneof(
+        size,
+        fc.record(
+          { median: fc.constant('40M'), max: fc.constantFrom('40M', '64M'), count: fc.nat(9), metric: fc.constantFrom('pss', 'rss') },
+          { requiredKeys: ['median'] },
+        ),
+      ),
+      fc.constantFrom<unknown>(
+        { max: '40M' },
+        { median: '40M', metric: 'vss' },
+        { median: '40M', count: 1.5 },
+        { median: '40M', max: '20M' },
+      ),
     );
     const mount = mixed<unknown>(
-      fc.record({ mountPoint: fc.constantFrom('/var/www', '/srv'), fsType: fc.constantFrom('nfs', 'ext4'), source: fc.constantFrom('nas:/export', '') }, { requiredKeys: ['mountPoint', 'fsType'] }),
-      fc.constantFrom<unknown>({ mountPoint: 'var/www', fsType: 'nfs' }, { mountPoint: '/var/www' }, { mountPoint: '/srv', fsType: '' }, { mountPoint: '/srv', fsType: 'nfs', source: 7 }),
+      fc.record(
+        {
+          mountPoint: fc.constantFrom('/var/www', '/srv'),
+          fsType: fc.constantFrom('nfs', 'ext4'),
+          source: fc.constantFrom('nas:/export', ''),
+        },
+        { requiredKeys: ['mountPoint', 'fsType'] },
+      ),
+      fc.constantFrom<unknown>(
+        { mountPoint: 'var/www', fsType: 'nfs' },
+        { mountPoint: '/var/www' },
+        { mountPoint: '/srv', fsType: '' },
+        { mountPoint: '/srv', fsType: 'nfs', source: 7 },
+      ),
     );
     const facts: Record<string, fc.Arbitrary<unknown>> = {
       ram: size,
-      cpus: mixed<unknown>(fc.oneof(fc.integer({ min: 1, max: 64 }), fc.constantFrom('1.5', ' 2 ')), fc.constantFrom<unknown>(0, '0.5x', 'two', -1)),
+      cpus: mixed<unknown>(
+        fc.oneof(fc.integer({ min: 1, max: 64 }), fc.constantFrom('1.5', ' 2 ')),
+        fc.constantFrom<unknown>(0, '0.5x', 'two', -1),
+      ),
       swap: size,
       perChild,
       apacheRunning: mixed<unknown>(fc.boolean(), fc.constantFrom<unknown>('yes', 1)),
@@ -169,7 +235,9 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
     };
     assert.deepEqual(Object.keys(facts), [...HOST_FACT_NAMES]);
     const host = mixed<unknown>(
-      fc.subarray([...HOST_FACT_NAMES], { maxLength: 3 }).chain((keys) => fc.record(Object.fromEntries(keys.map((key) => [key, facts[key] as fc.Arbitrary<unknown>])))),
+      fc
+        .subarray([...HOST_FACT_NAMES], { maxLength: 3 })
+        .chain((keys) => fc.record(Object.fromEntries(keys.map((key) => [key, facts[key] as fc.Arbitrary<unknown>])))),
       fc.constantFrom<unknown>({ per_child: '20M' }, { RAM: '2G' }, '2G'),
     );
     const budgetValue = (kind: string | undefined) =>
@@ -179,20 +247,37 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
           ? mixed<unknown>(fc.nat(50), fc.constantFrom<unknown>(2.5, -1, 'ten'))
           : size;
     const budget = mixed<unknown>(
-      fc.subarray(Object.keys(BUDGET_KEYS), { maxLength: 2 }).chain((keys) => fc.record(Object.fromEntries(keys.map((key) => [key, budgetValue(BUDGET_KEYS[key])])))),
+      fc
+        .subarray(Object.keys(BUDGET_KEYS), { maxLength: 2 })
+        .chain((keys) => fc.record(Object.fromEntries(keys.map((key) => [key, budgetValue(BUDGET_KEYS[key])])))),
       fc.constantFrom<unknown>({ apacheshare: 0.5 }, [0.5]),
     );
     const target = mixed<unknown>(
       fc.oneof(
-        fc.record({ httpd: fc.constantFrom<unknown>('2.4', '2.2', '2.4.62', 2.4), mariadb: fc.constantFrom<unknown>('10.11', 10.6, '11.4') }, { requiredKeys: [] }),
+        fc.record(
+          { httpd: fc.constantFrom<unknown>('2.4', '2.2', '2.4.62', 2.4), mariadb: fc.constantFrom<unknown>('10.11', 10.6, '11.4') },
+          { requiredKeys: [] },
+        ),
         fc.record({ apache: fc.constantFrom('2.4'), mysql: fc.constantFrom<unknown>('8.0', '5.7.44', 8.4) }, { requiredKeys: [] }),
         fc.constantFrom('httpd=2.4,mariadb=10.11', ' mysql = 8.0 ', 'apache=2.2,', ''),
       ),
-      fc.constantFrom<unknown>({ httpd: '3.0' }, { nginx: '1.25' }, { mariadb: '9.9' }, { mysql: '10.6' }, 'httpd=2.4 mysql=8.0', 2.4, { httpd: null }),
+      fc.constantFrom<unknown>({ httpd: '3.0' }, { nginx: '1.25' }, { mariadb: '9.9' }, { mysql: '10.6' }, 'httpd=2.4 mysql=8.0', 2.4, {
+        httpd: null,
+      }),
     );
-    const files = mixed<unknown>(fc.oneof(fc.constant('hosts/**'), fc.array(fc.constantFrom('a/*.conf', 'hosts/db1/**'), { minLength: 1, maxLength: 2 })), fc.constantFrom<unknown>('', [], null, [''], 3));
-    const override = fc.record({ name: mixed<unknown>(fc.constantFrom('db1', null), fc.constant(3)), files, host, rules, target, budget }, { requiredKeys: ['files'] });
-    const withUnknownKey = (record: fc.Arbitrary<Record<string, unknown>>, key: string) => mixed(record, record.map((entry) => ({ ...entry, [key]: {} })));
+    const files = mixed<unknown>(
+      fc.oneof(fc.constant('hosts/**'), fc.array(fc.constantFrom('a/*.conf', 'hosts/db1/**'), { minLength: 1, maxLength: 2 })),
+      fc.constantFrom<unknown>('', [], null, [''], 3),
+    );
+    const override = fc.record(
+      { name: mixed<unknown>(fc.constantFrom('db1', null), fc.constant(3)), files, host, rules, target, budget },
+      { requiredKeys: ['files'] },
+    );
+    const withUnknownKey = (record: fc.Arbitrary<Record<string, unknown>>, key: string) =>
+      mixed(
+        record,
+        record.map((entry) => ({ ...entry, [key]: {} })),
+      );
     const document = withUnknownKey(
       fc.record(
         {
@@ -201,7 +286,10 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
           host,
           budget,
           rules,
-          overrides: mixed<unknown>(fc.array(withUnknownKey(override, 'hosts'), { maxLength: 2 }), fc.constantFrom<unknown>({ files: 'x' }, 'x')),
+          overrides: mixed<unknown>(
+            fc.array(withUnknownKey(override, 'hosts'), { maxLength: 2 }),
+            fc.constantFrom<unknown>({ files: 'x' }, 'x'),
+          ),
         },
         { requiredKeys: [] },
       ),

@@ -67,16 +67,28 @@ describe('rule catalogue conventions', () => {
         });
         assert.equal(doc.title, `${meta.id}: ${meta.description}`);
         assert.deepEqual(doc.sections, REQUIRED_SECTIONS);
-        assert.ok(doc.references.some((line) => /https?:\/\//.test(line)) || meta.language === 'tool', 'References must cite real documentation');
+        assert.ok(
+          doc.references.some((line) => /https?:\/\//.test(line)) || meta.language === 'tool',
+          'References must cite real documentation',
+        );
       });
 
       if (meta.language !== 'tool') {
         it('has good and bad fixtures, and a golden patch when it fixes', () => {
           const cases = ruleCases(rule);
-          assert.ok(cases.some((c) => c.kind === 'bad'), `fixtures/rules/${meta.id}/bad-* missing`);
-          assert.ok(cases.some((c) => c.kind === 'good'), `fixtures/rules/${meta.id}/good-* missing`);
+          assert.ok(
+            cases.some((c) => c.kind === 'bad'),
+            `fixtures/rules/${meta.id}/bad-* missing`,
+          );
+          assert.ok(
+            cases.some((c) => c.kind === 'good'),
+            `fixtures/rules/${meta.id}/good-* missing`,
+          );
           if (meta.fix !== undefined) {
-            assert.ok(cases.some((c) => fs.existsSync(c.patchPath)), `a fixable rule needs at least one .patch`);
+            assert.ok(
+              cases.some((c) => fs.existsSync(c.patchPath)),
+              `a fixable rule needs at least one .patch`,
+            );
           }
         });
       }

@@ -67,7 +67,11 @@ describe('rule docs examples', () => {
           if (shouldTrigger) assert.ok(hits.length > 0, `the problematic example must trigger ${rule.meta.id}`);
           else {
             const notNotes = hits.filter((hit) => hit.severity !== 'info' || rule.meta.defaultSeverity === 'info');
-            assert.deepEqual(notNotes.map((hit) => hit.message), [], `the corrected example must not trigger ${rule.meta.id} (notes aside)`);
+            assert.deepEqual(
+              notNotes.map((hit) => hit.message),
+              [],
+              `the corrected example must not trigger ${rule.meta.id} (notes aside)`,
+            );
           }
         } finally {
           fs.rmSync(dir, { recursive: true, force: true });

@@ -22,13 +22,22 @@ const PREFORK = 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\n';
 /** The engine is tested with two rules it knows well and the tool rules, so new catalogue entries cannot change these cases. */
 const ENGINE_RULES = builtinRules.filter((rule) => ['AP2001', 'AP4001'].includes(rule.meta.id) || rule.meta.language === 'tool');
 
-async function run(text: string, options: { rules?: Map<string, UserRuleSetting>; host?: boolean; name?: string } = {}): Promise<Diagnostic[]> {
+async function run(
+  text: string,
+  options: { rules?: Map<string, UserRuleSetting>; host?: boolean; name?: string } = {},
+): Promise<Diagnostic[]> {
   const file = path.join(dir, options.name ?? 'case.conf');
   fs.writeFileSync(file, text);
   const result = await lint({
     paths: [file],
     cwd: dir,
-    host: options.host === false ? {} : { ram: { value: 512 * 1024 * 1024, source: 'test' }, perChild: { value: { median: 20 * 2 ** 20, max: 20 * 2 ** 20, count: 0, metric: 'pss' }, source: 'test' } },
+    host:
+      options.host === false
+        ? {}
+        : {
+            ram: { value: 512 * 1024 * 1024, source: 'test' },
+            perChild: { value: { median: 20 * 2 ** 20, max: 20 * 2 ** 20, count: 0, metric: 'pss' }, source: 'test' },
+          },
     rules: selectRules(ENGINE_RULES, 'recommended', options.rules ?? new Map()),
     fixType: 'none',
   });
@@ -39,7 +48,9 @@ const ids = (diagnostics: readonly Diagnostic[]): string[] => diagnostics.map((d
 
 describe('disable comments', () => {
   it('disable-next-line by id silences that rule on the next line only', async () => {
-    const found = await run(`${PREFORK}# tune-lint-disable-next-line AP4001 -- kept for the 2.2 hosts\nMaxClients 10\nMaxRequestsPerChild 0\n`);
+    const found = await run(
+      `${PREFORK}# tune-lint-disable-next-line AP4001 -- kept for the 2.2 hosts\nMaxClients 10\nMaxRequestsPerChild 0\n`,
+    );
     assert.deepEqual(ids(found), ['4:AP4001:warn']);
   });
 
@@ -49,7 +60,9 @@ describe('disable comments', () => {
   });
 
   it('disable ... enable covers a block', async () => {
-    const found = await run(`${PREFORK}# tune-lint-disable AP4001\nMaxClients 10\nMaxRequestsPerChild 0\n# tune-lint-enable AP4001\nMaxRequestsPerChild 0\n`);
+    const found = await run(
+      `${PREFORK}# tune-lint-disable AP4001\nMaxClients 10\nMaxRequestsPerChild 0\n# tune-lint-enable AP4001\nMaxRequestsPerChild 0\n`,
+    );
     assert.deepEqual(ids(found), ['6:AP4001:warn']);
   });
 
@@ -59,7 +72,10 @@ describe('disable comments', () => {
   });
 
   it('an unused disable is TL0003; one for a rule that did not run is not; an unknown rule name is', async () => {
-    const found = await run(`${PREFORK}# tune-lint-disable-next-line AP4001\nMaxRequestWorkers 10\n# tune-lint-disable-next-line AP2001\nMaxRequestWorkers 10\n# tune-lint-disable-next-line no-such-rule\nTimeout 60\n`, { host: false });
+    const found = await run(
+      `${PREFORK}# tune-lint-disable-next-line AP4001\nMaxRequestWorkers 10\n# tune-lint-disable-next-line AP2001\nMaxRequestWorkers 10\n# tune-lint-disable-next-line no-such-rule\nTimeout 60\n`,
+      { host: false },
+    );
     assert.deepEqual(ids(found), ['1:TL0004:info', '2:TL0003:warn', '6:TL0003:warn']);
     assert.match(found[1]?.message ?? '', /Unused tune-lint-disable comment for ap4001/);
   });
@@ -72,10 +88,20 @@ describe('severities and host facts', () => {
     assert.match(found[0]?.message ?? '', /sizing rules skipped \(.*AP2001.*\): RAM is unknown; give --host-ram/);
   });
 
-  it('a severity set by the user wins over the rule default and over a finding\'s own severity', async () => {
+  it("a severity set by the user wins over the rule default and over a finding's own severity", async () => {
     const base = `${PREFORK}MaxClients 150\n`;
     assert.deepEqual(ids(await run(base)), ['2:AP2001:error', '2:AP4001:warn']);
-    assert.deepEqual(ids(await run(base, { rules: new Map([['AP2001', { severity: 'warn' }], ['AP4001', { severity: 'off' }]]) })), ['2:AP2001:warn']);
+    assert.deepEqual(
+      ids(
+        await run(base, {
+          rules: new Map([
+            ['AP2001', { severity: 'warn' }],
+            ['AP4001', { severity: 'off' }],
+          ]),
+        }),
+      ),
+      ['2:AP2001:warn'],
+    );
   });
 
   it('the preset decides which rules run; strict adds the ones not recommended', () => {
@@ -92,29 +118,52 @@ describe('severities and host facts', () => {
 
 describe('diagnostics', () => {
   it('carry file, 1-based line/column, end and the enclosing sections', async () => {
-    const [finding] = await run(`${PREFORK}<IfModule mpm_prefork_module>\n    MaxClients 10\n</IfModule>\n`, { rules: new Map([['AP2001', { severity: 'off' }]]) });
+    const [finding] = await run(`${PREFORK}<IfModule mpm_prefork_module>\n    MaxClients 10\n</IfModule>\n`, {
+      rules: new Map([['AP2001', { severity: 'off' }]]),
+    });
     assert.equal(finding?.ruleId, 'AP4001');
-    assert.deepEqual([finding?.start, finding?.end], [{ line: 3, column: 5 }, { line: 3, column: 18 }]);
+    assert.deepEqual(
+      [finding?.start, finding?.end],
+      [
+        { line: 3, column: 5 },
+        { line: 3, column: 18 },
+      ],
+    );
     assert.deepEqual(finding?.context, ['<IfModule mpm_prefork_module>']);
   });
 
   it('a file included twice is reported once', async () => {
     fs.writeFileSync(path.join(dir, 'twice.inc'), 'MaxClients 10\n');
-    const found = await run(`${PREFORK}Include ${path.join(dir, 'twice.inc')}\nInclude ${path.join(dir, 'twice.inc')}\n`, { name: 'twice.conf' });
+    const found = await run(`${PREFORK}Include ${path.join(dir, 'twice.inc')}\nInclude ${path.join(dir, 'twice.inc')}\n`, {
+      name: 'twice.conf',
+    });
     assert.deepEqual(ids(found.filter((d) => d.ruleId === 'AP4001')), ['1:AP4001:warn']);
   });
 });
 
 describe('fix passes', () => {
   const noted = defineRule({
-    meta: { id: 'AP9901', name: 'noted', language: 'apache', category: 'performance', description: 'reports every Timeout', defaultSeverity: 'warn', recommended: true, messages: { seen: 'seen' } },
+    meta: {
+      id: 'AP9901',
+      name: 'noted',
+      language: 'apache',
+      category: 'performance',
+      description: 'reports every Timeout',
+      defaultSeverity: 'warn',
+      recommended: true,
+      messages: { seen: 'seen' },
+    },
     defaultOptions: {},
     create: (ctx) => ({ directive: { timeout: (use) => ctx.report({ at: use, messageId: 'seen' }) } }),
   });
   const fixer = defineRule({
     meta: { ...noted.meta, id: 'AP9902', name: 'fixer', fix: 'safe' },
     defaultOptions: {},
-    create: (ctx) => ({ directive: { timeout: (use) => ctx.report({ at: use, messageId: 'seen', fix: () => ({ file: use.file, range: use.range, text: 'Timeout 60' }) }) } }),
+    create: (ctx) => ({
+      directive: {
+        timeout: (use) => ctx.report({ at: use, messageId: 'seen', fix: () => ({ file: use.file, range: use.range, text: 'Timeout 60' }) }),
+      },
+    }),
   });
   const tools = builtinRules.filter((rule) => rule.meta.language === 'tool');
 
@@ -134,7 +183,10 @@ describe('fix passes', () => {
 
   it('a rule that reports a fix must say so in meta.fix, or fix passes would never see its fixes', () => {
     const undeclared = defineRule({ ...fixer, meta: { ...noted.meta, id: 'AP9903' } });
-    assert.throws(() => lintUnit(unitOf('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())), /AP9903 reported a fix but declares no fix kind/);
+    assert.throws(
+      () => lintUnit(unitOf('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())),
+      /AP9903 reported a fix but declares no fix kind/,
+    );
   });
 });
 
@@ -165,8 +217,14 @@ describe('target versions', () => {
   });
 
   it('a database version of the other product is refused with the likely meaning', () => {
-    assert.throws(() => parseTargetSpec('mariadb=8.0'), /unsupported mariadb target "8.0": MariaDB is 5.5 or 10.0 and later \(did you mean mysql=8.0\?\)/);
-    assert.throws(() => parseTargetSpec('mysql=10.11'), /unsupported mysql target "10.11": MySQL has no version 10 \(did you mean mariadb=10.11\?\)/);
+    assert.throws(
+      () => parseTargetSpec('mariadb=8.0'),
+      /unsupported mariadb target "8.0": MariaDB is 5.5 or 10.0 and later \(did you mean mysql=8.0\?\)/,
+    );
+    assert.throws(
+      () => parseTargetSpec('mysql=10.11'),
+      /unsupported mysql target "10.11": MySQL has no version 10 \(did you mean mariadb=10.11\?\)/,
+    );
     assert.deepEqual(parseTargetSpec('mariadb=5.5.68').db, { product: 'mariadb', version: '5.5.68' });
     assert.deepEqual(parseTargetSpec('mariadb=11.4').db, { product: 'mariadb', version: '11.4' });
     assert.deepEqual(parseTargetSpec('mysql=9.1').db, { product: 'mysql', version: '9.1' });
@@ -176,7 +234,10 @@ describe('target versions', () => {
     const file = path.join(dir, 'include-optional.conf');
     fs.writeFileSync(path.join(dir, 'optional-part.conf'), 'KeepAlive Off\n');
     fs.writeFileSync(file, `${PREFORK}IncludeOptional optional-*.conf\n`);
-    const files = (httpd: string): string[] => loadApache(file, { fs: new ConfigFileSystem({ cwd: dir }), httpd, serverRoot: dir }).files.map((entry) => path.basename(entry.source.path));
+    const files = (httpd: string): string[] =>
+      loadApache(file, { fs: new ConfigFileSystem({ cwd: dir }), httpd, serverRoot: dir }).files.map((entry) =>
+        path.basename(entry.source.path),
+      );
     assert.deepEqual(files('2.4.62'), files('2.4'));
     assert.deepEqual(files('2.4.62'), ['include-optional.conf', 'optional-part.conf']);
     const mysql = (version: string): unknown => variableDefault('innodb_io_capacity', parseTargetSpec(`mysql=${version}`).db);

@@ -128,7 +128,9 @@ describe('replaceMycnfSize / replaceMycnfValue', () => {
   });
 
   it('writes a string bare when it reads back bare, else quoted with escapes, and the reader agrees', (t) => {
-    const { file, config } = single("[mysqld]\nbind-address = 127.0.0.1 # local only\nsql_mode = 'STRICT_TRANS_TABLES'\ninit_connect = x\n");
+    const { file, config } = single(
+      "[mysqld]\nbind-address = 127.0.0.1 # local only\nsql_mode = 'STRICT_TRANS_TABLES'\ninit_connect = x\n",
+    );
     const edits = [
       replaceMycnfValue(use(config, 'bind_address'), '0.0.0.0'),
       replaceMycnfValue(use(config, 'sql_mode'), "it's # not a comment"),
@@ -184,7 +186,13 @@ describe('renameMycnfOption', () => {
     );
     const args = serverArguments(t, file);
     if (args !== undefined) {
-      assert.deepEqual(args, ['--key-buffer-size=16M', '--loose-thread_cache_size=8', '--TABLE_OPEN_CACHE=64', '--myisam-recover-options=BACKUP', '--sort_buffer_size=2M']);
+      assert.deepEqual(args, [
+        '--key-buffer-size=16M',
+        '--loose-thread_cache_size=8',
+        '--TABLE_OPEN_CACHE=64',
+        '--myisam-recover-options=BACKUP',
+        '--sort_buffer_size=2M',
+      ]);
     }
   });
 });
@@ -215,9 +223,21 @@ describe('removeMycnfLine', () => {
 
 describe('insertMycnfOption', () => {
   it('Debian fixture: goes after the commented-out line for the same option in 50-server.cnf [mysqld], as an admin uncomments it', (t) => {
-    const tree = materialise({ name: 'debian', dir: path.join(FIXTURES, 'debian'), main: 'etc/mysql/my.cnf', sysroot: true, target: MARIADB_10_11 });
+    const tree = materialise({
+      name: 'debian',
+      dir: path.join(FIXTURES, 'debian'),
+      main: 'etc/mysql/my.cnf',
+      sysroot: true,
+      target: MARIADB_10_11,
+    });
     try {
-      uncommentsTemplate(t, tree.main, path.join(tree.dir, 'etc/mysql/mariadb.conf.d/50-server.cnf'), 'log_error', '/var/log/mysql/mariadb.err');
+      uncommentsTemplate(
+        t,
+        tree.main,
+        path.join(tree.dir, 'etc/mysql/mariadb.conf.d/50-server.cnf'),
+        'log_error',
+        '/var/log/mysql/mariadb.err',
+      );
     } finally {
       tree.cleanup();
     }
@@ -258,7 +278,13 @@ describe('insertMycnfOption', () => {
   });
 
   it('story: goes after the last option of [mysqld], aligned like it, in the file the server reads it from', (t) => {
-    const tree = materialise({ name: 'story', dir: path.join(FIXTURES, 'story'), main: 'etc/mysql/my.cnf', sysroot: true, target: MARIADB_10_11 });
+    const tree = materialise({
+      name: 'story',
+      dir: path.join(FIXTURES, 'story'),
+      main: 'etc/mysql/my.cnf',
+      sysroot: true,
+      target: MARIADB_10_11,
+    });
     try {
       const config = load(tree.main);
       const before = serverArguments(t, tree.main);
@@ -282,7 +308,7 @@ describe('insertMycnfOption', () => {
     }
   });
 
-  it('copies the neighbour\'s dashes, tabs and CRLF, and a last line without a line ending keeps having none', () => {
+  it("copies the neighbour's dashes, tabs and CRLF, and a last line without a line ending keeps having none", () => {
     const { file, config } = single('[mysqld]\r\nmax-allowed-packet\t= 16M\r\nskip-name-resolve');
     const plan = insertMycnfOption(config, 'max_connections', '15');
     assert.ok(plan !== null);
@@ -290,13 +316,16 @@ describe('insertMycnfOption', () => {
   });
 
   it('prefers [mysqld] to [server] and [mariadb], and never uses [client-server] or a versioned group', (t) => {
-    const { file, config } = single('[client-server]\nsocket = /run/mysqld/mysqld.sock\n[mysqld]\nport = 3306\n[mariadb-10.11]\nlocal_infile = 0\n[server]\n');
+    const { file, config } = single(
+      '[client-server]\nsocket = /run/mysqld/mysqld.sock\n[mysqld]\nport = 3306\n[mariadb-10.11]\nlocal_infile = 0\n[server]\n',
+    );
     const plan = insertMycnfOption(config, 'max_connections', '15');
     assert.ok(plan !== null);
     assert.equal(plan.where, `${path.basename(file)}:5`);
     write([plan.edit]);
     const args = serverArguments(t, file);
-    if (args !== undefined) assert.deepEqual(args, ['--socket=/run/mysqld/mysqld.sock', '--port=3306', '--max_connections=15', '--local_infile=0']);
+    if (args !== undefined)
+      assert.deepEqual(args, ['--socket=/run/mysqld/mysqld.sock', '--port=3306', '--max_connections=15', '--local_infile=0']);
   });
 
   it('appends a [mysqld] section to the main file when no server section exists', (t) => {
@@ -341,13 +370,22 @@ function uncommentsTemplate(t: TestContext, main: string, serverFile: string, ke
   if (before !== undefined && afterArgs !== undefined) {
     const added = afterArgs.filter((arg) => !before.includes(arg));
     assert.deepEqual(added, [`--${key}=${value}`]);
-    assert.deepEqual(afterArgs.filter((arg) => arg !== added[0]), before);
+    assert.deepEqual(
+      afterArgs.filter((arg) => arg !== added[0]),
+      before,
+    );
   }
 }
 
 describe('planMycnfSetting', () => {
   it('edits the line in effect, in the included file that sets it last, in its own unit', (t) => {
-    const tree = materialise({ name: 'debian', dir: path.join(FIXTURES, 'debian'), main: 'etc/mysql/my.cnf', sysroot: true, target: MARIADB_10_11 });
+    const tree = materialise({
+      name: 'debian',
+      dir: path.join(FIXTURES, 'debian'),
+      main: 'etc/mysql/my.cnf',
+      sysroot: true,
+      target: MARIADB_10_11,
+    });
     try {
       const config = load(tree.main);
       const effective = config.effective('innodb_buffer_pool_size');
@@ -357,7 +395,8 @@ describe('planMycnfSetting', () => {
       assert.equal(plan.where, `${effective.file.displayPath}:${effective.file.position(effective.range[0]).line}`);
       write([plan.edit]);
       const args = serverArguments(t, tree.main);
-      if (args !== undefined) assert.equal(args.filter((arg) => /^--innodb[-_]buffer[-_]pool[-_]size=/.test(arg)).pop(), `--${effective.line.rawName}=768M`);
+      if (args !== undefined)
+        assert.equal(args.filter((arg) => /^--innodb[-_]buffer[-_]pool[-_]size=/.test(arg)).pop(), `--${effective.line.rawName}=768M`);
     } finally {
       tree.cleanup();
     }

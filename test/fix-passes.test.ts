@@ -62,12 +62,20 @@ describe('chooseFixes and applyFixes', () => {
 
   it('chooses what comparing every pair of edits chooses, in any report order (fast-check)', () => {
     const twoFiles = [source, file('abcdefghijklmnopqrstuvwxyz', 'y.conf')];
-    const edit = fc.record({ file: fc.integer({ min: 0, max: 1 }), start: fc.integer({ min: 0, max: 10 }), length: fc.integer({ min: 0, max: 4 }) });
+    const edit = fc.record({
+      file: fc.integer({ min: 0, max: 1 }),
+      start: fc.integer({ min: 0, max: 10 }),
+      length: fc.integer({ min: 0, max: 4 }),
+    });
     fc.assert(
       fc.property(fc.array(fc.array(edit, { minLength: 1, maxLength: 3 }), { maxLength: 25 }), (fixes) => {
         const built: Fix[] = fixes.map((edits) => ({
           kind: 'safe',
-          edits: edits.map(({ file: which, start, length }) => ({ file: twoFiles[which] as SourceFile, range: [start, Math.min(start + length, 10)] as const, text: 'x' })),
+          edits: edits.map(({ file: which, start, length }) => ({
+            file: twoFiles[which] as SourceFile,
+            range: [start, Math.min(start + length, 10)] as const,
+            text: 'x',
+          })),
         }));
         assert.deepEqual(chooseFixes(built.map(diagnosticWith), 'all'), everyPairChoice(built));
       }),
@@ -125,20 +133,50 @@ function config(text: string): string {
 /** Only these rules, plus the tool rules (parse errors), all enabled. */
 async function run(paths: readonly string[], rules: readonly Rule[], fixType: 'safe' | 'tune' | 'all' = 'all'): Promise<LintResult> {
   const tools = builtinRules.filter((rule) => rule.meta.language === 'tool');
-  return lint({ paths, cwd: scratch, rules: selectRules([...tools, ...rules] as Rule[], 'all', new Map()), fixType, targets: { httpd: '2.4', db: { product: 'mariadb', version: '10.11' } } });
+  return lint({
+    paths,
+    cwd: scratch,
+    rules: selectRules([...tools, ...rules] as Rule[], 'all', new Map()),
+    fixType,
+    targets: { httpd: '2.4', db: { product: 'mariadb', version: '10.11' } },
+  });
 }
 
 /** A test rule that reports each `directive` line and, as its fix, adds `line` after it: in every pass. */
 function insertsAfter(id: string, directive: string, line: string): Rule {
   return defineRule({
-    meta: { id, name: `test-${id.toLowerCase()}`, language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: `add ${line}` } },
+    meta: {
+      id,
+      name: `test-${id.toLowerCase()}`,
+      language: 'apache',
+      category: 'style',
+      description: 'test',
+      defaultSeverity: 'warn',
+      recommended: true,
+      fix: 'safe',
+      messages: { m: `add ${line}` },
+    },
     defaultOptions: {},
-    create: (ctx) => ({ directive: { [directive]: (use: ApacheDirectiveUse) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, line) }) } }),
+    create: (ctx) => ({
+      directive: {
+        [directive]: (use: ApacheDirectiveUse) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, line) }),
+      },
+    }),
   }) as Rule;
 }
 
 const renameRule = defineRule({
-  meta: { id: 'AP9001', name: 'test-rename', language: 'apache', category: 'correctness', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'rename' } },
+  meta: {
+    id: 'AP9001',
+    name: 'test-rename',
+    language: 'apache',
+    category: 'correctness',
+    description: 'test',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'safe',
+    messages: { m: 'rename' },
+  },
   defaultOptions: {},
   create: (ctx) => ({
     directive: { maxclients: (use) => ctx.report({ at: use, messageId: 'm', fix: () => renameApacheDirective(use, 'MaxRequestWorkers') }) },
@@ -147,7 +185,17 @@ const renameRule = defineRule({
 
 /** Only sees the new name, so it can act only after renameRule's fix: two passes. */
 const lowerRule = defineRule({
-  meta: { id: 'AP9002', name: 'test-lower', language: 'apache', category: 'performance', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'tune', messages: { m: 'lower' } },
+  meta: {
+    id: 'AP9002',
+    name: 'test-lower',
+    language: 'apache',
+    category: 'performance',
+    description: 'test',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: { m: 'lower' },
+  },
   defaultOptions: {},
   create: (ctx) => ({
     directive: {
@@ -164,8 +212,16 @@ describe('lint fix passes', () => {
     const result = await run([name], [renameRule, lowerRule]);
     assert.equal(result.passes, 2);
     assert.equal(result.fixes[0]?.after, '<IfModule !mpm_event_module>\n    MaxRequestWorkers 12\n</IfModule>\n');
-    assert.deepEqual(result.diagnostics.map((d) => d.ruleId), ['AP9001'], 'diagnostics are those of the input');
-    assert.deepEqual(result.followUps.map((d) => d.ruleId), ['AP9002'], 'what the rename called for');
+    assert.deepEqual(
+      result.diagnostics.map((d) => d.ruleId),
+      ['AP9001'],
+      'diagnostics are those of the input',
+    );
+    assert.deepEqual(
+      result.followUps.map((d) => d.ruleId),
+      ['AP9002'],
+      'what the rename called for',
+    );
     fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
     const again = await run([name], [renameRule, lowerRule]);
     assert.deepEqual([again.fixes, again.passes, again.diagnostics], [[], 0, []]);
@@ -174,12 +230,27 @@ describe('lint fix passes', () => {
   it('a fix that lost to an overlapping one and comes in a later pass is the same finding, not a follow-up', async () => {
     const inserting = (id: string, line: string) =>
       defineRule({
-        meta: { id, name: `test-insert-${id}`, language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: `insert ${line}` } },
+        meta: {
+          id,
+          name: `test-insert-${id}`,
+          language: 'apache',
+          category: 'style',
+          description: 'test',
+          defaultSeverity: 'warn',
+          recommended: true,
+          fix: 'safe',
+          messages: { m: `insert ${line}` },
+        },
         defaultOptions: {},
         create: (ctx) => ({
           directive: {
             listen: (use) => {
-              if (!use.file.text.includes(line)) ctx.report({ at: use, messageId: 'm', fix: () => ({ file: use.file, range: [use.range[1], use.range[1]], text: `\n${line}` }) });
+              if (!use.file.text.includes(line))
+                ctx.report({
+                  at: use,
+                  messageId: 'm',
+                  fix: () => ({ file: use.file, range: [use.range[1], use.range[1]], text: `\n${line}` }),
+                });
             },
           },
         }),
@@ -191,7 +262,7 @@ describe('lint fix passes', () => {
     assert.deepEqual(result.followUps, []);
   });
 
-  it('never inserts into a block whose inner section the reader closed at the block\'s tag (found by the long fuzz run)', async () => {
+  it("never inserts into a block whose inner section the reader closed at the block's tag (found by the long fuzz run)", async () => {
     // `< IfModule ...>` opens a section named '' that `</IfModule>` closes along with the real block: a line
     // put before that tag is inside the broken section, not in effect, and AP2005 asked for it again every pass.
     const text = [
@@ -219,10 +290,16 @@ describe('lint fix passes', () => {
     const result = await lint({
       paths: [name],
       cwd: scratch,
-      rules: selectRules(builtinRules.filter((rule) => rule.meta.id === 'AP2003' || rule.meta.language === 'tool') as Rule[], 'all', new Map()),
+      rules: selectRules(
+        builtinRules.filter((rule) => rule.meta.id === 'AP2003' || rule.meta.language === 'tool') as Rule[],
+        'all',
+        new Map(),
+      ),
       host: { ram: { value: 4 * 1024 ** 3, source: 'test' } },
     });
-    const adjusted = result.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'AP2003' && diagnostic.message.startsWith('MaxSpareServers'));
+    const adjusted = result.diagnostics.filter(
+      (diagnostic) => diagnostic.ruleId === 'AP2003' && diagnostic.message.startsWith('MaxSpareServers'),
+    );
     assert.equal(adjusted.length, 1);
     assert.equal(adjusted[0]?.fix, undefined);
     assert.ok(!result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'));
@@ -234,7 +311,10 @@ describe('lint fix passes', () => {
     const result = await run([name], [stubbornAfterRename, renameRule]);
     assert.equal(result.fixes[0]?.after, 'Listen 80\nMaxRequestWorkers 150\n');
     const dropped = result.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0009');
-    assert.deepEqual(dropped.map((diagnostic) => [diagnostic.file, diagnostic.start.line, diagnostic.start.column]), [[result.files[0], 1, 1]]);
+    assert.deepEqual(
+      dropped.map((diagnostic) => [diagnostic.file, diagnostic.start.line, diagnostic.start.column]),
+      [[result.files[0], 1, 1]],
+    );
     assert.match(dropped[0]?.message ?? '', /^the fix of AP9008 test-ap9008 here/);
   });
 
@@ -245,7 +325,10 @@ describe('lint fix passes', () => {
     fs.writeFileSync(path.join(scratch, name), '[mysqld]\nkey_buffer_size = 16M\nkey_buffer_size = 16Me = 16M\nkey_buffer_size = 16M\n');
     const rules = builtinRules.filter((rule) => rule.meta.id === 'MY5001' || rule.meta.id === 'MY1004');
     const result = await run([name], rules);
-    assert.ok(!result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'), result.diagnostics.map((diagnostic) => diagnostic.message).join('\n'));
+    assert.ok(
+      !result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'),
+      result.diagnostics.map((diagnostic) => diagnostic.message).join('\n'),
+    );
     assert.equal(result.fixes[0]?.after.match(/key_buffer_size/g)?.length, 1);
     fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
     assert.deepEqual((await run([name], rules)).fixes, []);
@@ -254,12 +337,17 @@ describe('lint fix passes', () => {
   it('lines with the same finding fixed one a pass are no fix without effect (found by the long fuzz run)', async () => {
     // Each fixed backslash joins the next line, whose backslash then gets its fix in the next pass: one
     // finding (the same text, no sections), fixed in four passes, each fix taking effect.
-    const name = config('LoadModule mpm_event_module modules/mod_mpm_event.so\nTimeout \\ \n  Timeout \\ \n  eout \\ \n  Timeout \\ \n    10\n');
+    const name = config(
+      'LoadModule mpm_event_module modules/mod_mpm_event.so\nTimeout \\ \n  Timeout \\ \n  eout \\ \n  Timeout \\ \n    10\n',
+    );
     const hazards = builtinRules.filter((rule) => rule.meta.id === 'AP1002');
     const result = await run([name], hazards);
     assert.ok(!result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'));
     assert.ok(result.passes > 1);
-    assert.equal(result.fixes[0]?.after, 'LoadModule mpm_event_module modules/mod_mpm_event.so\nTimeout \\\n  Timeout \\\n  eout \\\n  Timeout \\\n    10\n');
+    assert.equal(
+      result.fixes[0]?.after,
+      'LoadModule mpm_event_module modules/mod_mpm_event.so\nTimeout \\\n  Timeout \\\n  eout \\\n  Timeout \\\n    10\n',
+    );
   });
 
   it('a line added after a last line that ends in a backslash is a line of its own (found by the long fuzz run)', async () => {
@@ -274,7 +362,12 @@ describe('lint fix passes', () => {
       const result = await run([name], clamped);
       const after = result.fixes[0]?.after ?? '';
       assert.ok(after.includes(`\n${expected}`), JSON.stringify(after));
-      assert.deepEqual(splitLogicalLines(after).map((line) => line.text).filter((line) => line.startsWith('Thread')), ['ThreadLimit 1', 'ThreadsPerChild 1']);
+      assert.deepEqual(
+        splitLogicalLines(after)
+          .map((line) => line.text)
+          .filter((line) => line.startsWith('Thread')),
+        ['ThreadLimit 1', 'ThreadsPerChild 1'],
+      );
       assert.ok(!result.diagnostics.some((diagnostic) => diagnostic.ruleId === 'TL0009'));
       fs.writeFileSync(path.join(scratch, name), after);
       assert.deepEqual((await run([name], clamped)).fixes, []);
@@ -283,15 +376,36 @@ describe('lint fix passes', () => {
 
   it('leaves out a fix whose finding survives it, keeps the others, and says so (TL0009)', async () => {
     const stubborn = defineRule({
-      meta: { id: 'AP9007', name: 'test-stubborn', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'always' } },
+      meta: {
+        id: 'AP9007',
+        name: 'test-stubborn',
+        language: 'apache',
+        category: 'style',
+        description: 'test',
+        defaultSeverity: 'warn',
+        recommended: true,
+        fix: 'safe',
+        messages: { m: 'always' },
+      },
       defaultOptions: {},
       create: (ctx) => ({
-        directive: { listen: (use) => ctx.report({ at: use, messageId: 'm', fix: () => ({ file: use.file, range: [use.range[1], use.range[1]], text: '\n# once more' }) }) },
+        directive: {
+          listen: (use) =>
+            ctx.report({
+              at: use,
+              messageId: 'm',
+              fix: () => ({ file: use.file, range: [use.range[1], use.range[1]], text: '\n# once more' }),
+            }),
+        },
       }),
     });
     const name = config('Listen 80\nMaxClients 150\n');
     const result = await run([name], [stubborn, renameRule]);
-    assert.equal(result.fixes[0]?.after, 'Listen 80\nMaxRequestWorkers 150\n', 'the rename is kept, the line that changes nothing is not added');
+    assert.equal(
+      result.fixes[0]?.after,
+      'Listen 80\nMaxRequestWorkers 150\n',
+      'the rename is kept, the line that changes nothing is not added',
+    );
     assert.equal(result.passes, 1);
     const byRule = new Map(result.diagnostics.map((diagnostic) => [diagnostic.ruleId, diagnostic]));
     assert.equal(byRule.get('AP9007')?.fix, undefined, 'the finding no longer claims a fix');
@@ -307,7 +421,8 @@ describe('lint fix passes', () => {
     // in every pass.
     fs.mkdirSync(path.join(scratch, 'stopped', 'conf.d'), { recursive: true });
     const files: Record<string, string> = {
-      'stopped/httpd.conf': 'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadModule php_module /usr/lib/apache2/modules/libphp8.2.so\nMaxRequestWorkers 4\n',
+      'stopped/httpd.conf':
+        'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadModule php_module /usr/lib/apache2/modules/libphp8.2.so\nMaxRequestWorkers 4\n',
       'stopped/my.cnf': '!include conf.d/a.cnf\n',
       'stopped/conf.d/a.cnf': "lamp1's MariaDB\n[mysqld]\nmax_connections = 100\n",
     };
@@ -317,13 +432,20 @@ describe('lint fix passes', () => {
         paths: ['stopped/httpd.conf', 'stopped/my.cnf'],
         cwd: scratch,
         includeBase: path.join(scratch, 'stopped'),
-        rules: selectRules(builtinRules.filter((rule) => rule.meta.id === 'MY2004' || rule.meta.language === 'tool') as Rule[], 'all', new Map()),
+        rules: selectRules(
+          builtinRules.filter((rule) => rule.meta.id === 'MY2004' || rule.meta.language === 'tool') as Rule[],
+          'all',
+          new Map(),
+        ),
         host: { ram: { value: 512 * 1024 * 1024, source: 'test' } },
         targets: { httpd: '2.4', db: { product: 'mariadb', version: '10.11' } },
       });
     const result = await lintStopped();
     assert.equal(result.passes, 1);
-    assert.deepEqual(result.fixes.map((fix) => [fix.file.displayPath, fix.after]), [['stopped/my.cnf', '!include conf.d/a.cnf\n\n[mysqld]\nmax_connections = 14\n']]);
+    assert.deepEqual(
+      result.fixes.map((fix) => [fix.file.displayPath, fix.after]),
+      [['stopped/my.cnf', '!include conf.d/a.cnf\n\n[mysqld]\nmax_connections = 14\n']],
+    );
     fs.writeFileSync(path.join(scratch, 'stopped', 'my.cnf'), result.fixes[0]?.after ?? '');
     assert.deepEqual((await lintStopped()).fixes, []);
   });
@@ -340,10 +462,23 @@ describe('lint fix passes', () => {
 
   it('stops when the text repeats (circular fixes)', async () => {
     const toggle = defineRule({
-      meta: { id: 'AP9003', name: 'test-toggle', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'toggle' } },
+      meta: {
+        id: 'AP9003',
+        name: 'test-toggle',
+        language: 'apache',
+        category: 'style',
+        description: 'test',
+        defaultSeverity: 'warn',
+        recommended: true,
+        fix: 'safe',
+        messages: { m: 'toggle' },
+      },
       defaultOptions: {},
       create: (ctx) => ({
-        directive: { keepalive: (use) => ctx.report({ at: use, messageId: 'm', fix: () => replaceApacheArg(use, 0, use.args[0] === 'On' ? 'Off' : 'On') }) },
+        directive: {
+          keepalive: (use) =>
+            ctx.report({ at: use, messageId: 'm', fix: () => replaceApacheArg(use, 0, use.args[0] === 'On' ? 'Off' : 'On') }),
+        },
       }),
     });
     const result = await run([config('KeepAlive On\n')], [toggle]);
@@ -353,7 +488,17 @@ describe('lint fix passes', () => {
   it('stops after MAX_FIX_PASSES when every pass changes the text and finds something new', async () => {
     // Each pass's finding is at the line the pass before added, so no fix goes without effect.
     const grow = defineRule({
-      meta: { id: 'AP9004', name: 'test-grow', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'grow' } },
+      meta: {
+        id: 'AP9004',
+        name: 'test-grow',
+        language: 'apache',
+        category: 'style',
+        description: 'test',
+        defaultSeverity: 'warn',
+        recommended: true,
+        fix: 'safe',
+        messages: { m: 'grow' },
+      },
       defaultOptions: {},
       create: (ctx) => {
         let last: ApacheDirectiveUse | undefined;
@@ -361,7 +506,8 @@ describe('lint fix passes', () => {
           directive: { timeout: (use) => (last = use) },
           end: () => {
             const at = last;
-            if (at !== undefined) ctx.report({ at, messageId: 'm', fix: () => insertApacheLineAfter(at, `Timeout ${Number(at.args[0]) + 1}`) });
+            if (at !== undefined)
+              ctx.report({ at, messageId: 'm', fix: () => insertApacheLineAfter(at, `Timeout ${Number(at.args[0]) + 1}`) });
           },
         };
       },
@@ -404,7 +550,9 @@ describe('lint fix passes', () => {
 function everyPairChoice(fixes: readonly Fix[]): Fix[] {
   const overlap = (a: TextEdit, b: TextEdit): boolean =>
     a.file.realPath === b.file.realPath &&
-    (a.range[0] === a.range[1] && b.range[0] === b.range[1] ? a.range[0] === b.range[0] : (a.range[0] < b.range[1] && b.range[0] < a.range[1]) || a.range[0] === b.range[0]);
+    (a.range[0] === a.range[1] && b.range[0] === b.range[1]
+      ? a.range[0] === b.range[0]
+      : (a.range[0] < b.range[1] && b.range[0] < a.range[1]) || a.range[0] === b.range[0]);
   const taken: Fix[] = [];
   for (const fix of fixes) {
     const own = fix.edits.some((a, i) => fix.edits.some((b, j) => i < j && overlap(a, b)));

@@ -27,7 +27,11 @@ const CASES: Case[] = [
   { path: 'line-added-at-end-without-newline.conf', before: 'a\nb', after: 'a\nb\nc' },
   { path: 'final-newline-kept-absent.conf', before: 'KeepAlive On', after: 'KeepAlive Off' },
   { path: 'crlf.conf', before: 'a\r\nb\r\nc\r\n', after: 'a\r\nb\r\nB2\r\nc\r\n' },
-  { path: 'bom-crlf.conf', before: '\uFEFFServerLimit 256\r\nMaxRequestWorkers 256\r\n', after: '\uFEFFServerLimit 16\r\nMaxRequestWorkers 16\r\n' },
+  {
+    path: 'bom-crlf.conf',
+    before: '\uFEFFServerLimit 256\r\nMaxRequestWorkers 256\r\n',
+    after: '\uFEFFServerLimit 16\r\nMaxRequestWorkers 16\r\n',
+  },
   { path: 'mixed-endings.conf', before: 'a\r\nb\nc\r\n', after: 'a\r\nB\nc\r\n' },
   { path: 'old-mac-cr.conf', before: 'a\rb\rc\n', after: 'a\rB\rc\n' },
   { path: 'tabs and spaces/x y.conf', before: '\tListen 80\n', after: '\tListen 8080\n' },
@@ -46,7 +50,8 @@ describe('unifiedDiff', () => {
   it('diffs changed regions alone: the patch turns the old text into the new one, and with lines that do not repeat it is the diff of the whole texts (fast-check)', async () => {
     const edits = fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.nat(3)), { maxLength: 6 });
     const apply = (lines: string[], changes: [number, number, number][], made: () => string): string => {
-      for (const [at, removed, inserted] of changes) lines.splice(lines.length === 0 ? 0 : at % (lines.length + 1), removed, ...Array.from({ length: inserted }, made));
+      for (const [at, removed, inserted] of changes)
+        lines.splice(lines.length === 0 ? 0 : at % (lines.length + 1), removed, ...Array.from({ length: inserted }, made));
       return lines.join('');
     };
     // Few distinct lines: equal lines repeat, and the regions may pair them otherwise than one diff would.
@@ -55,7 +60,11 @@ describe('unifiedDiff', () => {
       fc.asyncProperty(repeating, edits, async (lines, changes) => {
         const before = lines.join('');
         let made = 0;
-        const after = apply([...lines].map((line) => (line === 'x' ? 'x\n' : line)), changes, () => (made++ % 2 === 0 ? 'a\n' : 'new\n'));
+        const after = apply(
+          [...lines].map((line) => (line === 'x' ? 'x\n' : line)),
+          changes,
+          () => (made++ % 2 === 0 ? 'a\n' : 'new\n'),
+        );
         // A last line without its line feed ('x') gets one in the new text: the "\\ No newline" case.
         const patch = await unifiedDiff([{ patchPath: 'f.conf', before, after }]);
         assert.equal(patch === '' ? before : applyPatch(before, patch), after);
@@ -76,9 +85,12 @@ describe('unifiedDiff', () => {
   });
 
   it('stays linear in the changes: 5,000 changed lines of one file', async () => {
-    const vhost = (n: number, timeout: number) => `<VirtualHost *:80>\n  ServerName s${n}.example\n  DocumentRoot /srv/s${n}\n  KeepAliveTimeout ${timeout}\n  ErrorLog /var/log/s${n}.log\n  CustomLog /var/log/s${n}.access combined\n  Header set X-Site s${n}\n  RewriteEngine On\n</VirtualHost>\n`;
+    const vhost = (n: number, timeout: number) =>
+      `<VirtualHost *:80>\n  ServerName s${n}.example\n  DocumentRoot /srv/s${n}\n  KeepAliveTimeout ${timeout}\n  ErrorLog /var/log/s${n}.log\n  CustomLog /var/log/s${n}.access combined\n  Header set X-Site s${n}\n  RewriteEngine On\n</VirtualHost>\n`;
     const sites = Array.from({ length: 5000 }, (_, n) => n);
-    const patch = await unifiedDiff([{ patchPath: 'vhosts.conf', before: sites.map((n) => vhost(n, 30)).join(''), after: sites.map((n) => vhost(n, 3)).join('') }]);
+    const patch = await unifiedDiff([
+      { patchPath: 'vhosts.conf', before: sites.map((n) => vhost(n, 30)).join(''), after: sites.map((n) => vhost(n, 3)).join('') },
+    ]);
     assert.equal(patch.match(/^@@ /gm)?.length, 5000);
   });
 
@@ -90,7 +102,6 @@ describe('unifiedDiff', () => {
     assert.match(patch, /^-last\n\\ No newline at end of file\n/m);
     assert.equal(applyPatch(before, patch), after);
   });
-
 
   it('prints nothing when nothing changed', async () => {
     assert.equal(await unifiedDiff([{ patchPath: 'a.conf', before: 'x\n', after: 'x\n' }]), '');
@@ -112,9 +123,15 @@ describe('unifiedDiff', () => {
   it('applies exactly for random files and random line edits (property, one patch per run of 25 files)', async (t) => {
     const line = fc.stringMatching(/^[ -~\t\xe9]{0,20}$/);
     const ending = fc.constantFrom('\n', '\r\n', '\r\n', '\n');
-    const fileText = fc.array(fc.tuple(line, ending), { maxLength: 25 }).chain((lines) =>
-      fc.boolean().map((finalEnding) => lines.map(([text, eol], index) => (index === lines.length - 1 && !finalEnding ? text : text + eol)).join('')),
-    );
+    const fileText = fc
+      .array(fc.tuple(line, ending), { maxLength: 25 })
+      .chain((lines) =>
+        fc
+          .boolean()
+          .map((finalEnding) =>
+            lines.map(([text, eol], index) => (index === lines.length - 1 && !finalEnding ? text : text + eol)).join(''),
+          ),
+      );
     const edited = fileText.chain((before) =>
       fc
         .array(fc.tuple(fc.nat(), fc.constantFrom('replace', 'insert', 'delete'), line), { maxLength: 4 })
@@ -122,7 +139,9 @@ describe('unifiedDiff', () => {
     );
     const runs = fc.sample(fc.array(edited, { minLength: 25, maxLength: 25 }), { numRuns: 3, seed: 20261130 });
     for (const [run, files] of runs.entries()) {
-      const cases = files.filter((file) => file.before !== file.after).map((file, index) => ({ path: `run${run}/f${index}.conf`, ...file }));
+      const cases = files
+        .filter((file) => file.before !== file.after)
+        .map((file, index) => ({ path: `run${run}/f${index}.conf`, ...file }));
       await appliesExactly(t, cases);
     }
   });
@@ -140,7 +159,7 @@ function editLines(text: string, edits: readonly [number, string, string][]): st
     const eol = /\r?\n$/.exec(lines[index] ?? lines[index - 1] ?? '\n')?.[0] ?? '\n';
     if (kind === 'insert') lines.splice(index, 0, content + eol);
     else if (kind === 'delete') lines.splice(index, 1);
-    else if (index < lines.length) lines[index] = content + ((/\r?\n$/.exec(lines[index] as string))?.[0] ?? '');
+    else if (index < lines.length) lines[index] = content + (/\r?\n$/.exec(lines[index] as string)?.[0] ?? '');
   }
   return lines.join('');
 }
@@ -181,6 +200,9 @@ function wholeTextDiff(path: string, before: string, after: string): string {
   if (before === after) return '';
   const patch = structuredPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 });
   const range = (start: number, lines: number) => (lines === 0 ? `${start - 1},0` : `${start},${lines}`);
-  const hunks = patch.hunks.map((hunk) => `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@\n${hunk.lines.map((l) => `${l}\n`).join('')}`);
+  const hunks = patch.hunks.map(
+    (hunk) =>
+      `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@\n${hunk.lines.map((l) => `${l}\n`).join('')}`,
+  );
   return `diff --git a/${path} b/${path}\n--- a/${path}\n+++ b/${path}\n${hunks.join('')}`;
 }

@@ -95,7 +95,8 @@ const TREES: Tree[] = [
       '--set-variable=query_cache_size=64M',
       '--set-variable=query_cache_type=1',
     ],
-    verifyNote: /^tune-lint: --verify: the option files of etc\/mysql\/my\.cnf already reports a problem without the patch \(mariadbd: \[ERROR\] .*unknown variable 'set-variable=max_connections=15'\); only problems the patch adds are held against it\n$/,
+    verifyNote:
+      /^tune-lint: --verify: the option files of etc\/mysql\/my\.cnf already reports a problem without the patch \(mariadbd: \[ERROR\] .*unknown variable 'set-variable=max_connections=15'\); only problems the patch adds are held against it\n$/,
   },
   {
     name: 'story-stock-prefork with the Debian my.cnf on 16 GB (max_connections fixed in mariadb.conf.d/50-server.cnf)',
@@ -219,13 +220,21 @@ async function onlyEditedLinesChange(before: string, after: string, label: strin
     for (const line of part.value) {
       const body = line.replace(/^\uFEFF/, '').trim();
       assert.ok(body !== '' && !body.startsWith('#'), `${label}: a comment or blank line changed: ${JSON.stringify(line)}`);
-      if (part.added) assert.ok(line.endsWith(eol) || (!after.endsWith('\n') && after.endsWith(line)), `${label}: ${JSON.stringify(line)} does not end with the file's ${JSON.stringify(eol)}`);
+      if (part.added)
+        assert.ok(
+          line.endsWith(eol) || (!after.endsWith('\n') && after.endsWith(line)),
+          `${label}: ${JSON.stringify(line)} does not end with the file's ${JSON.stringify(eol)}`,
+        );
     }
     const next = parts[index + 1];
     if (part.removed && next?.added === true && next.value.length === part.value.length) {
       for (const [k, removed] of part.value.entries()) {
         const added = next.value[k] as string;
-        assert.equal(/^[\uFEFF]?[ \t]*/.exec(added)?.[0], /^[\uFEFF]?[ \t]*/.exec(removed)?.[0], `${label}: indentation kept in ${JSON.stringify(added)}`);
+        assert.equal(
+          /^[\uFEFF]?[ \t]*/.exec(added)?.[0],
+          /^[\uFEFF]?[ \t]*/.exec(removed)?.[0],
+          `${label}: indentation kept in ${JSON.stringify(added)}`,
+        );
         assert.equal(/\r?\n$/.exec(added)?.[0], /\r?\n$/.exec(removed)?.[0], `${label}: line ending kept in ${JSON.stringify(added)}`);
       }
     }
@@ -284,7 +293,8 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
           const changed = argsAfter.filter((arg) => !argsBefore.includes(arg));
           const gone = argsBefore.filter((arg) => !argsAfter.includes(arg));
           assert.deepEqual(changed, tree.newOptionArgs ?? [], 'the reader sees the new values and nothing else new');
-          if (tree.goneOptionArgs === undefined) assert.equal(argsAfter.length, argsBefore.length, 'values replaced in place: as many arguments as before');
+          if (tree.goneOptionArgs === undefined)
+            assert.equal(argsAfter.length, argsBefore.length, 'values replaced in place: as many arguments as before');
           else assert.deepEqual(gone, tree.goneOptionArgs, 'the reader no longer sees exactly the replaced lines');
         }
 
@@ -301,13 +311,22 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
         const first = await cli(written, tree, ['--fix', '--verify']);
         if (tree.verifyNote === undefined) assert.equal(first.stderr, '', 'no note: every tool is installed and the patch is verified');
         else assert.match(first.stderr, tree.verifyNote, 'only the note about what the server refused before the patch');
-        assert.match(first.stdout, /^Patch written:\nChecked with the servers \(--verify\): .+: no new problem\.$/m, 'says which servers read the patched files');
+        assert.match(
+          first.stdout,
+          /^Patch written:\nChecked with the servers \(--verify\): .+: no new problem\.$/m,
+          'says which servers read the patched files',
+        );
         sameTree(snapshotTree(written), patched, '--fix writes what git apply gives, through the symlinks');
-        assert.deepEqual([...snapshotTree(written)].filter(([, value]) => value.startsWith('symlink -> ')), links, 'symlinks stay symlinks');
+        assert.deepEqual(
+          [...snapshotTree(written)].filter(([, value]) => value.startsWith('symlink -> ')),
+          links,
+          'symlinks stay symlinks',
+        );
         const times = new Map([...snapshotTree(written).keys()].map((file) => [file, fs.lstatSync(path.join(written, file)).mtimeMs]));
         const second = await cli(written, tree, ['--fix', '--format', 'diff']);
         assert.equal(second.stdout, '', 'the second --fix has no patch');
-        for (const [file, mtime] of times) assert.equal(fs.lstatSync(path.join(written, file)).mtimeMs, mtime, `${file} untouched by the second --fix`);
+        for (const [file, mtime] of times)
+          assert.equal(fs.lstatSync(path.join(written, file)).mtimeMs, mtime, `${file} untouched by the second --fix`);
       });
     }
   }
@@ -370,7 +389,11 @@ describe('fixes on real trees', { concurrency: 4 }, () => {
     }
     const safeRoot = prepare(tree, 'lf') as string;
     const safe = await cli(safeRoot, tree, ['--format', 'json', '--fix-type', 'safe']);
-    const kinds = new Set((JSON.parse(safe.stdout) as { results: { diagnostics: { fix?: { kind: string } }[] }[] }).results.flatMap((r) => r.diagnostics.flatMap((d) => (d.fix === undefined ? [] : [d.fix.kind]))));
+    const kinds = new Set(
+      (JSON.parse(safe.stdout) as { results: { diagnostics: { fix?: { kind: string } }[] }[] }).results.flatMap((r) =>
+        r.diagnostics.flatMap((d) => (d.fix === undefined ? [] : [d.fix.kind])),
+      ),
+    );
     assert.ok(kinds.has('tune'), 'the tree has tune fixes the safe run leaves out');
   });
 });
@@ -397,7 +420,13 @@ async function succeed(command: string, args: readonly string[], cwd: string): P
 
 async function cli(cwd: string, tree: Tree, args: readonly string[]): Promise<Run> {
   const host = ['--no-probe', '--host-ram', tree.host.ram, '--per-child', tree.host.perChild, '--host-cpus', tree.host.cpus];
-  const run = await exec(process.execPath, [CLI, ...host, '--sysroot', '.', ...tree.paths, ...args], cwd, { ...process.env, NO_COLOR: '1' });
-  assert.ok((run.status === 0 || run.status === 1) && !/internal error|Error:|\n\s+at /.test(run.stderr), `tune-lint ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+  const run = await exec(process.execPath, [CLI, ...host, '--sysroot', '.', ...tree.paths, ...args], cwd, {
+    ...process.env,
+    NO_COLOR: '1',
+  });
+  assert.ok(
+    (run.status === 0 || run.status === 1) && !/internal error|Error:|\n\s+at /.test(run.stderr),
+    `tune-lint ${args.join(' ')} exited ${run.status}: ${run.stderr}`,
+  );
   return run;
 }

@@ -30,11 +30,14 @@ interface JsonReport {
 /** Each file's text with every edit of every fix in the report applied, as a SARIF or JSON consumer would. */
 function applyEvery(root: string, report: JsonReport): Map<string, string> {
   const byFile = new Map<string, JsonEdit[]>();
-  for (const result of report.results) for (const diagnostic of result.diagnostics) for (const edit of diagnostic.fix?.edits ?? []) byFile.set(edit.file, [...(byFile.get(edit.file) ?? []), edit]);
+  for (const result of report.results)
+    for (const diagnostic of result.diagnostics)
+      for (const edit of diagnostic.fix?.edits ?? []) byFile.set(edit.file, [...(byFile.get(edit.file) ?? []), edit]);
   const out = new Map<string, string>();
   for (const [file, edits] of byFile) {
     let text = fs.readFileSync(path.join(root, file), 'latin1');
-    for (const edit of [...edits].sort((a, b) => b.range[0] - a.range[0] || b.range[1] - a.range[1])) text = text.slice(0, edit.range[0]) + edit.text + text.slice(edit.range[1]);
+    for (const edit of [...edits].sort((a, b) => b.range[0] - a.range[0] || b.range[1] - a.range[1]))
+      text = text.slice(0, edit.range[0]) + edit.text + text.slice(edit.range[1]);
     out.set(file, text);
   }
   return out;
@@ -43,7 +46,10 @@ function applyEvery(root: string, report: JsonReport): Map<string, string> {
 describe('the fixes in JSON are the patch', () => {
   for (const name of ['story-drupal-500mb', 'repo-fleet', 'story-fat-apache', 'story-stock-prefork']) {
     it(`${name}: every fix applied gives the files --fix writes`, () => {
-      const scenario = JSON.parse(fs.readFileSync(repoPath('fixtures', 'cli', 'scenarios', name, 'scenario.json'), 'utf8')) as { trees: string[]; args: string[] };
+      const scenario = JSON.parse(fs.readFileSync(repoPath('fixtures', 'cli', 'scenarios', name, 'scenario.json'), 'utf8')) as {
+        trees: string[];
+        args: string[];
+      };
       const root = fs.mkdtempSync(path.join(scratch, `${name}-`));
       for (const tree of scenario.trees) fs.cpSync(repoPath(tree), root, { recursive: true, verbatimSymlinks: true });
       const report = JSON.parse(runCli([...scenario.args, '--format', 'json'], { cwd: root }).stdout) as JsonReport;

@@ -45,7 +45,10 @@ function sizing(ramMiB: number | undefined, servers: ApacheSizing[], db?: MysqlS
   const osReserve = ram === undefined ? undefined : Math.min(Math.max(ram * 0.1, 64 * MIB), 1024 * MIB);
   return {
     ram: ram === undefined ? undefined : { value: ram, source: 'flag --host-ram' },
-    dbLocal: db === undefined ? { value: false, reason: 'no database config linted and none seen running' } : { value: true, reason: 'a MySQL/MariaDB config (my.cnf) is linted with it' },
+    dbLocal:
+      db === undefined
+        ? { value: false, reason: 'no database config linted and none seen running' }
+        : { value: true, reason: 'a MySQL/MariaDB config (my.cnf) is linted with it' },
     osReserve,
     apacheBudget: ram === undefined ? undefined : Math.floor(db === undefined ? ram - (osReserve ?? 0) : ram / 2),
     apacheBudgetReason: '',
@@ -92,7 +95,10 @@ describe('memory budget picture', () => {
     assert.equal(reserveBar.indexOf('='), 16, 'starts where Apache ends');
     assert.equal(count(freeBar, '.'), 20);
     assert.equal(freeBar.indexOf('.'), 20);
-    assert.match(lines.find((line) => line.startsWith('    Apache')) as string, /  400 MiB  MaxRequestWorkers 20 x 20 MiB per child; budget 900 MiB$/);
+    assert.match(
+      lines.find((line) => line.startsWith('    Apache')) as string,
+      /  400 MiB  MaxRequestWorkers 20 x 20 MiB per child; budget 900 MiB$/,
+    );
     assert.match(lines.find((line) => line.startsWith('    free')) as string, /  500 MiB  RAM less the above$/);
   });
 
@@ -113,8 +119,14 @@ describe('memory budget picture', () => {
 
   it('MySQL worst case and the event MPM arithmetic', () => {
     const lines = budgetPicture(sizing(4096, [apache(400, 64, 'event', 25)], mysql(512, 100, 3)), undefined, plain);
-    assert.match(lines.find((line) => line.startsWith('    Apache')) as string, /1 GiB  MaxRequestWorkers 400 \/ ThreadsPerChild 25 = 16 processes x 64 MiB; budget 2 GiB$/);
-    assert.match(lines.find((line) => line.startsWith('    MySQL')) as string, /812 MiB  512 MiB global buffers \+ max_connections 100 x 3 MiB$/);
+    assert.match(
+      lines.find((line) => line.startsWith('    Apache')) as string,
+      /1 GiB  MaxRequestWorkers 400 \/ ThreadsPerChild 25 = 16 processes x 64 MiB; budget 2 GiB$/,
+    );
+    assert.match(
+      lines.find((line) => line.startsWith('    MySQL')) as string,
+      /812 MiB  512 MiB global buffers \+ max_connections 100 x 3 MiB$/,
+    );
     const mysqlBar = barOf(lines, 'MySQL     ');
     assert.equal(mysqlBar.indexOf('#'), 10, 'MySQL starts where Apache ends (1 GiB of 4 GiB)');
     assert.equal(count(mysqlBar, '#'), 8);
@@ -150,18 +162,25 @@ describe('memory budget picture', () => {
   it('says that a FastCGI server Apache passes requests to (php-fpm) is not counted, and where the hand-off is', () => {
     const dir = scratchDir('budget-fastcgi');
     try {
-      const modules = ['mpm_event', 'proxy', 'proxy_fcgi'].map((name) => `LoadModule ${name}_module /usr/lib/apache2/modules/mod_${name}.so\n`).join('');
+      const modules = ['mpm_event', 'proxy', 'proxy_fcgi']
+        .map((name) => `LoadModule ${name}_module /usr/lib/apache2/modules/mod_${name}.so\n`)
+        .join('');
       writeFiles(dir, {
         'fpm.conf': `${modules}<FilesMatch ".+\\.php$">\n    SetHandler "proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost"\n</FilesMatch>\n`,
         'pass.conf': `${modules}ProxyPassMatch "^/(.*\\.php)$" "fcgi://127.0.0.1:9000/var/www/$1"\n`,
         'no-fcgi.conf': `${modules}SetHandler "proxy:http://127.0.0.1:8080/"\n`,
       });
       const noteOf = (file: string): string[] =>
-        runCli(['--no-probe', '--host-ram', '2G', file], { cwd: dir }).stdout.split('\n').filter((line) => line.includes('FastCGI'));
+        runCli(['--no-probe', '--host-ram', '2G', file], { cwd: dir })
+          .stdout.split('\n')
+          .filter((line) => line.includes('FastCGI'));
       assert.deepEqual(noteOf('fpm.conf'), [
         '  FastCGI server not counted: SetHandler "proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost" (fpm.conf:5) passes requests to it; its processes (php-fpm: pm.max_children x one worker) come on top',
       ]);
-      assert.match(noteOf('pass.conf').join(''), /ProxyPassMatch "\^\/\(\.\*\\\.php\)\$" "fcgi:\/\/127\.0\.0\.1:9000\/var\/www\/\$1" \(pass\.conf:4\)/);
+      assert.match(
+        noteOf('pass.conf').join(''),
+        /ProxyPassMatch "\^\/\(\.\*\\\.php\)\$" "fcgi:\/\/127\.0\.0\.1:9000\/var\/www\/\$1" \(pass\.conf:4\)/,
+      );
       assert.deepEqual(noteOf('no-fcgi.conf'), []);
     } finally {
       removeScratch(dir);

@@ -29,7 +29,19 @@ interface JsonReport {
 
 const root = assembleTree(['fixtures/apache/story-drupal-500mb', 'fixtures/mycnf/story'], 'json');
 after(() => removeScratch(root));
-const ARGS = ['--no-probe', '--host-ram', '500M', '--per-child', '20M', '--sysroot', '.', '--format', 'json', 'etc/apache2/apache2.conf', 'etc/mysql/my.cnf'];
+const ARGS = [
+  '--no-probe',
+  '--host-ram',
+  '500M',
+  '--per-child',
+  '20M',
+  '--sysroot',
+  '.',
+  '--format',
+  'json',
+  'etc/apache2/apache2.conf',
+  'etc/mysql/my.cnf',
+];
 
 describe('JSON output', () => {
   const first = runCli(ARGS, { cwd: root });
@@ -49,7 +61,19 @@ describe('JSON output', () => {
     const diagnostics = report.results.flatMap((result) => result.diagnostics);
     assert.ok(diagnostics.length > 0);
     for (const diagnostic of diagnostics) {
-      const keys = ['ruleId', 'ruleName', 'severity', 'message', 'file', 'line', 'column', 'endLine', 'endColumn', ...(diagnostic.fix === undefined ? [] : ['fix']), 'context'];
+      const keys = [
+        'ruleId',
+        'ruleName',
+        'severity',
+        'message',
+        'file',
+        'line',
+        'column',
+        'endLine',
+        'endColumn',
+        ...(diagnostic.fix === undefined ? [] : ['fix']),
+        'context',
+      ];
       assert.deepEqual(Object.keys(diagnostic), keys);
     }
   });
@@ -71,13 +95,17 @@ describe('JSON output', () => {
     for (const edit of edits) {
       const text = fs.readFileSync(path.join(root, edit.file), 'utf8');
       const lines = text.split('\n');
-      const offset = (line: number, column: number): number => lines.slice(0, line - 1).reduce((sum, l) => sum + l.length + 1, 0) + column - 1;
+      const offset = (line: number, column: number): number =>
+        lines.slice(0, line - 1).reduce((sum, l) => sum + l.length + 1, 0) + column - 1;
       assert.deepEqual([offset(edit.line, edit.column), offset(edit.endLine, edit.endColumn)], edit.range, JSON.stringify(edit));
     }
   });
 
-  it('each file\'s patch is its part of --format diff', () => {
-    const diff = runCli(ARGS.map((arg) => (arg === 'json' ? 'diff' : arg)), { cwd: root }).stdout;
+  it("each file's patch is its part of --format diff", () => {
+    const diff = runCli(
+      ARGS.map((arg) => (arg === 'json' ? 'diff' : arg)),
+      { cwd: root },
+    ).stdout;
     const patches = report.results.flatMap((result) => (result.patch === undefined ? [] : [result.patch]));
     assert.ok(patches.length > 0);
     assert.equal(patches.join(''), diff);

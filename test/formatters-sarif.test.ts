@@ -49,7 +49,10 @@ describe('SARIF output', () => {
 
   it('every golden SARIF of the CLI scenarios validates', () => {
     const scenarios = repoPath('fixtures', 'cli', 'scenarios');
-    const goldens = fs.readdirSync(scenarios).map((name) => path.join(scenarios, name, 'stdout.sarif')).filter((file) => fs.existsSync(file));
+    const goldens = fs
+      .readdirSync(scenarios)
+      .map((name) => path.join(scenarios, name, 'stdout.sarif'))
+      .filter((file) => fs.existsSync(file));
     assert.ok(goldens.length >= 4);
     for (const file of goldens) assertValid(JSON.parse(fs.readFileSync(file, 'utf8')), path.relative(repoPath(), file));
   });
@@ -62,7 +65,10 @@ describe('SARIF output', () => {
     const run = log.runs[0] as Sarif.Run;
     const rules = run.tool.driver.rules ?? [];
     const catalogue = JSON.parse(runCli(['rules', '--json'], { cwd: root }).stdout) as { rules: { id: string; defaultSeverity: string }[] };
-    assert.deepEqual(rules.map((rule) => rule.id), catalogue.rules.map((rule) => rule.id).sort());
+    assert.deepEqual(
+      rules.map((rule) => rule.id),
+      catalogue.rules.map((rule) => rule.id).sort(),
+    );
     for (const rule of rules) {
       assert.match(rule.helpUri ?? '', new RegExp(`/docs/rules/${rule.id}\\.md$`));
       assert.ok(fs.existsSync(repoPath('docs', 'rules', `${rule.id}.md`)), `${rule.id} has no docs/rules page`);
@@ -70,7 +76,8 @@ describe('SARIF output', () => {
     assert.ok((run.results ?? []).length > 0);
     for (const result of run.results ?? []) assert.equal(rules[result.ruleIndex as number]?.id, result.ruleId);
     const levels = new Map(catalogue.rules.map((rule) => [rule.id, rule.defaultSeverity]));
-    for (const rule of rules) assert.equal(rule.defaultConfiguration?.level, { error: 'error', warn: 'warning', info: 'note' }[levels.get(rule.id) as string]);
+    for (const rule of rules)
+      assert.equal(rule.defaultConfiguration?.level, { error: 'error', warn: 'warning', info: 'note' }[levels.get(rule.id) as string]);
   });
 
   it('fixes: the replacements, applied to the files, give what --fix writes', () => {
@@ -86,7 +93,12 @@ describe('SARIF output', () => {
       }
     }
     assert.ok(byFile.size > 0, 'the stock prefork story has fixes');
-    const expected = new Map([...byFile].map(([uri, replacements]) => [uri, applyReplacements(fs.readFileSync(path.join(root, decodeURIComponent(uri)), 'utf8'), replacements)]));
+    const expected = new Map(
+      [...byFile].map(([uri, replacements]) => [
+        uri,
+        applyReplacements(fs.readFileSync(path.join(root, decodeURIComponent(uri)), 'utf8'), replacements),
+      ]),
+    );
     const fix = runCli([...args, '--fix', '--format', 'json'], { cwd: root });
     assert.equal(fix.stderr, '');
     for (const [uri, text] of expected) {
@@ -98,7 +110,10 @@ describe('SARIF output', () => {
   it('URIs: percent-encoded relative paths under the working directory, file: URIs outside it', () => {
     const dir = scratchDir('sarif-uris');
     scratches.push(dir);
-    writeFiles(dir, { 'repo/conf dir/100%.conf': 'LoadModule mpm_prefork_module m.so\nMaxClients 150\n', 'outside/httpd.conf': 'LoadModule mpm_prefork_module m.so\nMaxClients 150\n' });
+    writeFiles(dir, {
+      'repo/conf dir/100%.conf': 'LoadModule mpm_prefork_module m.so\nMaxClients 150\n',
+      'outside/httpd.conf': 'LoadModule mpm_prefork_module m.so\nMaxClients 150\n',
+    });
     const log = sarifOf(['--no-probe', 'conf dir/100%.conf', path.join(dir, 'outside', 'httpd.conf')], path.join(dir, 'repo'));
     assertValid(log, 'odd paths');
     const uris = new Set((log.runs[0]?.results ?? []).map((result) => result.locations?.[0]?.physicalLocation?.artifactLocation?.uri));
@@ -108,7 +123,10 @@ describe('SARIF output', () => {
   it('--quiet keeps the errors only; the rules stay', () => {
     const root = assembleTree(['fixtures/apache/story-stock-prefork'], 'sarif-quiet');
     scratches.push(root);
-    const log = sarifOf(['--no-probe', '--host-ram', '500M', '--per-child', '20M', '--sysroot', '.', '--quiet', 'etc/apache2/apache2.conf'], root);
+    const log = sarifOf(
+      ['--no-probe', '--host-ram', '500M', '--per-child', '20M', '--sysroot', '.', '--quiet', 'etc/apache2/apache2.conf'],
+      root,
+    );
     assertValid(log, 'quiet');
     const levels = (log.runs[0]?.results ?? []).map((result) => result.level);
     assert.ok(levels.length > 0 && levels.every((level) => level === 'error'), levels.join());

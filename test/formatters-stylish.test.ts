@@ -7,7 +7,15 @@ import { onlyRules, removeScratch, runCli, scratchDir, writeFiles } from './help
 
 const dir = scratchDir('stylish');
 after(() => removeScratch(dir));
-const PREFORK = (eol: string) => ['LoadModule mpm_prefork_module m.so', 'LoadModule php_module libphp.so', '<IfModule mpm_prefork_module>', '    MaxClients 150', '</IfModule>', ''].join(eol);
+const PREFORK = (eol: string) =>
+  [
+    'LoadModule mpm_prefork_module m.so',
+    'LoadModule php_module libphp.so',
+    '<IfModule mpm_prefork_module>',
+    '    MaxClients 150',
+    '</IfModule>',
+    '',
+  ].join(eol);
 const HOST = ['--no-probe', '--host-ram', '500M', '--per-child', '20M'];
 /** The sizing rule and the renamed-directive rule only: one tune fix and one safe fix on PREFORK. */
 const RULES = onlyRules({ AP2001: 'error', AP4001: 'warn' });
@@ -16,7 +24,17 @@ describe('stylish output', () => {
   it('prints a patch of 300,000 lines (it spread them into one call and overflowed the stack: issue 27, 9)', () => {
     const lines = Array.from({ length: 300_000 }, (_, index) => `+max_connections = ${index}`);
     const patch = `--- a/my.cnf\n+++ b/my.cnf\n@@ -1,0 +1,300000 @@\n${lines.join('\n')}\n`;
-    const text = formatStylish({ units: [], rules: [], version: '0', color: false, patch, wrote: false, fixType: 'all', quiet: false, remaining: undefined });
+    const text = formatStylish({
+      units: [],
+      rules: [],
+      version: '0',
+      color: false,
+      patch,
+      wrote: false,
+      fixType: 'all',
+      quiet: false,
+      remaining: undefined,
+    });
     assert.ok(text.endsWith('+max_connections = 299999\n'));
     assert.equal(text.split('\n').length, 300_000 + 7, 'the summary, the title and the three header lines, then the patch');
   });
@@ -52,7 +70,10 @@ describe('stylish output', () => {
   it('an estimated per-child size is listed with the host facts, with its reasoning; a given one as given', () => {
     writeFiles(dir, { 'estimate.conf': PREFORK('\n') });
     const estimated = runCli(['--no-probe', '--host-ram', '8G', ...RULES, 'estimate.conf'], { cwd: dir }).stdout;
-    assert.match(estimated, /^Host facts used:\n {2}RAM 8 GiB \(from flag --host-ram\)\n {2}per child 64 MiB \(estimate: prefork with mod_php: 64 MiB per process; /m);
+    assert.match(
+      estimated,
+      /^Host facts used:\n {2}RAM 8 GiB \(from flag --host-ram\)\n {2}per child 64 MiB \(estimate: prefork with mod_php: 64 MiB per process; /m,
+    );
     assert.match(estimated, /MaxClients 150 x 64 MiB per child/);
     const given = runCli([...HOST, ...RULES, 'estimate.conf'], { cwd: dir }).stdout;
     assert.match(given, /^ {2}per child 20 MiB \(from flag --per-child\)$/m);

@@ -27,73 +27,84 @@ function near(actual: number, expected: number, share: number, floor: number, wh
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : Math.round(((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : Math.round(((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2);
 }
 
 function get(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/index.html' }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path: '/index.html' }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      })
+      .on('error', reject);
   });
 }
 
-describe('per-child memory of a real apache2 (prefork)', { skip: fs.existsSync('/proc/self/smaps_rollup') ? false : 'no /proc/self/smaps_rollup' }, () => {
-  test('the probe measures its children, not its parent, as the kernel reports them', async (t) => {
-    const apache2 = requireTool(t, 'apache2');
-    if (apache2 === undefined) return;
-    const apache = await startApache(apache2, (stop) => t.after(stop));
-    assert.equal(await get(apache.port), 200);
-    const ours = new Set(apache.children());
-    assert.equal(ours.size, 3, 'StartServers 3');
+describe(
+  'per-child memory of a real apache2 (prefork)',
+  { skip: fs.existsSync('/proc/self/smaps_rollup') ? false : 'no /proc/self/smaps_rollup' },
+  () => {
+    test('the probe measures its children, not its parent, as the kernel reports them', async (t) => {
+      const apache2 = requireTool(t, 'apache2');
+      if (apache2 === undefined) return;
+      const apache = await startApache(apache2, (stop) => t.after(stop));
+      assert.equal(await get(apache.port), 200);
+      const ours = new Set(apache.children());
+      assert.equal(ours.size, 3, 'StartServers 3');
 
-    const reader = new ProcReader();
-    const processes = listProcesses(reader) ?? [];
-    const split = findApacheProcesses(processes);
-    assert.ok(split.parents.some((process) => process.pid === apache.pid), 'the parent is a parent');
-    assert.ok(!split.children.some((process) => process.pid === apache.pid), 'the parent is not measured');
-    const children = split.children.filter((process) => ours.has(process.pid));
-    assert.deepEqual(children.map((process) => process.pid).sort(), [...ours].sort());
-
-    const samples = measureChildren(reader, children);
-    const kernel = new Map(children.map((process) => [process.pid, kernelFigures(process.pid)]));
-    assert.equal(samples.length, 3);
-    for (const sample of samples) {
-      const figures = kernel.get(sample.pid);
-      assert.ok(figures);
-      near(sample.rss, figures.rss, 0.01, 64 * KIB, `RSS of PID ${sample.pid}`);
-      near(sample.pss ?? -1, figures.pss, 0.05, 64 * KIB, `PSS of PID ${sample.pid}`);
-      assert.ok((sample.pss ?? Infinity) < sample.rss, 'PSS splits the pages shared with the parent and siblings');
-    }
-    const notes: string[] = [];
-    const summary = childMemoryFrom(samples, notes);
-    const pss = [...kernel.values()].map((figures) => figures.pss);
-    assert.equal(summary?.metric, 'pss');
-    assert.equal(summary?.count, 3);
-    near(summary?.median ?? -1, median(pss), 0.05, 64 * KIB, 'median PSS');
-    near(summary?.max ?? -1, Math.max(...pss), 0.05, 64 * KIB, 'max PSS');
-    assert.deepEqual(notes, []);
-
-    // The whole probe sees every Apache on the machine, ours among them.
-    const facts = await probeHost();
-    assert.equal(facts.apacheRunning?.value, true);
-    assert.equal(facts.perChild?.value.metric, 'pss');
-    assert.ok((facts.perChild?.value.count ?? 0) >= 3);
-
-    await t.test('a user who may not read the children\'s smaps_rollup gets RSS and a note saying why', async (t) => {
-      const unreadable = unreadableByNobody();
-      if (unreadable !== undefined) {
-        t.skip(unreadable);
-        return;
-      }
-      const asNobody = await probeInChildProcess({ uid: NOBODY });
-      assert.equal(asNobody.facts.perChild?.value.metric, 'rss');
-      assert.ok((asNobody.facts.perChild?.value.count ?? 0) >= 3);
+      const reader = new ProcReader();
+      const processes = listProcesses(reader) ?? [];
+      const split = findApacheProcesses(processes);
       assert.ok(
-        asNobody.facts.notes?.some((note) => /^smaps_rollup of PID \d+ unreadable \(EACCES\); used RSS/.test(note)),
-        `notes: ${JSON.stringify(asNobody.facts.notes)}`,
+        split.parents.some((process) => process.pid === apache.pid),
+        'the parent is a parent',
       );
+      assert.ok(!split.children.some((process) => process.pid === apache.pid), 'the parent is not measured');
+      const children = split.children.filter((process) => ours.has(process.pid));
+      assert.deepEqual(children.map((process) => process.pid).sort(), [...ours].sort());
+
+      const samples = measureChildren(reader, children);
+      const kernel = new Map(children.map((process) => [process.pid, kernelFigures(process.pid)]));
+      assert.equal(samples.length, 3);
+      for (const sample of samples) {
+        const figures = kernel.get(sample.pid);
+        assert.ok(figures);
+        near(sample.rss, figures.rss, 0.01, 64 * KIB, `RSS of PID ${sample.pid}`);
+        near(sample.pss ?? -1, figures.pss, 0.05, 64 * KIB, `PSS of PID ${sample.pid}`);
+        assert.ok((sample.pss ?? Infinity) < sample.rss, 'PSS splits the pages shared with the parent and siblings');
+      }
+      const notes: string[] = [];
+      const summary = childMemoryFrom(samples, notes);
+      const pss = [...kernel.values()].map((figures) => figures.pss);
+      assert.equal(summary?.metric, 'pss');
+      assert.equal(summary?.count, 3);
+      near(summary?.median ?? -1, median(pss), 0.05, 64 * KIB, 'median PSS');
+      near(summary?.max ?? -1, Math.max(...pss), 0.05, 64 * KIB, 'max PSS');
+      assert.deepEqual(notes, []);
+
+      // The whole probe sees every Apache on the machine, ours among them.
+      const facts = await probeHost();
+      assert.equal(facts.apacheRunning?.value, true);
+      assert.equal(facts.perChild?.value.metric, 'pss');
+      assert.ok((facts.perChild?.value.count ?? 0) >= 3);
+
+      await t.test("a user who may not read the children's smaps_rollup gets RSS and a note saying why", async (t) => {
+        const unreadable = unreadableByNobody();
+        if (unreadable !== undefined) {
+          t.skip(unreadable);
+          return;
+        }
+        const asNobody = await probeInChildProcess({ uid: NOBODY });
+        assert.equal(asNobody.facts.perChild?.value.metric, 'rss');
+        assert.ok((asNobody.facts.perChild?.value.count ?? 0) >= 3);
+        assert.ok(
+          asNobody.facts.notes?.some((note) => /^smaps_rollup of PID \d+ unreadable \(EACCES\); used RSS/.test(note)),
+          `notes: ${JSON.stringify(asNobody.facts.notes)}`,
+        );
+      });
     });
-  });
-});
+  },
+);

@@ -41,7 +41,21 @@ describe('filesystemTypeOf', () => {
 
 describe('isNetworkFilesystem', () => {
   test('network and host-shared filesystems', () => {
-    for (const type of ['nfs', 'nfs4', 'cifs', 'smb3', 'smbfs', 'fuse.sshfs', 'fuse.s3fs', 'glusterfs', 'ceph', '9p', 'vboxsf', 'virtiofs', 'NFS4']) {
+    for (const type of [
+      'nfs',
+      'nfs4',
+      'cifs',
+      'smb3',
+      'smbfs',
+      'fuse.sshfs',
+      'fuse.s3fs',
+      'glusterfs',
+      'ceph',
+      '9p',
+      'vboxsf',
+      'virtiofs',
+      'NFS4',
+    ]) {
       assert.equal(isNetworkFilesystem(type), true, type);
     }
   });
@@ -75,7 +89,16 @@ describe('estimatePerChild', () => {
   });
 
   test('mod_php in each spelling a module list can carry, and not php-fpm', () => {
-    for (const name of ['php_module', 'php7_module', 'php5_module', 'mod_php7.c', 'mod_php.c', '/usr/lib/apache2/modules/libphp8.2.so', 'libphp7.so', 'mod_php5.so']) {
+    for (const name of [
+      'php_module',
+      'php7_module',
+      'php5_module',
+      'mod_php7.c',
+      'mod_php.c',
+      '/usr/lib/apache2/modules/libphp8.2.so',
+      'libphp7.so',
+      'mod_php5.so',
+    ]) {
       assert.equal(isPhpModule(name), true, name);
     }
     for (const name of ['proxy_fcgi_module', 'phpfpm_module', 'mod_proxy.c', 'fcgid_module']) assert.equal(isPhpModule(name), false, name);
@@ -104,9 +127,10 @@ describe('describeHostFacts', () => {
   });
 
   test('given and estimated per-child figures show no spread', () => {
-    assert.deepEqual(describeHostFacts({ perChild: { value: { median: 20 * MIB, max: 20 * MIB, count: 0, metric: 'pss' }, source: 'flag --per-child' } }), [
-      'per child 20 MiB (from flag --per-child)',
-    ]);
+    assert.deepEqual(
+      describeHostFacts({ perChild: { value: { median: 20 * MIB, max: 20 * MIB, count: 0, metric: 'pss' }, source: 'flag --per-child' } }),
+      ['per child 20 MiB (from flag --per-child)'],
+    );
     const [estimate] = describeHostFacts({ perChild: estimatePerChild('prefork', ['php_module']) });
     assert.match(estimate ?? '', /^per child 64 MiB \(estimate: prefork with mod_php/);
   });

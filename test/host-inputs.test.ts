@@ -49,7 +49,10 @@ describe('host flags', () => {
       await hostError(() => hostFactsFromFlags({ ram: '512' })),
       '--host-ram: 512 B is too small for RAM (sizes without a unit are bytes); write a unit, e.g. 512M',
     );
-    assert.equal(await hostError(() => hostFactsFromFlags({ cpus: 'two' })), '--host-cpus: expected a number of CPUs written as digits, such as 2 or 1.5, got "two"');
+    assert.equal(
+      await hostError(() => hostFactsFromFlags({ cpus: 'two' })),
+      '--host-cpus: expected a number of CPUs written as digits, such as 2 or 1.5, got "two"',
+    );
     assert.match(await hostError(() => hostFactsFromFlags({ cpus: '0' })), /^--host-cpus: expected a number of CPUs greater than 0/);
     assert.match(await hostError(() => hostFactsFromFlags({ perChild: '-20M' })), /^--per-child: expected a size/);
     assert.match(await hostError(() => hostFactsFromFlags({ ram: '2X' })), /^--host-ram: expected a size/);
@@ -102,7 +105,10 @@ describe('profiles', () => {
       const file = relativeFixture(`profiles/${name}`);
       assert.equal(await hostError(() => loadHostProfile(file)), `${file}${expected}`, name);
     }
-    assert.match(await hostError(() => loadHostProfile(relativeFixture('profiles/not-a-mapping.yaml'))), /not-a-mapping\.yaml:1:1: expected a mapping of host facts \(ram, cpus, .*\), got a list$/);
+    assert.match(
+      await hostError(() => loadHostProfile(relativeFixture('profiles/not-a-mapping.yaml'))),
+      /not-a-mapping\.yaml:1:1: expected a mapping of host facts \(ram, cpus, .*\), got a list$/,
+    );
   });
 
   test('YAML syntax errors carry the position too', async () => {
@@ -156,8 +162,14 @@ describe('.tune-lint.yaml host section', () => {
   });
 
   test('errors name the config file and the key path', async () => {
-    assert.equal(await hostError(() => hostFactsFromConfig({ ram: 'lots' }, 'repo/.tune-lint.yaml')), 'repo/.tune-lint.yaml: host.ram: expected a size such as 512M or 2G, got "lots"');
-    assert.equal(await hostError(() => hostFactsFromConfig({ cpu: 2 }, '.tune-lint.yaml')), '.tune-lint.yaml: host.cpu: unknown key; did you mean cpus?');
+    assert.equal(
+      await hostError(() => hostFactsFromConfig({ ram: 'lots' }, 'repo/.tune-lint.yaml')),
+      'repo/.tune-lint.yaml: host.ram: expected a size such as 512M or 2G, got "lots"',
+    );
+    assert.equal(
+      await hostError(() => hostFactsFromConfig({ cpu: 2 }, '.tune-lint.yaml')),
+      '.tune-lint.yaml: host.cpu: unknown key; did you mean cpus?',
+    );
     assert.equal(
       await hostError(() => hostFactsFromConfig({ perChild: { median: '20M', metric: 'uss' } }, '.tune-lint.yaml')),
       '.tune-lint.yaml: host.perChild.metric: expected pss or rss, got "uss"',
@@ -205,10 +217,22 @@ describe('Ansible facts', () => {
 
   test('bad facts files: clear errors with positions', async () => {
     const rel = (name: string) => relativeFixture(`ansible/${name}`);
-    assert.equal(await hostError(() => loadAnsibleFacts(rel('bad-memtotal.json'))), `${rel('bad-memtotal.json')}:4:9: ansible_memtotal_mb: expected a whole number of at least 1, got "lots"`);
-    assert.match(await hostError(() => loadAnsibleFacts(rel('truncated.json'))), new RegExp(`^${rel('truncated.json')}(:\\d+:\\d+)?: not valid JSON \\(.*\\); expected Ansible facts$`));
-    assert.match(await hostError(() => loadAnsibleFacts(rel('not-facts.json'))), /not-facts\.json: not an Ansible facts file; expected \{"ansible_facts": \{\.\.\.\}\}/);
-    assert.equal(await hostError(() => loadAnsibleFacts(rel('web02-unreachable.txt'))), `${rel('web02-unreachable.txt')}:1:1: ansible reported web02 UNREACHABLE!; there are no facts in this file`);
+    assert.equal(
+      await hostError(() => loadAnsibleFacts(rel('bad-memtotal.json'))),
+      `${rel('bad-memtotal.json')}:4:9: ansible_memtotal_mb: expected a whole number of at least 1, got "lots"`,
+    );
+    assert.match(
+      await hostError(() => loadAnsibleFacts(rel('truncated.json'))),
+      new RegExp(`^${rel('truncated.json')}(:\\d+:\\d+)?: not valid JSON \\(.*\\); expected Ansible facts$`),
+    );
+    assert.match(
+      await hostError(() => loadAnsibleFacts(rel('not-facts.json'))),
+      /not-facts\.json: not an Ansible facts file; expected \{"ansible_facts": \{\.\.\.\}\}/,
+    );
+    assert.equal(
+      await hostError(() => loadAnsibleFacts(rel('web02-unreachable.txt'))),
+      `${rel('web02-unreachable.txt')}:1:1: ansible reported web02 UNREACHABLE!; there are no facts in this file`,
+    );
     assert.equal(
       await hostError(() => loadAnsibleFacts(rel('web03-no-hardware.json'))),
       `${rel('web03-no-hardware.json')}: no ansible_memtotal_mb, ansible_processor_vcpus or ansible_mounts; gather the hardware facts (gather_subset: hardware)`,
@@ -242,7 +266,12 @@ describe('Ansible facts', () => {
     }
     fs.chmodSync(dir, 0o755);
     const script = `import(${JSON.stringify(hostModuleUrl('ansible.js'))}).then((m) => { try { m.loadAnsibleFacts(${JSON.stringify(file)}); console.log('read'); } catch (e) { console.log(e.name + ': ' + e.message); } })`;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { uid: NOBODY, gid: NOBODY, encoding: 'utf8', cwd: '/' });
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      uid: NOBODY,
+      gid: NOBODY,
+      encoding: 'utf8',
+      cwd: '/',
+    });
     assert.equal(run.stderr, '');
     assert.equal(run.stdout.trim(), `HostFactsError: --facts ${file}: cannot read (EACCES)`);
   });

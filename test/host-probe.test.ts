@@ -50,7 +50,9 @@ describe('probe of this machine, against the kernel', { skip: linux ? false : 'n
     const findmnt = requireTool(t, 'findmnt');
     if (findmnt === undefined) return;
     for (const where of [process.cwd(), '/proc/self', '/sys/fs/cgroup', '/']) {
-      const expected: string[] = spawnSync(findmnt, ['-n', '-o', 'FSTYPE,TARGET', '-T', where], { encoding: 'utf8' }).stdout.trim().split(/\s+/);
+      const expected: string[] = spawnSync(findmnt, ['-n', '-o', 'FSTYPE,TARGET', '-T', where], { encoding: 'utf8' })
+        .stdout.trim()
+        .split(/\s+/);
       const found = filesystemTypeOf(facts.mounts?.value ?? [], where);
       assert.deepEqual([found?.fsType, found?.mountPoint], expected, where);
     }
@@ -106,14 +108,14 @@ describe('cgroup limits, for real', { skip: linux ? false : 'not Linux: no /proc
   });
 });
 
-const totals = (total: number, swapTotal = 0) => async (): Promise<MemoryTotals> => ({ total, swapTotal });
+const totals =
+  (total: number, swapTotal = 0) =>
+  async (): Promise<MemoryTotals> => ({ total, swapTotal });
 
 function mountinfo(...lines: string[]): string {
-  return `${[
-    '22 27 0:21 / /proc rw,relatime - proc proc rw',
-    '27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda1 rw',
-    ...lines,
-  ].join('\n')}\n`;
+  return `${['22 27 0:21 / /proc rw,relatime - proc proc rw', '27 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda1 rw', ...lines].join(
+    '\n',
+  )}\n`;
 }
 
 describe('probe on prepared /proc and /sys trees', () => {
@@ -144,7 +146,10 @@ describe('probe on prepared /proc and /sys trees', () => {
   test('cgroup v1: a limit on a parent group applies; unlimited values and -1 quotas do not', async (t) => {
     const root = fakeRoot(t, {
       '/proc/self/cgroup': '4:memory:/lxc/web/app\n2:cpu:/lxc/web/app\n',
-      '/proc/self/mountinfo': mountinfo('35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory', '32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu'),
+      '/proc/self/mountinfo': mountinfo(
+        '35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory',
+        '32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu',
+      ),
       '/sys/fs/cgroup/memory/memory.limit_in_bytes': '9223372036854771712\n',
       '/sys/fs/cgroup/memory/lxc/memory.limit_in_bytes': '9223372036854771712\n',
       '/sys/fs/cgroup/memory/lxc/web/memory.limit_in_bytes': '268435456\n',
@@ -204,7 +209,10 @@ describe('probe on prepared /proc and /sys trees', () => {
   test('Apache children by PSS (the parent left out), mysqld by RSS, mounts with escapes, somaxconn', async (t) => {
     const root = fakeRoot(t, apacheTree({ '/proc/104/cmdline': 'apache2\0-k\0start\0' }));
     const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
-    assert.deepEqual(facts.perChild, { value: { median: 20000 * KIB, max: 23000 * KIB, count: 3, metric: 'pss' }, source: 'probe (apache2 children)' });
+    assert.deepEqual(facts.perChild, {
+      value: { median: 20000 * KIB, max: 23000 * KIB, count: 3, metric: 'pss' },
+      source: 'probe (apache2 children)',
+    });
     assert.deepEqual(facts.apacheRunning, { value: true, source: 'probe (apache2 PID 100)' });
     assert.deepEqual(facts.mysqlRunning, { value: true, source: 'probe (mysqld PID 200)' });
     assert.deepEqual(facts.mysqlRss, { value: 90000 * KIB, source: 'probe (VmRSS of mysqld PID 200)' });
@@ -214,12 +222,25 @@ describe('probe on prepared /proc and /sys trees', () => {
   });
 
   test('the children measured say which MPM and PHP they run, from the libraries they have mapped', async (t) => {
-    const maps = ['55d0 r-xp 0 08:01 1 /usr/sbin/apache2', '7f00 r-xp 0 08:01 2 /usr/lib/apache2/modules/mod_mpm_event.so', '7f10 r-xp 0 08:01 3 /usr/lib/x86_64-linux-gnu/libc.so.6', ''].join('\n');
+    const maps = [
+      '55d0 r-xp 0 08:01 1 /usr/sbin/apache2',
+      '7f00 r-xp 0 08:01 2 /usr/lib/apache2/modules/mod_mpm_event.so',
+      '7f10 r-xp 0 08:01 3 /usr/lib/x86_64-linux-gnu/libc.so.6',
+      '',
+    ].join('\n');
     const root = fakeRoot(t, apacheTree({ '/proc/101/maps': maps }));
     const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
     assert.deepEqual(facts.perChild?.value.measuredOn, { mpm: 'event', php: false });
-    const prefork = fakeRoot(t, apacheTree({ '/proc/101/maps': maps.replace('mod_mpm_event.so', 'mod_mpm_prefork.so').replace('libc.so.6', '../apache2/modules/libphp8.2.so') }));
-    assert.deepEqual((await probeHost({ root: prefork, memory: totals(GIB), cpuAffinity: () => 2 })).perChild?.value.measuredOn, { mpm: 'prefork', php: true });
+    const prefork = fakeRoot(
+      t,
+      apacheTree({
+        '/proc/101/maps': maps.replace('mod_mpm_event.so', 'mod_mpm_prefork.so').replace('libc.so.6', '../apache2/modules/libphp8.2.so'),
+      }),
+    );
+    assert.deepEqual((await probeHost({ root: prefork, memory: totals(GIB), cpuAffinity: () => 2 })).perChild?.value.measuredOn, {
+      mpm: 'prefork',
+      php: true,
+    });
   });
 
   test('a child whose PSS cannot be read: RSS for all children, and a note', async (t) => {

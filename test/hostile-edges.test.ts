@@ -18,14 +18,18 @@ import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js'
 
 const dir = scratchDir('edges');
 after(() => removeScratch(dir));
-const PREFORK = 'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\n<IfModule mpm_prefork_module>\n    MaxClients 150\n</IfModule>\n';
+const PREFORK =
+  'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\n<IfModule mpm_prefork_module>\n    MaxClients 150\n</IfModule>\n';
 const HOST = ['--no-probe', '--host-ram', '500M', '--per-child', '20M'];
 
 describe('command-line values', () => {
   it('a RAM size no host has, a CPU count no kernel has, an empty --target: one line, exit 2', () => {
     writeFiles(dir, { 'flags.conf': PREFORK });
     for (const [args, message] of [
-      [['--host-ram', '99999999999999999999T'], 'tune-lint: --host-ram: "99999999999999999999T" is more RAM than any host has (at most 1024 TiB)\n'],
+      [
+        ['--host-ram', '99999999999999999999T'],
+        'tune-lint: --host-ram: "99999999999999999999T" is more RAM than any host has (at most 1024 TiB)\n',
+      ],
       [['--host-cpus', '1e6'], 'tune-lint: --host-cpus: expected a number of CPUs written as digits, such as 2 or 1.5, got "1e6"\n'],
       [['--host-cpus', '100000'], 'tune-lint: --host-cpus: "100000" is more CPUs than Linux supports (at most 8192)\n'],
       [['--target', ''], 'tune-lint: --target: invalid target "": expected httpd=2.4, mysql=8.0 or mariadb=10.11\n'],
@@ -40,12 +44,18 @@ describe('command-line values', () => {
     writeFiles(dir, { 'print.conf': PREFORK });
     const run = runCli(['--print-config', 'print.conf', '--fix', 'print.conf'], { cwd: dir });
     assert.equal(run.status, 2);
-    assert.equal(run.stderr, 'tune-lint: --print-config prints the configuration for a path and lints nothing, so --fix would do nothing; run them without it\n');
+    assert.equal(
+      run.stderr,
+      'tune-lint: --print-config prints the configuration for a path and lints nothing, so --fix would do nothing; run them without it\n',
+    );
     assert.equal(fs.readFileSync(path.join(dir, 'print.conf'), 'utf8'), PREFORK);
   });
 
   it('a facts file that starts with a byte order mark is read as JSON, as editors save it', () => {
-    writeFiles(dir, { 'bom.conf': PREFORK, 'facts.json': '\uFEFF{"ansible_facts": {"ansible_memtotal_mb": 512, "ansible_processor_vcpus": 1}}' });
+    writeFiles(dir, {
+      'bom.conf': PREFORK,
+      'facts.json': '\uFEFF{"ansible_facts": {"ansible_memtotal_mb": 512, "ansible_processor_vcpus": 1}}',
+    });
     const run = runCli(['--facts', 'facts.json', '--per-child', '20M', 'bom.conf'], { cwd: dir });
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stdout, /RAM 512 MiB \(from ansible facts facts\.json\)/);
@@ -59,22 +69,41 @@ describe('files', () => {
     const run = runCli([...HOST, '--fix', name], { cwd: dir });
     assert.equal(run.status, 0, run.stderr);
     assert.match(fs.readFileSync(path.join(dir, name), 'utf8'), /MaxRequestWorkers 21/);
-    assert.deepEqual(fs.readdirSync(dir).filter((entry) => entry.includes('tune-lint-')), []);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((entry) => entry.includes('tune-lint-')),
+      [],
+    );
   });
 
   it('a file whose name is not UTF-8 (caf\\351.conf) is read as httpd reads it, and --fix writes it whole', () => {
     const tree = path.join(dir, 'latin1-names');
     fs.mkdirSync(path.join(tree, 'conf.d'), { recursive: true });
-    fs.writeFileSync(path.join(tree, 'main.conf'), 'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nIncludeOptional conf.d/*.conf\n');
+    fs.writeFileSync(
+      path.join(tree, 'main.conf'),
+      'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nIncludeOptional conf.d/*.conf\n',
+    );
     const name = Buffer.concat([Buffer.from(path.join(tree, 'conf.d/caf')), Buffer.from([0xe9]), Buffer.from('.conf')]);
     fs.writeFileSync(name, 'MaxClients 150\n');
     const run = runCli(['--no-probe', '--format', 'json', 'main.conf'], { cwd: tree });
     const results = JSON.parse(run.stdout) as { results: { file: string; diagnostics: { ruleId: string }[] }[] };
-    assert.deepEqual(results.results.map((result) => [result.file, result.diagnostics.map((diagnostic) => diagnostic.ruleId).filter((id) => id === 'AP4001' || id === 'TL0002')]), [['main.conf', []], ['conf.d/caf\u00e9.conf', ['AP4001']]]);
+    assert.deepEqual(
+      results.results.map((result) => [
+        result.file,
+        result.diagnostics.map((diagnostic) => diagnostic.ruleId).filter((id) => id === 'AP4001' || id === 'TL0002'),
+      ]),
+      [
+        ['main.conf', []],
+        ['conf.d/caf\u00e9.conf', ['AP4001']],
+      ],
+    );
     const fixed = runCli(['--no-probe', '--fix', 'main.conf'], { cwd: tree });
     assert.equal(fixed.status, 0, fixed.stderr);
     assert.equal(fs.readFileSync(name, 'utf8'), 'MaxRequestWorkers 150\n');
-    assert.deepEqual(fs.readdirSync(path.join(tree, 'conf.d'), { encoding: 'buffer' }), [name.subarray(name.lastIndexOf(0x2f) + 1)], 'no temporary file left');
+    assert.deepEqual(
+      fs.readdirSync(path.join(tree, 'conf.d'), { encoding: 'buffer' }),
+      [name.subarray(name.lastIndexOf(0x2f) + 1)],
+      'no temporary file left',
+    );
   });
 
   it('an Include of a /proc file reads what it holds, as httpd does, though its size says 0', () => {
@@ -82,7 +111,9 @@ describe('files', () => {
     const run = runCli(['--no-probe', '--format', 'json', 'proc.conf'], { cwd: dir });
     const results = JSON.parse(run.stdout) as { results: { file: string; diagnostics: { ruleId: string; message: string }[] }[] };
     const status = results.results.find((result) => result.file === '/proc/self/status');
-    assert.ok(status?.diagnostics.some((diagnostic) => diagnostic.ruleId === 'AP1015' && diagnostic.message.startsWith('Name: is not a directive')));
+    assert.ok(
+      status?.diagnostics.some((diagnostic) => diagnostic.ruleId === 'AP1015' && diagnostic.message.startsWith('Name: is not a directive')),
+    );
   });
 });
 
@@ -96,7 +127,7 @@ describe('the terminal', () => {
   });
 });
 
-describe('a repository\'s .tune-lint.yaml', () => {
+describe("a repository's .tune-lint.yaml", () => {
   it('the overrides that apply to a file are worked out once per file, not once per rule (200,000 overrides took 76 s)', () => {
     const asked: string[] = [];
     const selection = selectRules(builtinRules as Rule[], 'recommended', new Map(), (file) => {

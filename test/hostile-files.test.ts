@@ -62,12 +62,17 @@ describe('hostile files: symlink loops', () => {
     assertOneLine(await lintJson(['loops/self.cnf']), 'loops/self.cnf: too many levels of symbolic links');
   });
 
-  it('an Include of a looping symlink is httpd\'s error; IncludeOptional skips it, as httpd does', async () => {
+  it("an Include of a looping symlink is httpd's error; IncludeOptional skips it, as httpd does", async () => {
     const dir = path.join(scratch, 'loops', 'conf.d');
-    writeTree(scratch, { 'loops/include.conf': `${MPM}Include ${dir}/*.conf\n`, 'loops/optional.conf': `${MPM}IncludeOptional ${dir}/*.conf\n` });
+    writeTree(scratch, {
+      'loops/include.conf': `${MPM}Include ${dir}/*.conf\n`,
+      'loops/optional.conf': `${MPM}IncludeOptional ${dir}/*.conf\n`,
+    });
     const strict = await lintJson(['loops/include.conf']);
     assert.equal(strict.status, 1, strict.stderr);
-    assert.deepEqual(found(strict, 'TL0002'), [`loops/include.conf:2 error Include ${dir}/*.conf: Could not open configuration file ${dir}/a.conf: No such file or directory`]);
+    assert.deepEqual(found(strict, 'TL0002'), [
+      `loops/include.conf:2 error Include ${dir}/*.conf: Could not open configuration file ${dir}/a.conf: No such file or directory`,
+    ]);
     const optional = await lintJson(['loops/optional.conf']);
     assert.equal(optional.status, 0, optional.stderr);
     assert.deepEqual(jsonFiles(optional.stdout), ['loops/optional.conf']);
@@ -103,7 +108,7 @@ describe('hostile files: devices and FIFOs', () => {
     assert.equal(made.status, 0, 'mkfifo');
   });
 
-  it('an Include of /dev/zero or of a FIFO is httpd\'s refusal, without blocking', async () => {
+  it("an Include of /dev/zero or of a FIFO is httpd's refusal, without blocking", async () => {
     writeTree(scratch, { 'devices.conf': `${MPM}Include /dev/zero\nInclude ${fifo}\nKeepAlive On\n` });
     const run = await lintJson(['devices.conf']);
     assert.equal(run.status, 1, run.stderr);
@@ -153,12 +158,22 @@ describe('hostile files: devices and FIFOs', () => {
 describe('hostile files: the config file', () => {
   it('a .tune-lint.yaml, profile or facts file nested 100,000 deep, or an alias bomb, is one line and exit 2', async () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let level = 1; level < 10; level++) lines.push(`a${level}: &a${level} [${Array.from({ length: 10 }, () => `*a${level - 1}`).join(', ')}]`);
+    for (let level = 1; level < 10; level++)
+      lines.push(`a${level}: &a${level} [${Array.from({ length: 10 }, () => `*a${level - 1}`).join(', ')}]`);
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    writeTree(scratch, { 'plain.conf': MPM, 'deep.yaml': `rules: ${deep}\n`, 'bomb.yaml': `${lines.join('\n')}\nrules: *a9\n`, 'deep.json': `${deep}\n` });
+    writeTree(scratch, {
+      'plain.conf': MPM,
+      'deep.yaml': `rules: ${deep}\n`,
+      'bomb.yaml': `${lines.join('\n')}\nrules: *a9\n`,
+      'deep.json': `${deep}\n`,
+    });
     for (const [flag, file, line] of [
       ['--config', 'deep.yaml', /^tune-lint: deep\.yaml:1:\d+: Maximum call stack size exceeded\n$/],
-      ['--config', 'bomb.yaml', /^tune-lint: bomb\.yaml:1:1: unknown key "a0"; expected extends, target, host, budget, rules, overrides\n$/],
+      [
+        '--config',
+        'bomb.yaml',
+        /^tune-lint: bomb\.yaml:1:1: unknown key "a0"; expected extends, target, host, budget, rules, overrides\n$/,
+      ],
       ['--profile', 'deep.yaml', /^tune-lint: deep\.yaml:1:\d+: Maximum call stack size exceeded\n$/],
       ['--facts', 'deep.json', /^tune-lint: deep\.json: not an Ansible facts file; expected \{"ansible_facts": \{\.\.\.\}\}/],
     ] as const) {
@@ -177,7 +192,9 @@ describe('hostile files: directories and binary files', () => {
     assertOneLine(await lintJson(['--config', 'a-dir.cnf', 'plain.conf']), 'a-dir.cnf is a directory, not a file');
     writeTree(scratch, { 'includes-dir.cnf': `[mysqld]\n!include ${path.join(scratch, 'a-dir.cnf')}\n` });
     const run = await lintJson(['includes-dir.cnf']);
-    assert.deepEqual(found(run, 'TL0002'), [`includes-dir.cnf:2 warn !include ${path.join(scratch, 'a-dir.cnf')}: is a directory; the server reads nothing from it`]);
+    assert.deepEqual(found(run, 'TL0002'), [
+      `includes-dir.cnf:2 warn !include ${path.join(scratch, 'a-dir.cnf')}: is a directory; the server reads nothing from it`,
+    ]);
   });
 
   it('an executable and 64 KiB of random bytes, read as either language, are linted without a crash', async () => {
@@ -197,14 +214,15 @@ describe('hostile files: directories and binary files', () => {
         assert.ok(run.status === 0 || run.status === 1, `${language} ${file}: exit ${run.status}: ${run.stderr}`);
         assert.equal(run.stderr, '');
         const diagnostics = jsonDiagnostics(run.stdout);
-        for (const diagnostic of diagnostics) assert.doesNotMatch(diagnostic.message, /[\x00-\x08\x0a-\x1f\x7f-\x9f]/, 'messages are printable');
+        for (const diagnostic of diagnostics)
+          assert.doesNotMatch(diagnostic.message, /[\x00-\x08\x0a-\x1f\x7f-\x9f]/, 'messages are printable');
       }
     }
   });
 });
 
 describe('hostile files: permission denied (as nobody)', () => {
-  it('unreadable files and directories give the servers\' own outcome, for both readers', async (t) => {
+  it("unreadable files and directories give the servers' own outcome, for both readers", async (t) => {
     const why = cannotRunAsNobody();
     if (why !== undefined) {
       t.skip(why);
@@ -233,7 +251,9 @@ describe('hostile files: permission denied (as nobody)', () => {
     ]);
     const mycnf = await lintJson(['locked/main.cnf'], nobody);
     assert.equal(mycnf.status, 0, mycnf.stderr);
-    assert.deepEqual(found(mycnf, 'TL0002'), [`locked/main.cnf:2 warn !include ${dir}/secret.cnf: locked/secret.cnf: cannot read (EACCES); the server skips a file it cannot open without a word`]);
+    assert.deepEqual(found(mycnf, 'TL0002'), [
+      `locked/main.cnf:2 warn !include ${dir}/secret.cnf: locked/secret.cnf: cannot read (EACCES); the server skips a file it cannot open without a word`,
+    ]);
     const includedir = await lintJson(['locked/dir.cnf'], nobody);
     assert.equal(includedir.status, 1, includedir.stderr);
     assert.deepEqual(found(includedir, 'TL0002'), [
@@ -255,23 +275,31 @@ describe('hostile files: permission denied (as nobody)', () => {
     writeTree(dir, { 'only-dir.conf': `Include ${dir}/closed\n` });
     const httpd = spawnSync(apache2, ['-t', '-f', path.join(dir, 'only-dir.conf')], { uid: NOBODY, gid: NOBODY, encoding: 'utf8' });
     assert.match(httpd.stderr, new RegExp(`Could not open directory ${dir}/closed: Permission denied`));
-    const mysql = spawnSync(printDefaults, [`--defaults-file=${path.join(dir, 'dir.cnf')}`, 'mysqld'], { uid: NOBODY, gid: NOBODY, encoding: 'utf8' });
+    const mysql = spawnSync(printDefaults, [`--defaults-file=${path.join(dir, 'dir.cnf')}`, 'mysqld'], {
+      uid: NOBODY,
+      gid: NOBODY,
+      encoding: 'utf8',
+    });
     assert.notEqual(mysql.status, 0);
     assert.match(mysql.stderr, new RegExp(`Can't read dir of '${dir}/closed' \\(Errcode: 13 "Permission denied"\\)`));
   });
 });
 
 describe('hostile files: a file gone between the listing and the read', () => {
-  it('a dangling symlink in an included directory (deterministic): httpd\'s error, and the server\'s silence for my.cnf', async (t) => {
+  it("a dangling symlink in an included directory (deterministic): httpd's error, and the server's silence for my.cnf", async (t) => {
     const dir = path.join(scratch, 'gone');
     writeTree(dir, { 'conf.d/a.conf': 'KeepAlive On\n', 'cnf.d/a.cnf': '[mysqld]\nmax_connections = 5\n' });
     fs.symlinkSync('deleted.conf', path.join(dir, 'conf.d', 'b.conf'));
     fs.symlinkSync('deleted.cnf', path.join(dir, 'cnf.d', 'b.cnf'));
     writeTree(dir, { 'main.conf': `${MPM}Include ${dir}/conf.d/\n`, 'my.cnf': `[mysqld]\n!includedir ${dir}/cnf.d\n` });
     const apache = await lintJson(['gone/main.conf']);
-    assert.deepEqual(found(apache, 'TL0002'), [`gone/main.conf:2 error Include ${dir}/conf.d/: Could not open configuration file ${dir}/conf.d/b.conf: No such file or directory`]);
+    assert.deepEqual(found(apache, 'TL0002'), [
+      `gone/main.conf:2 error Include ${dir}/conf.d/: Could not open configuration file ${dir}/conf.d/b.conf: No such file or directory`,
+    ]);
     const mycnf = await lintJson(['gone/my.cnf']);
-    assert.deepEqual(found(mycnf, 'TL0002'), [`gone/my.cnf:2 warn !includedir ${dir}/cnf.d: gone/cnf.d/b.cnf no such file; the server skips a missing file without a word`]);
+    assert.deepEqual(found(mycnf, 'TL0002'), [
+      `gone/my.cnf:2 warn !includedir ${dir}/cnf.d: gone/cnf.d/b.cnf no such file; the server skips a missing file without a word`,
+    ]);
     assert.deepEqual(jsonFiles(mycnf.stdout), ['gone/my.cnf', 'gone/cnf.d/a.cnf']);
     const apache2 = requireTool(t, 'apache2');
     if (apache2 === undefined) return;
@@ -282,7 +310,12 @@ describe('hostile files: a file gone between the listing and the read', () => {
 
   it('files deleted right after the directory listing (a hook in the file system) are reported, never thrown', () => {
     const dir = path.join(scratch, 'vanishing');
-    const files = { 'conf.d/a.conf': 'KeepAlive On\n', 'conf.d/b.conf': 'Timeout 30\n', 'cnf.d/a.cnf': '[mysqld]\nmax_connections = 5\n', 'cnf.d/b.cnf': '[mysqld]\nmax_connections = 6\n' };
+    const files = {
+      'conf.d/a.conf': 'KeepAlive On\n',
+      'conf.d/b.conf': 'Timeout 30\n',
+      'cnf.d/a.cnf': '[mysqld]\nmax_connections = 5\n',
+      'cnf.d/b.cnf': '[mysqld]\nmax_connections = 6\n',
+    };
     writeTree(dir, { ...files, 'main.conf': `${MPM}Include ${dir}/conf.d/*.conf\n`, 'my.cnf': `[mysqld]\n!includedir ${dir}/cnf.d\n` });
     /** Lists a directory, then deletes what it listed: every read after the listing finds nothing. */
     class VanishingFiles extends ConfigFileSystem {
@@ -294,17 +327,26 @@ describe('hostile files: a file gone between the listing and the read', () => {
     }
     const apache = loadApache(path.join(dir, 'main.conf'), { fs: new VanishingFiles({ cwd: scratch }), httpd: '2.4' });
     // httpd stops at the first file it cannot open; whether that is the stat or the read depends on what the listing said.
-    assert.deepEqual(apache.files.map((entry) => entry.source.displayPath), ['vanishing/main.conf']);
+    assert.deepEqual(
+      apache.files.map((entry) => entry.source.displayPath),
+      ['vanishing/main.conf'],
+    );
     assert.ok(apache.problems.length > 0);
     for (const problem of apache.problems) {
       assert.equal(problem.ruleId, 'TL0002');
       assert.match(problem.message, new RegExp(`^Include ${dir}/conf\\.d/\\*\\.conf: .*conf\\.d/[ab]\\.conf:? [Nn]o such file`));
     }
     writeTree(dir, files);
-    const mycnf = loadMycnf(path.join(dir, 'my.cnf'), { fs: new VanishingFiles({ cwd: scratch }), target: { product: 'mariadb', version: '10.11' } });
+    const mycnf = loadMycnf(path.join(dir, 'my.cnf'), {
+      fs: new VanishingFiles({ cwd: scratch }),
+      target: { product: 'mariadb', version: '10.11' },
+    });
     assert.deepEqual(
       mycnf.problems.map((problem) => `${problem.ruleId} ${problem.severity} ${problem.message}`),
-      ['a.cnf', 'b.cnf'].map((name) => `TL0002 warn !includedir ${dir}/cnf.d: vanishing/cnf.d/${name} no such file; the server skips a missing file without a word`),
+      ['a.cnf', 'b.cnf'].map(
+        (name) =>
+          `TL0002 warn !includedir ${dir}/cnf.d: vanishing/cnf.d/${name} no such file; the server skips a missing file without a word`,
+      ),
     );
   });
 });

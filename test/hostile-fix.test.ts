@@ -48,50 +48,56 @@ function delay(ms: number): Promise<void> {
 }
 
 describe('--fix through the CLI', () => {
-  it('killed with SIGKILL at any point of writing two files, each is its old or its new version, and the next run finishes the job', { timeout: 600_000 }, async () => {
-    const dir = path.join(scratch, 'killed');
-    const padding = (comment: string): string => `${comment} a long generated comment line to make the write take a while\n`.repeat(150_000);
-    const oldApache = `${PREFORK}MaxClients 150\n${padding('#')}`;
-    const oldMycnf = `[mysqld]\nkey_buffer = 16M\n${padding('#')}`;
-    const newApache = oldApache.replace('MaxClients 150', 'MaxRequestWorkers 150');
-    const newMycnf = oldMycnf.replace('key_buffer = 16M', 'key_buffer_size = 16M');
-    const files = { apache: path.join(dir, 'apache2.conf'), mycnf: path.join(dir, 'my.cnf') };
-    const args = [CLI, '--no-probe', '--fix', '--rule', 'AP4001=warn', files.apache, files.mycnf];
-    let killedMidWrite = 0;
-    const states = new Set<string>();
-    for (let trial = 0; trial < 6; trial++) {
-      writeTree(dir, { 'apache2.conf': oldApache, 'my.cnf': oldMycnf });
-      for (const stray of temps(dir)) fs.rmSync(path.join(dir, stray));
-      const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore' });
-      const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-      let done = false;
-      void exited.then(() => (done = true));
-      // Wait for the write phase (a temp file, or a file already replaced), then kill a little later each trial.
-      const deadline = Date.now() + 120_000;
-      while (!done && temps(dir).length === 0 && fs.statSync(files.apache).size === Buffer.byteLength(oldApache) && Date.now() < deadline) await delay(1);
-      await delay(trial * 2);
-      const midWrite = temps(dir).length > 0;
-      child.kill('SIGKILL');
-      await exited;
-      const apache = fs.readFileSync(files.apache, 'utf8');
-      const mycnf = fs.readFileSync(files.mycnf, 'utf8');
-      assert.ok(apache === oldApache || apache === newApache, `trial ${trial}: apache2.conf is whole`);
-      assert.ok(mycnf === oldMycnf || mycnf === newMycnf, `trial ${trial}: my.cnf is whole`);
-      states.add(`${apache === newApache ? 'new' : 'old'}/${mycnf === newMycnf ? 'new' : 'old'}`);
-      const strays = temps(dir);
-      assert.ok(strays.length <= 2, `trial ${trial}: at most one temp file per file: ${strays.join(', ')}`);
-      if (midWrite) killedMidWrite++;
-      // The next run (once the strays are old enough to be another run's for sure) writes what is left and removes them.
-      for (const stray of strays) fs.utimesSync(path.join(dir, stray), new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
-      const rerun = await runTuneLint(['--fix', '--rule', 'AP4001=warn', files.apache, files.mycnf], { cwd: dir });
-      assert.ok(rerun.status === 0 || rerun.status === 1, rerun.stderr);
-      assert.equal(fs.readFileSync(files.apache, 'utf8'), newApache);
-      assert.equal(fs.readFileSync(files.mycnf, 'utf8'), newMycnf);
-      assert.deepEqual(temps(dir), []);
-    }
-    assert.ok(killedMidWrite > 0, 'at least one kill landed while the new versions were being written');
-    assert.ok(states.has('old/old'), `the originals survive a kill before the renames (states seen: ${[...states].join(', ')})`);
-  });
+  it(
+    'killed with SIGKILL at any point of writing two files, each is its old or its new version, and the next run finishes the job',
+    { timeout: 600_000 },
+    async () => {
+      const dir = path.join(scratch, 'killed');
+      const padding = (comment: string): string =>
+        `${comment} a long generated comment line to make the write take a while\n`.repeat(150_000);
+      const oldApache = `${PREFORK}MaxClients 150\n${padding('#')}`;
+      const oldMycnf = `[mysqld]\nkey_buffer = 16M\n${padding('#')}`;
+      const newApache = oldApache.replace('MaxClients 150', 'MaxRequestWorkers 150');
+      const newMycnf = oldMycnf.replace('key_buffer = 16M', 'key_buffer_size = 16M');
+      const files = { apache: path.join(dir, 'apache2.conf'), mycnf: path.join(dir, 'my.cnf') };
+      const args = [CLI, '--no-probe', '--fix', '--rule', 'AP4001=warn', files.apache, files.mycnf];
+      let killedMidWrite = 0;
+      const states = new Set<string>();
+      for (let trial = 0; trial < 6; trial++) {
+        writeTree(dir, { 'apache2.conf': oldApache, 'my.cnf': oldMycnf });
+        for (const stray of temps(dir)) fs.rmSync(path.join(dir, stray));
+        const child = spawn(process.execPath, args, { cwd: dir, stdio: 'ignore' });
+        const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+        let done = false;
+        void exited.then(() => (done = true));
+        // Wait for the write phase (a temp file, or a file already replaced), then kill a little later each trial.
+        const deadline = Date.now() + 120_000;
+        while (!done && temps(dir).length === 0 && fs.statSync(files.apache).size === Buffer.byteLength(oldApache) && Date.now() < deadline)
+          await delay(1);
+        await delay(trial * 2);
+        const midWrite = temps(dir).length > 0;
+        child.kill('SIGKILL');
+        await exited;
+        const apache = fs.readFileSync(files.apache, 'utf8');
+        const mycnf = fs.readFileSync(files.mycnf, 'utf8');
+        assert.ok(apache === oldApache || apache === newApache, `trial ${trial}: apache2.conf is whole`);
+        assert.ok(mycnf === oldMycnf || mycnf === newMycnf, `trial ${trial}: my.cnf is whole`);
+        states.add(`${apache === newApache ? 'new' : 'old'}/${mycnf === newMycnf ? 'new' : 'old'}`);
+        const strays = temps(dir);
+        assert.ok(strays.length <= 2, `trial ${trial}: at most one temp file per file: ${strays.join(', ')}`);
+        if (midWrite) killedMidWrite++;
+        // The next run (once the strays are old enough to be another run's for sure) writes what is left and removes them.
+        for (const stray of strays) fs.utimesSync(path.join(dir, stray), new Date(Date.now() - 600_000), new Date(Date.now() - 600_000));
+        const rerun = await runTuneLint(['--fix', '--rule', 'AP4001=warn', files.apache, files.mycnf], { cwd: dir });
+        assert.ok(rerun.status === 0 || rerun.status === 1, rerun.stderr);
+        assert.equal(fs.readFileSync(files.apache, 'utf8'), newApache);
+        assert.equal(fs.readFileSync(files.mycnf, 'utf8'), newMycnf);
+        assert.deepEqual(temps(dir), []);
+      }
+      assert.ok(killedMidWrite > 0, 'at least one kill landed while the new versions were being written');
+      assert.ok(states.has('old/old'), `the originals survive a kill before the renames (states seen: ${[...states].join(', ')})`);
+    },
+  );
 
   it('under --sysroot, a fix of a file reached through a symlink out of the root is written inside the root, never outside', async () => {
     const outside = path.join(scratch, 'host-etc');
@@ -153,10 +159,13 @@ describe('--fix through the CLI', () => {
       assert.notDeepEqual(now.bytes, was.bytes, `${name} fixed`);
       assert.deepEqual([now.mode & 0o7777, now.uid, now.gid], [was.mode & 0o7777, was.uid, was.gid], `${name}: mode, owner and group kept`);
     }
-    for (const name of ['sites', 'cnf.d']) assert.equal(fs.statSync(path.join(dir, name)).mtimeMs, dirsBefore.get(name), `${name}/: no temp file was ever made there`);
+    for (const name of ['sites', 'cnf.d'])
+      assert.equal(fs.statSync(path.join(dir, name)).mtimeMs, dirsBefore.get(name), `${name}/: no temp file was ever made there`);
     for (const name of directories) assert.deepEqual(temps(path.join(dir, name)), []);
     const fixed = new Map(all.map((name) => [name, snapshot(path.join(dir, name))]));
-    const again = await runTuneLint(['--fix', '--include-base', dir, path.join(dir, 'apache2.conf'), path.join(dir, 'my.cnf')], { cwd: dir });
+    const again = await runTuneLint(['--fix', '--include-base', dir, path.join(dir, 'apache2.conf'), path.join(dir, 'my.cnf')], {
+      cwd: dir,
+    });
     assert.ok(again.status === 0 || again.status === 1, again.stderr);
     for (const name of all) assert.deepEqual(snapshot(path.join(dir, name)), fixed.get(name), `${name}: the second run writes nothing`);
   });
@@ -168,7 +177,10 @@ describe('--fix through the CLI', () => {
       Buffer.from('# Configuraci\xf3n \0 with a NUL\r\nServerAdmin caf\xe9@example.org\r\nKeepAlive On\rTimeout 30\r\n', 'latin1'),
       Buffer.from('MaxClients 150'),
     ]);
-    const mycnf = Buffer.from('[mysqld]\r\n# caf\xe9 \0 NUL in a comment\r\nkey_buffer = 16M\r\nmax_connections = 20\r\nquery_cache_type = 0', 'latin1');
+    const mycnf = Buffer.from(
+      '[mysqld]\r\n# caf\xe9 \0 NUL in a comment\r\nkey_buffer = 16M\r\nmax_connections = 20\r\nquery_cache_type = 0',
+      'latin1',
+    );
     writeTree(dir, { 'apache2.conf': apache, 'my.cnf': mycnf });
     const run = await runTuneLint(['--fix', 'apache2.conf', 'my.cnf'], { cwd: dir });
     assert.ok(run.status === 0 || run.status === 1, run.stderr);

@@ -27,7 +27,9 @@ describe('fuzz: read, lint, fix and print never fail', () => {
     it(`${name} configs (property)`, async (t) => {
       // In a worker: a run that never ends is stopped after a minute and named, instead of blocking the suite.
       const totals = await runPropertyInWorker(name, { numRuns: RUNS[name], ...(seed === undefined ? {} : { seed }) }, 60_000);
-      t.diagnostic(`${totals.runs} runs: ${totals.withRuleDiagnostics} with rule findings, ${totals.withFixes} with fixes, at most ${totals.maxPasses} fix passes`);
+      t.diagnostic(
+        `${totals.runs} runs: ${totals.withRuleDiagnostics} with rule findings, ${totals.withFixes} with fixes, at most ${totals.maxPasses} fix passes`,
+      );
       const languages = name === 'pair' ? ['apache', 'mycnf', 'host'] : [name];
       const rules = builtinRules.filter((rule) => languages.includes(rule.meta.language));
       if (rules.length > 0) assert.ok(totals.withRuleDiagnostics > totals.runs / 10, 'the generators reach the rules');

@@ -23,7 +23,10 @@ let baselineKiB: number;
 before(async () => {
   scratch = openScratch('hostile-inputs');
   writeTree(scratch, { 'tiny.conf': MPM, 'tiny.cnf': '[mysqld]\nmax_connections = 10\n' });
-  const runs = [await runTuneLint(['--format', 'json', 'tiny.conf'], { cwd: scratch }), await runTuneLint(['--format', 'json', 'tiny.cnf'], { cwd: scratch })];
+  const runs = [
+    await runTuneLint(['--format', 'json', 'tiny.conf'], { cwd: scratch }),
+    await runTuneLint(['--format', 'json', 'tiny.cnf'], { cwd: scratch }),
+  ];
   baselineKiB = Math.max(...runs.map((run) => run.peakRssKiB ?? 0));
   assert.ok(baselineKiB > 0, 'the child reports its peak RSS');
 });
@@ -38,12 +41,16 @@ function assertMemory(t: TestContext, run: ChildRun, units: number, perUnitKiB: 
   const peak = run.peakRssKiB;
   assert.ok(peak !== undefined, 'the child reports its peak RSS');
   const bound = baselineKiB + Math.ceil(units * perUnitKiB) + slackMiB * MIB;
-  t.diagnostic(`peak RSS ${(peak / MIB).toFixed(0)} MiB for ${units} ${unit} of input (baseline ${(baselineKiB / MIB).toFixed(0)} MiB, bound ${(bound / MIB).toFixed(0)} MiB)`);
+  t.diagnostic(
+    `peak RSS ${(peak / MIB).toFixed(0)} MiB for ${units} ${unit} of input (baseline ${(baselineKiB / MIB).toFixed(0)} MiB, bound ${(bound / MIB).toFixed(0)} MiB)`,
+  );
   assert.ok(peak <= bound, `peak RSS ${peak} KiB is over ${bound} KiB`);
 }
 
 function messages(run: ChildRun, ruleId: string): string[] {
-  return jsonDiagnostics(run.stdout).filter((d) => d.ruleId === ruleId).map((d) => `${d.file}:${d.line} ${d.message}`);
+  return jsonDiagnostics(run.stdout)
+    .filter((d) => d.ruleId === ruleId)
+    .map((d) => `${d.file}:${d.line} ${d.message}`);
 }
 
 /** A file of `bytes` bytes that takes no time to write: sparse, zeros (never read, the size check comes first). */
@@ -100,7 +107,10 @@ describe('hostile inputs: size', () => {
     const mycnf = await runTuneLint(['--format', 'json', 'long-line.cnf'], { cwd: scratch });
     assert.equal(mycnf.status, 1, mycnf.stderr);
     const cut = messages(mycnf, 'TL0001');
-    assert.equal(cut[0], 'long-line.cnf:2 line is 10485779 bytes long; the server reads at most 4094 bytes at a time and takes the rest as a separate line; expected at most 4094 bytes');
+    assert.equal(
+      cut[0],
+      'long-line.cnf:2 line is 10485779 bytes long; the server reads at most 4094 bytes at a time and takes the rest as a separate line; expected at most 4094 bytes',
+    );
     assertMemory(t, mycnf, value.length, 16 / 1024);
   });
 
@@ -120,7 +130,10 @@ describe('hostile inputs: nesting', () => {
     const run = await runTuneLint(['--format', 'json', 'nested.conf'], { cwd: scratch });
     assert.equal(run.status, 1, run.stderr);
     const found = messages(run, 'TL0001');
-    assert.ok(found.includes('nested.conf:1002 sections nested deeper than 1000 levels; the rest of the file is not parsed'), found.slice(-3).join('\n'));
+    assert.ok(
+      found.includes('nested.conf:1002 sections nested deeper than 1000 levels; the rest of the file is not parsed'),
+      found.slice(-3).join('\n'),
+    );
     assertMemory(t, run, text.length, 64 / 1024);
   });
 
@@ -128,13 +141,16 @@ describe('hostile inputs: nesting', () => {
     const dir = path.join(scratch, 'deep-chain');
     const files: Record<string, string> = { 'main.conf': `${MPM}Include ${path.join(dir, 'f0.conf')}\n` };
     for (let index = 0; index < 20; index++) {
-      files[`f${index}.conf`] = `${'<IfDefine !NEVER>\n'.repeat(990)}Include ${path.join(dir, `f${index + 1}.conf`)}\n${'</IfDefine>\n'.repeat(990)}`;
+      files[`f${index}.conf`] =
+        `${'<IfDefine !NEVER>\n'.repeat(990)}Include ${path.join(dir, `f${index + 1}.conf`)}\n${'</IfDefine>\n'.repeat(990)}`;
     }
     files['f20.conf'] = 'KeepAlive On\n';
     writeTree(dir, files);
     const run = await runTuneLint(['--format', 'json', 'deep-chain/main.conf'], { cwd: scratch });
     assert.equal(run.status, 1, run.stderr);
-    assert.deepEqual(messages(run, 'TL0006'), ['deep-chain/f1.conf:11 sections nested deeper than 1000 levels counting the files included inside them; what is inside is not read']);
+    assert.deepEqual(messages(run, 'TL0006'), [
+      'deep-chain/f1.conf:11 sections nested deeper than 1000 levels counting the files included inside them; what is inside is not read',
+    ]);
   });
 
   it('100,000 stray close tags under 999 open sections end (the parser and every rule are linear)', async (t) => {
@@ -150,10 +166,13 @@ describe('hostile inputs: nesting', () => {
 
 /** 50,000 small files, on tmpfs when there is one: the test is about the count, not the disk. */
 function manyFiles(name: string, extension: string, content: (index: number) => string): string {
-  const base = fs.existsSync('/dev/shm') ? fs.mkdtempSync('/dev/shm/tune-lint-many-') : fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-many-'));
+  const base = fs.existsSync('/dev/shm')
+    ? fs.mkdtempSync('/dev/shm/tune-lint-many-')
+    : fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-many-'));
   const dir = path.join(base, name);
   fs.mkdirSync(dir);
-  for (let index = 0; index < 50_000; index++) fs.writeFileSync(path.join(dir, `f${String(index).padStart(5, '0')}${extension}`), content(index));
+  for (let index = 0; index < 50_000; index++)
+    fs.writeFileSync(path.join(dir, `f${String(index).padStart(5, '0')}${extension}`), content(index));
   return dir;
 }
 
@@ -188,7 +207,9 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     const limited = await runTuneLint(['--format', 'json', '--max-files', '1000', 'includedir.cnf'], { cwd: scratch });
     assert.equal(limited.status, 1, limited.stderr);
     assert.equal(jsonFiles(limited.stdout).length, 1001, 'the main file and the 1,000 files its includes may read');
-    assert.deepEqual(messages(limited, 'TL0006'), ['includedir.cnf:3 more than 1000 option files read; the rest is not read (--max-files)']);
+    assert.deepEqual(messages(limited, 'TL0006'), [
+      'includedir.cnf:3 more than 1000 option files read; the rest is not read (--max-files)',
+    ]);
   });
 
   it('--max-files 1 reads one included file besides the main file (issue 27, 12)', async () => {
@@ -214,7 +235,12 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
       assert.equal(run.status, 1, run.stderr);
       const stopped = messages(run, 'TL0006');
       assert.equal(stopped.length, 1, stopped.join('\n'));
-      assert.match(stopped[0] as string, new RegExp(`^${main}:2 .*/012\\.c(onf|nf) would bring what this config reads, counting every inclusion, to \\d+ bytes, over the limit of 67108864 bytes \\(--max-input-size\\); it and the rest are not read$`));
+      assert.match(
+        stopped[0] as string,
+        new RegExp(
+          `^${main}:2 .*/012\\.c(onf|nf) would bring what this config reads, counting every inclusion, to \\d+ bytes, over the limit of 67108864 bytes \\(--max-input-size\\); it and the rest are not read$`,
+        ),
+      );
       assertMemory(t, run, 64 * MIB * MIB, 0.008);
     }
   });
@@ -225,7 +251,10 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     const run = await runTuneLint(['--format', 'json', '--max-input-size', '16M', 'many-includes.conf'], { cwd: scratch });
     const stopped = messages(run, 'TL0006');
     assert.equal(stopped.length, 1);
-    assert.match(stopped[0] as string, /^many-includes\.conf:\d+ twice\.inc would bring .* over the limit of 16777216 bytes \(--max-input-size\)/);
+    assert.match(
+      stopped[0] as string,
+      /^many-includes\.conf:\d+ twice\.inc would bring .* over the limit of 16777216 bytes \(--max-input-size\)/,
+    );
     const line2 = Number(/^many-includes\.conf:(\d+)/.exec(stopped[0] as string)?.[1]);
     assert.ok(line2 > 8_000 && line2 < 10_000, `stopped at the include that reaches 16 MiB: line ${line2}`);
     assertMemory(t, run, 16 * MIB * MIB, 0.03);
@@ -250,7 +279,13 @@ describe('hostile inputs: expansion', () => {
     const run = await runTuneLint(['--format', 'json', 'bomb.conf'], { cwd: scratch });
     assert.equal(run.status, 1, run.stderr);
     const stopped = messages(run, 'TL0006');
-    assert.ok(stopped.length > 0 && stopped.every((m) => m.includes('expansion stopped here: the expanded values add up to more than 67108864 bytes (--max-file-size)')), stopped.join('\n'));
+    assert.ok(
+      stopped.length > 0 &&
+        stopped.every((m) =>
+          m.includes('expansion stopped here: the expanded values add up to more than 67108864 bytes (--max-file-size)'),
+        ),
+      stopped.join('\n'),
+    );
     assertMemory(t, run, LIMIT_BYTES, 4 / 1024, 'bytes of expansion allowed');
   });
 });
@@ -259,14 +294,16 @@ describe('hostile inputs: patterns', () => {
   it('an Include wildcard that would backtrack exponentially as a regex matches in linear time', async () => {
     const dir = path.join(scratch, 'redos');
     writeTree(dir, { [`${'a'.repeat(200)}.conf`]: 'KeepAlive On\n' });
-    writeTree(scratch, { 'redos.conf': `${MPM}IncludeOptional ${dir}/${'*a'.repeat(40)}*b\nIncludeOptional ${dir}/${'*'.repeat(60)}x\nIncludeOptional ${dir}/[z-a]*\n` });
+    writeTree(scratch, {
+      'redos.conf': `${MPM}IncludeOptional ${dir}/${'*a'.repeat(40)}*b\nIncludeOptional ${dir}/${'*'.repeat(60)}x\nIncludeOptional ${dir}/[z-a]*\n`,
+    });
     const run = await runTuneLint(['--format', 'json', 'redos.conf'], { cwd: scratch, timeoutMs: 60_000 });
     assert.equal(run.signal, null, 'ended by itself');
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(jsonFiles(run.stdout), ['redos.conf']);
   });
 
-  it('override globs in a repository\'s .tune-lint.yaml that are not valid regexes, or backtrack, are no crash and no hang', async () => {
+  it("override globs in a repository's .tune-lint.yaml that are not valid regexes, or backtrack, are no crash and no hang", async () => {
     const repo = path.join(scratch, 'glob-repo');
     const globs = ['{a', '[z-a]', '[\\\\]', `${'**/'.repeat(40)}nomatch`, `${'*'.repeat(40)}x`];
     writeTree(repo, {
@@ -303,7 +340,9 @@ describe('hostile inputs: names that Object.prototype has', () => {
   });
 
   it('as option names and values in my.cnf, and in our own inputs: findings and clear errors, no crash', async () => {
-    writeTree(scratch, { 'proto.cnf': `[mysqld]\n${NAMES.map((name) => `${name} = 1`).join('\n')}\ngeneral_log = constructor\nquery_cache_type = constructor\n` });
+    writeTree(scratch, {
+      'proto.cnf': `[mysqld]\n${NAMES.map((name) => `${name} = 1`).join('\n')}\ngeneral_log = constructor\nquery_cache_type = constructor\n`,
+    });
     const run = await runTuneLint(['--format', 'json', 'proto.cnf'], { cwd: scratch });
     assert.equal(run.stderr, '');
     assert.equal(run.status, 1);

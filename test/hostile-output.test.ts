@@ -44,7 +44,10 @@ describe('hostile output', () => {
   it('a reader that closes the pipe early (tune-lint ... | head) ends the run with its own exit code and no stack trace', async () => {
     const lines = Array.from({ length: 20_000 }, (_, index) => `</Stray${index}>`).join('\n');
     writeTree(scratch, { 'many-errors.conf': `${MPM}${lines}\n` });
-    const child = spawn(process.execPath, [CLI, '--no-probe', '--format', 'json', path.join(scratch, 'many-errors.conf')], { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, '--no-probe', '--format', 'json', path.join(scratch, 'many-errors.conf')], {
+      cwd: scratch,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => (stderr += chunk));

@@ -44,7 +44,11 @@ function traces(): string[] {
 
 /** lint, --fix and dump of one main file. */
 async function everyCommand(main: string, cwd: string): Promise<void> {
-  for (const command of [['--format', 'json', '--host-ram', '2G', main], ['--fix', '--host-ram', '2G', main], ['dump', '--json', main]]) {
+  for (const command of [
+    ['--format', 'json', '--host-ram', '2G', main],
+    ['--fix', '--host-ram', '2G', main],
+    ['dump', '--json', main],
+  ]) {
     const run = await runTuneLint(command, { cwd, timeoutMs: 60_000, subcommand: command[0] === 'dump' });
     assert.ok(run.status === 0 || run.status === 1, `${command.join(' ')}: ${run.stderr}`);
   }
@@ -65,7 +69,8 @@ describe('nothing in a linted config is executed or fetched', () => {
         '',
       ].join('\n'),
       'sourced.sh': `touch ${ran('sourced')}\n`,
-      'apache2.conf': 'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\nUser ${APACHE_RUN_USER}\nErrorLog ${APACHE_LOG_DIR}/error.log\nMaxClients 150\n',
+      'apache2.conf':
+        'LoadModule mpm_prefork_module modules/mod_mpm_prefork.so\nUser ${APACHE_RUN_USER}\nErrorLog ${APACHE_LOG_DIR}/error.log\nMaxClients 150\n',
     });
     await everyCommand(path.join(etc, 'apache2.conf'), scratch);
     assert.deepEqual(traces(), []);
@@ -81,7 +86,9 @@ describe('nothing in a linted config is executed or fetched', () => {
     const compiler = findTool('cc') ?? findTool('gcc');
     if (compiler !== undefined) {
       const source = path.join(etc, 'evil.c');
-      writeTree(etc, { 'evil.c': `#include <stdio.h>\n__attribute__((constructor)) static void ran(void) { FILE *f = fopen("${path.join(scratch, 'RAN-library')}", "w"); if (f) fclose(f); }\n` });
+      writeTree(etc, {
+        'evil.c': `#include <stdio.h>\n__attribute__((constructor)) static void ran(void) { FILE *f = fopen("${path.join(scratch, 'RAN-library')}", "w"); if (f) fclose(f); }\n`,
+      });
       assert.equal(spawnSync(compiler, ['-shared', '-fPIC', '-o', library, source]).status, 0, 'the test library builds');
     } else {
       t.diagnostic('no C compiler: LoadModule/LoadFile name a library that does not exist, so only the other commands are traced');

@@ -40,7 +40,8 @@ function layerOf(file: string): number {
 }
 
 function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(repoPath(dir), { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(repoPath(dir), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => path.relative(repoPath(), path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
     .sort();
@@ -49,8 +50,12 @@ function sourceFiles(dir: string): string[] {
 /** Every relative import and re-export of a file, type-only ones included, as repository paths of .ts files. */
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(repoPath(file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s*'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((match) => match[1] ?? match[2]);
-  return specifiers.map((specifier) => path.posix.normalize(path.posix.join(path.posix.dirname(file), (specifier as string).replace(/\.js$/, '.ts'))));
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s*'(\.[^']+)'|\bimport\(\s*'(\.[^']+)'\s*\)/g)].map(
+    (match) => match[1] ?? match[2],
+  );
+  return specifiers.map((specifier) =>
+    path.posix.normalize(path.posix.join(path.posix.dirname(file), (specifier as string).replace(/\.js$/, '.ts'))),
+  );
 }
 
 const files = [...sourceFiles('src'), ...sourceFiles('rules')];
@@ -58,15 +63,20 @@ const edges = files.flatMap((from) => importsOf(from).map((to) => ({ from, to })
 
 describe('layers', () => {
   it('every import and re-export reaches a file that exists', () => {
-    assert.deepEqual(edges.filter(({ to }) => !files.includes(to)).map(({ from, to }) => `${from} -> ${to}`), []);
+    assert.deepEqual(
+      edges.filter(({ to }) => !files.includes(to)).map(({ from, to }) => `${from} -> ${to}`),
+      [],
+    );
   });
 
   it('no module imports from a layer above its own', () => {
-    const upward = edges.filter(({ from, to }) => layerOf(to) > layerOf(from)).map(({ from, to }) => `${from} (${unitOf(from)}) -> ${to} (${unitOf(to)})`);
+    const upward = edges
+      .filter(({ from, to }) => layerOf(to) > layerOf(from))
+      .map(({ from, to }) => `${from} (${unitOf(from)}) -> ${to} (${unitOf(to)})`);
     assert.deepEqual(upward, []);
   });
 
-  it('no cycle between units (languages, rule families, layers\' directories), type-only imports included', () => {
+  it("no cycle between units (languages, rule families, layers' directories), type-only imports included", () => {
     const graph = new Map<string, Set<string>>();
     for (const { from, to } of edges) {
       const [a, b] = [unitOf(from), unitOf(to)];
@@ -78,7 +88,17 @@ describe('layers', () => {
 
   it('the check itself finds an upward import and a cycle', () => {
     assert.ok(layerOf('src/engine/linter.ts') > layerOf('src/core/types.ts'));
-    assert.deepEqual(cycles(new Map([['a', new Set(['b'])], ['b', new Set(['c'])], ['c', new Set(['a'])], ['d', new Set(['a'])]])), ['units that import each other: a, b, c']);
+    assert.deepEqual(
+      cycles(
+        new Map([
+          ['a', new Set(['b'])],
+          ['b', new Set(['c'])],
+          ['c', new Set(['a'])],
+          ['d', new Set(['a'])],
+        ]),
+      ),
+      ['units that import each other: a, b, c'],
+    );
   });
 });
 

@@ -19,11 +19,27 @@ describe('library API', () => {
       const ids = result.diagnostics.map((d) => d.ruleId);
       assert.ok(ids.includes('TL0004') && ids.includes('AP4001'), ids.join(' '));
       assert.equal(result.fixes[0]?.after.includes('MaxRequestWorkers 150'), true);
-      const json = JSON.parse(api.formatters.json({ units: [{ label: undefined, result }], rules: api.builtinRules.map((r) => r.meta), version: '0.0.0', color: false, patch: '', wrote: false, fixType: 'all', quiet: false, remaining: undefined })) as { version: number };
+      const json = JSON.parse(
+        api.formatters.json({
+          units: [{ label: undefined, result }],
+          rules: api.builtinRules.map((r) => r.meta),
+          version: '0.0.0',
+          color: false,
+          patch: '',
+          wrote: false,
+          fixType: 'all',
+          quiet: false,
+          remaining: undefined,
+        }),
+      ) as { version: number };
       assert.equal(json.version, 1);
       const timer = new api.LintTimer();
       await api.lint({ paths: ['httpd.conf'], cwd: dir, host: {}, timer });
-      assert.match(timer.table(Number.POSITIVE_INFINITY, new Map()), /^AP4001 +\| +\d+\.\d{3} \| /m, 'a timer given to lint() times its rules');
+      assert.match(
+        timer.table(Number.POSITIVE_INFINITY, new Map()),
+        /^AP4001 +\| +\d+\.\d{3} \| /m,
+        'a timer given to lint() times its rules',
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

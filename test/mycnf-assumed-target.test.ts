@@ -15,7 +15,9 @@ after(() => removeScratch(dir));
 writeFiles(dir, { 'my.cnf': '[mysqld]\ngtid_mode = ON\ndefault_authentication_plugin = mysql_native_password\n' });
 
 function findings(args: readonly string[]): { ruleId: string; severity: string; message: string }[] {
-  return jsonDiagnostics(runCli(['--no-probe', '--format', 'json', ...args, 'my.cnf'], { cwd: dir }).stdout).filter((diagnostic) => diagnostic.ruleId.startsWith('MY'));
+  return jsonDiagnostics(runCli(['--no-probe', '--format', 'json', ...args, 'my.cnf'], { cwd: dir }).stdout).filter((diagnostic) =>
+    diagnostic.ruleId.startsWith('MY'),
+  );
 }
 
 describe('an assumed database target', () => {

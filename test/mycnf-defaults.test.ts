@@ -47,7 +47,7 @@ describe('mycnf defaults and sizes against mariadbd', () => {
   it('has the defaults mariadbd 10.11 prints with --no-defaults', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
-    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
+    assert.equal(serverSeries(tool), '10.11', "these are MariaDB 10.11 facts; .ci/run installs Debian 12's mariadb-server 10.11");
     const server = serverVariables(tool, undefined, '/');
     assert.equal(server.status, 0, server.stderr);
     let compared = 0;
@@ -67,7 +67,7 @@ describe('mycnf defaults and sizes against mariadbd', () => {
   it('autosizes thread_cache_size and back_log from max_connections as mariadbd does', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
-    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
+    assert.equal(serverSeries(tool), '10.11', "these are MariaDB 10.11 facts; .ci/run installs Debian 12's mariadb-server 10.11");
     const { dir, cleanup } = temporaryDirectory('autosize');
     try {
       for (const connections of [10, 151, 500, 5000]) {
@@ -87,7 +87,7 @@ describe('mycnf defaults and sizes against mariadbd', () => {
   it('reads every memory and connection variable of every fixture to the value mariadbd prints', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
-    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
+    assert.equal(serverSeries(tool), '10.11', "these are MariaDB 10.11 facts; .ci/run installs Debian 12's mariadb-server 10.11");
     let compared = 0;
     for (const tree of fixtureTrees().filter((candidate) => candidate.target.product === 'mariadb')) {
       const copy = materialise(tree);
@@ -104,7 +104,10 @@ describe('mycnf defaults and sizes against mariadbd', () => {
         });
         if (refused.length > 0) {
           assert.equal(server.values.size, 0, `${tree.name}: mariadbd refuses it: ${refused[0]}`);
-          assert.ok(refused.some((message) => server.stderr.includes(message)), `${tree.name}: mariadbd says one of ${refused.join(' | ')}\n${server.stderr}`);
+          assert.ok(
+            refused.some((message) => server.stderr.includes(message)),
+            `${tree.name}: mariadbd says one of ${refused.join(' | ')}\n${server.stderr}`,
+          );
           continue;
         }
         assert.ok(server.values.size > 500, `${tree.name}: mariadbd printed its variables (${server.stderr.trim()})`);
@@ -113,7 +116,11 @@ describe('mycnf defaults and sizes against mariadbd', () => {
           const size = config.size(key);
           const theirs = server.values.get(key);
           if (size === undefined || theirs === undefined) continue;
-          assert.equal(String(size.bytes), theirs, `${tree.name}: ${key} (${size.from === 'default' ? 'default' : `set to ${size.from.value}`})`);
+          assert.equal(
+            String(size.bytes),
+            theirs,
+            `${tree.name}: ${key} (${size.from === 'default' ? 'default' : `set to ${size.from.value}`})`,
+          );
           compared++;
         }
       } finally {

@@ -26,7 +26,9 @@ function lineOf(config: MycnfConfig, key: string): string | undefined {
 }
 
 function problems(config: MycnfConfig): string[] {
-  return config.problems.map((problem) => `${problem.ruleId} ${problem.severity} ${problem.file.displayPath}:${problem.file.position(problem.range[0]).line}`);
+  return config.problems.map(
+    (problem) => `${problem.ruleId} ${problem.severity} ${problem.file.displayPath}:${problem.file.position(problem.range[0]).line}`,
+  );
 }
 
 const MIB = 2 ** 20;
@@ -36,12 +38,42 @@ describe('mycnf model: groups the server reads', () => {
     assert.deepEqual(serverGroups({ product: 'mysql', version: '5.5' }), ['mysqld', 'server', 'mysqld-5.5']);
     assert.deepEqual(serverGroups({ product: 'mysql', version: '8.4.2' }), ['mysqld', 'server', 'mysqld-8.4']);
     assert.deepEqual(serverGroups(MARIADB_10_11), [
-      'mysqld', 'server', 'mysqld-10.11', 'mariadb', 'mariadb-10.11', 'mariadbd', 'mariadbd-10.11', 'client-server', 'galera',
+      'mysqld',
+      'server',
+      'mysqld-10.11',
+      'mariadb',
+      'mariadb-10.11',
+      'mariadbd',
+      'mariadbd-10.11',
+      'client-server',
+      'galera',
     ]);
-    assert.deepEqual(serverGroups({ product: 'mariadb', version: '10.3' }), ['mysqld', 'server', 'mysqld-10.3', 'mariadb', 'mariadb-10.3', 'client-server', 'galera']);
-    assert.deepEqual(serverGroups({ product: 'mariadb', version: '10.0' }), ['mysqld', 'server', 'mysqld-10.0', 'mariadb', 'mariadb-10.0', 'client-server']);
+    assert.deepEqual(serverGroups({ product: 'mariadb', version: '10.3' }), [
+      'mysqld',
+      'server',
+      'mysqld-10.3',
+      'mariadb',
+      'mariadb-10.3',
+      'client-server',
+      'galera',
+    ]);
+    assert.deepEqual(serverGroups({ product: 'mariadb', version: '10.0' }), [
+      'mysqld',
+      'server',
+      'mysqld-10.0',
+      'mariadb',
+      'mariadb-10.0',
+      'client-server',
+    ]);
     assert.ok(serverGroups({ product: 'mariadb', version: '11.4' }).includes('mariadbd-11.4'));
-    assert.deepEqual(serverGroups({ product: 'mysql', version: '8.0' }, '.1'), ['mysqld', 'server', 'mysqld-8.0', 'mysqld.1', 'server.1', 'mysqld-8.0.1']);
+    assert.deepEqual(serverGroups({ product: 'mysql', version: '8.0' }, '.1'), [
+      'mysqld',
+      'server',
+      'mysqld-8.0',
+      'mysqld.1',
+      'server.1',
+      'mysqld-8.0.1',
+    ]);
   });
 
   it('reads groups case-insensitively and never reads [ mysqld ]', () => {
@@ -96,18 +128,47 @@ describe('mycnf model: the Debian layout', () => {
 
   it('dumps files, options, effective values and defaults as stable JSON', () => {
     const dump = config.toDump() as Record<string, unknown>;
-    assert.deepEqual(Object.keys(dump), ['version', 'language', 'root', 'target', 'files', 'groups', 'options', 'effective', 'defaults', 'problems']);
+    assert.deepEqual(Object.keys(dump), [
+      'version',
+      'language',
+      'root',
+      'target',
+      'files',
+      'groups',
+      'options',
+      'effective',
+      'defaults',
+      'problems',
+    ]);
     assert.equal(JSON.stringify(config.toDump()), JSON.stringify(dump));
     assert.deepEqual(dump['target'], { product: 'mariadb', version: '10.11' });
-    assert.deepEqual((dump['files'] as unknown[])[1], { path: 'etc/mysql/conf.d/mysql.cnf', depth: 1, includedFrom: { file: 'etc/mysql/my.cnf', line: 13 } });
+    assert.deepEqual((dump['files'] as unknown[])[1], {
+      path: 'etc/mysql/conf.d/mysql.cnf',
+      depth: 1,
+      includedFrom: { file: 'etc/mysql/my.cnf', line: 13 },
+    });
     const effective = dump['effective'] as Record<string, Record<string, unknown>>;
-    assert.deepEqual(effective['key_buffer_size'], { value: '32M', bytes: 32 * MIB, file: 'etc/mysql/mariadb.conf.d/50-server.cnf', line: 16, group: 'mysqld' });
+    assert.deepEqual(effective['key_buffer_size'], {
+      value: '32M',
+      bytes: 32 * MIB,
+      file: 'etc/mysql/mariadb.conf.d/50-server.cnf',
+      line: 16,
+      group: 'mysqld',
+    });
     assert.deepEqual(Object.keys(effective), [...Object.keys(effective)].sort());
     const defaults = dump['defaults'] as Record<string, unknown>;
     assert.equal(defaults['sort_buffer_size'], 2 * MIB);
     assert.equal(defaults['max_connections'], undefined, 'set, so not a default');
     const options = dump['options'] as Record<string, unknown>[];
-    assert.deepEqual(options[0], { name: 'socket', key: 'socket', group: 'client-server', value: '/run/mysqld/mysqld.sock', file: 'etc/mysql/my.cnf', line: 10, effective: true });
+    assert.deepEqual(options[0], {
+      name: 'socket',
+      key: 'socket',
+      group: 'client-server',
+      value: '/run/mysqld/mysqld.sock',
+      file: 'etc/mysql/my.cnf',
+      line: 10,
+      effective: true,
+    });
   });
 });
 
@@ -118,7 +179,13 @@ describe('mycnf model: the RHEL layout on MySQL 8.0', () => {
     assert.deepEqual(config.serverGroups, ['mysqld', 'server', 'mysqld-8.0']);
     assert.equal(config.size('innodb_redo_log_capacity')?.bytes, 512 * MIB);
     assert.equal(lineOf(config, 'log_error'), 'etc/my.cnf.d/mysql-server.cnf:5');
-    assert.equal(config.uses.filter((use) => use.name.key === 'log_error').map((use) => use.effective).join(), 'false,true');
+    assert.equal(
+      config.uses
+        .filter((use) => use.name.key === 'log_error')
+        .map((use) => use.effective)
+        .join(),
+      'false,true',
+    );
     assert.equal(config.size('max_connections')?.bytes, 300);
     assert.equal(config.size('thread_stack')?.bytes, MIB, 'MySQL 8.0 default');
     assert.equal(config.defaultOf('back_log'), 300, 'MySQL 8.0: back_log = max_connections');
@@ -179,19 +246,35 @@ describe('mycnf model: bad input', () => {
     const config = reader('missing-includedir');
     assert.deepEqual(problems(config), ['TL0002 error my.cnf:3']);
     assert.equal(config.startupError, config.problems[0]);
-    assert.match(config.startupError?.message ?? '', /refuses to start: Can't read dir of 'does-not-exist\.d' \(Errcode: 2 "No such file or directory"\)$/);
+    assert.match(
+      config.startupError?.message ?? '',
+      /refuses to start: Can't read dir of 'does-not-exist\.d' \(Errcode: 2 "No such file or directory"\)$/,
+    );
     assert.equal(config.effective('wait_timeout'), undefined);
   });
 
   it('skips only the rest of an included file at its reader error', () => {
     const config = reader('nested-errors');
-    assert.deepEqual(problems(config), ['MY1001 error bad-group.cnf:3', 'MY1001 error no-group.cnf:2', 'MY1001 error bad-include.cnf:3', 'TL0002 error bad-includedir.cnf:3']);
+    assert.deepEqual(problems(config), [
+      'MY1001 error bad-group.cnf:3',
+      'MY1001 error no-group.cnf:2',
+      'MY1001 error bad-include.cnf:3',
+      'TL0002 error bad-includedir.cnf:3',
+    ]);
     assert.equal(config.startupError, undefined);
-    for (const [key, value] of [['sort_buffer_size', '1M'], ['read_buffer_size', '1M'], ['read_rnd_buffer_size', '1M'], ['wait_timeout', '600']]) {
+    for (const [key, value] of [
+      ['sort_buffer_size', '1M'],
+      ['read_buffer_size', '1M'],
+      ['read_rnd_buffer_size', '1M'],
+      ['wait_timeout', '600'],
+    ]) {
       assert.equal(config.effective(key as string)?.value, value, key);
     }
     assert.equal(config.effective('join_buffer_size'), undefined);
-    assert.match(config.problems[1]?.message ?? '', /^option "join_buffer_size" comes before any \[group\] header; the server reports "error: Found option without preceding group in config file: .*no-group\.cnf at line: 2" and ignores the rest of no-group\.cnf$/);
+    assert.match(
+      config.problems[1]?.message ?? '',
+      /^option "join_buffer_size" comes before any \[group\] header; the server reports "error: Found option without preceding group in config file: .*no-group\.cnf at line: 2" and ignores the rest of no-group\.cnf$/,
+    );
   });
 
   it('follows includes 10 levels deep and no further, with the server warning', () => {
@@ -199,16 +282,28 @@ describe('mycnf model: bad input', () => {
     assert.equal(Math.max(...config.files.map((entry) => entry.depth)), 10);
     assert.equal(config.effective('init_connect')?.value, 'level 10');
     assert.deepEqual(problems(config), ['TL0006 warn level10.cnf:3']);
-    assert.match(config.problems[0]?.message ?? '', /Warning: skipping '!include level11\.cnf' directive as maximum includerecursion level was reached in file .*level10\.cnf at line 3"$/);
+    assert.match(
+      config.problems[0]?.message ?? '',
+      /Warning: skipping '!include level11\.cnf' directive as maximum includerecursion level was reached in file .*level10\.cnf at line 3"$/,
+    );
   });
 
   it('says the server refuses to start for each reader-fatal syntax, in its own words', () => {
     const dir = path.join(FIXTURES, 'parser');
     const load = (name: string): MycnfConfig => loadMycnf(name, { fs: new ConfigFileSystem({ cwd: dir }), target: MARIADB_10_11 });
     const expectations: [string, RegExp][] = [
-      ['missing-bracket.cnf', /^group header "\[mysqld" has no closing "\]"; the server refuses to start: error: Wrong group definition in config file: .*missing-bracket\.cnf at line 1$/],
-      ['option-before-group.cnf', /^option "max_connections" comes before any \[group\] header; the server refuses to start: error: Found option without preceding group in config file: .* at line: 2$/],
-      ['include-without-path.cnf', /^!include has no path; the server refuses to start: error: Wrong '!include' directive in config file: .* at line 3$/],
+      [
+        'missing-bracket.cnf',
+        /^group header "\[mysqld" has no closing "\]"; the server refuses to start: error: Wrong group definition in config file: .*missing-bracket\.cnf at line 1$/,
+      ],
+      [
+        'option-before-group.cnf',
+        /^option "max_connections" comes before any \[group\] header; the server refuses to start: error: Found option without preceding group in config file: .* at line: 2$/,
+      ],
+      [
+        'include-without-path.cnf',
+        /^!include has no path; the server refuses to start: error: Wrong '!include' directive in config file: .* at line 3$/,
+      ],
       ['bom.cnf', /byte order mark, which the server reads as part of line 1, .*refuses to start/],
     ];
     for (const [name, message] of expectations) {
@@ -225,7 +320,10 @@ describe('mycnf model: bad input', () => {
     const load = (name: string): MycnfConfig => loadMycnf(name, { fs: new ConfigFileSystem({ cwd: dir }), target: MARIADB_10_11 });
     assert.deepEqual(problems(load('nul.cnf')), ['TL0001 error nul.cnf:2', 'TL0001 error nul.cnf:3']);
     assert.deepEqual(problems(load('long-line.cnf')), ['TL0001 error long-line.cnf:3']);
-    assert.match(load('long-line.cnf').problems[0]?.message ?? '', /^line is 4118 bytes long; the server reads at most 4094 bytes at a time/);
+    assert.match(
+      load('long-line.cnf').problems[0]?.message ?? '',
+      /^line is 4118 bytes long; the server reads at most 4094 bytes at a time/,
+    );
     const utf8 = load('utf8.cnf');
     assert.deepEqual(problems(utf8), ['TL0001 error utf8.cnf:5']);
     assert.match(utf8.problems[0]?.message ?? '', /ends with "à", whose last UTF-8 byte 0xA0 the server takes for a blank/);
@@ -265,7 +363,10 @@ describe('mycnf model: bad input', () => {
         fs.writeFileSync(path.join(dir, 'secret.cnf'), '[mysqld]\nmax_connections = 9\n');
         fs.chmodSync(path.join(dir, 'secret.cnf'), 0o000);
         fs.writeFileSync(path.join(dir, 'uses-secret.cnf'), '[mysqld]\n!include secret.cnf\n');
-        assert.match(loadMycnf('uses-secret.cnf', { fs: fileSystem, target: MARIADB_10_11 }).problems[0]?.message ?? '', /cannot open it without a word$/);
+        assert.match(
+          loadMycnf('uses-secret.cnf', { fs: fileSystem, target: MARIADB_10_11 }).problems[0]?.message ?? '',
+          /cannot open it without a word$/,
+        );
       }
     } finally {
       cleanup();
@@ -273,7 +374,9 @@ describe('mycnf model: bad input', () => {
   });
 
   it('keeps every message to one sentence without a final period', () => {
-    const configs = ['include-cycle', 'missing-include', 'missing-includedir', 'nested-errors', 'include-depth'].map((name) => reader(name));
+    const configs = ['include-cycle', 'missing-include', 'missing-includedir', 'nested-errors', 'include-depth'].map((name) =>
+      reader(name),
+    );
     for (const problem of configs.flatMap((config) => config.problems)) {
       assert.ok(!problem.message.endsWith('.'), problem.message);
       assert.ok(!problem.message.includes('\n'), problem.message);

@@ -81,7 +81,10 @@ function serverVerdict(tool: string, dir: string, line: string): ServerVerdict {
   fs.writeFileSync(file, `[mysqld]\n${line}\n`);
   const run = spawnSync(tool, [`--defaults-file=${file}`, '--help', '--verbose'], { encoding: 'utf8' });
   const stderr = run.stderr;
-  const note = /Using unique option prefix '[^']*' is error-prone and can break in the future\. Please use the full name '([^']+)' instead/.exec(stderr);
+  const note =
+    /Using unique option prefix '[^']*' is error-prone and can break in the future\. Please use the full name '([^']+)' instead/.exec(
+      stderr,
+    );
   if (note) return { status: 'abbreviation', key: (note[1] as string).replaceAll('-', '_') };
   if (/ambiguous option|is not unique/.test(stderr)) return { status: 'ambiguous' };
   if (/unknown (variable|option)/.test(stderr)) return { status: 'unknown' };
@@ -121,7 +124,7 @@ describe('mycnf option names against mariadbd', () => {
   it('resolves names, abbreviations and prefixes as mariadbd 10.11 does', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
-    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
+    assert.equal(serverSeries(tool), '10.11', "these are MariaDB 10.11 facts; .ci/run installs Debian 12's mariadb-server 10.11");
     const { dir, cleanup } = temporaryDirectory('names');
     try {
       for (const [line, key] of cases) {

@@ -28,7 +28,7 @@ describe('mycnf: the MariaDB option list', () => {
   it('holds every option mariadbd 10.11 lists, and only options it accepts', (t) => {
     const tool = requireTool(t, 'mariadbd');
     if (tool === undefined) return;
-    assert.equal(serverSeries(tool), '10.11', 'these are MariaDB 10.11 facts; .ci/run installs Debian 12\'s mariadb-server 10.11');
+    assert.equal(serverSeries(tool), '10.11', "these are MariaDB 10.11 facts; .ci/run installs Debian 12's mariadb-server 10.11");
     const help = spawnSync(tool, ['--no-defaults', '--help', '--verbose'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     assert.equal(help.status, 0, help.stderr);
     const listed = listedNames(help.stdout);
@@ -36,7 +36,10 @@ describe('mycnf: the MariaDB option list', () => {
     const missing = [...listed].filter((name) => !ours.has(name));
     assert.deepEqual(missing, [], 'names mariadbd lists that the list lacks');
     const unlisted = [...ours].filter((name) => !listed.has(name));
-    assert.ok(unlisted.length > 50 && unlisted.includes('innodb_buffer_pool_instances'), `${unlisted.length} accepted but unlisted options`);
+    assert.ok(
+      unlisted.length > 50 && unlisted.includes('innodb_buffer_pool_instances'),
+      `${unlisted.length} accepted but unlisted options`,
+    );
     const { dir, cleanup } = temporaryDirectory('options');
     try {
       // loose- turns an unknown option into a warning naming it, so one run checks them all.

@@ -87,11 +87,29 @@ describe('mycnf reader against my_print_defaults', () => {
       fs.writeFileSync(path.join(dir, 'conf.d', 'a.cnf'), '[mysqld]\nfrom_dir = "a"\n');
       const header = fc.constantFrom('[mysqld]', '[ mysqld ]', '[MySQLd] junk', '[client]', '[mariadb-10.11]', '[galera]', '[mysqld', '[]');
       const name = fc.constantFrom('key_buffer_size', 'skip-name-resolve', 'a b', '', 'x#y', "it's", 'é', 'loose-x');
-      const value = fc.array(fc.constantFrom('1', '16M', ' ', '\t', '"', "'", '#', ';', '\\', 'n', 's', '=', 'à', '\u00A0', '€', 'x'), { maxLength: 12 }).map((parts) => parts.join(''));
-      const option = fc.tuple(fc.constantFrom('', '  ', '\t'), name, fc.constantFrom('=', ' = ', '\t=', ''), value).map((parts) => parts.join(''));
-      const directive = fc.constantFrom('!include other.cnf', '!include missing.cnf', '!includedir conf.d', '!include', '!INCLUDE other.cnf', '!  include other.cnf  ', '!foo');
+      const value = fc
+        .array(fc.constantFrom('1', '16M', ' ', '\t', '"', "'", '#', ';', '\\', 'n', 's', '=', 'à', '\u00A0', '€', 'x'), { maxLength: 12 })
+        .map((parts) => parts.join(''));
+      const option = fc
+        .tuple(fc.constantFrom('', '  ', '\t'), name, fc.constantFrom('=', ' = ', '\t=', ''), value)
+        .map((parts) => parts.join(''));
+      const directive = fc.constantFrom(
+        '!include other.cnf',
+        '!include missing.cnf',
+        '!includedir conf.d',
+        '!include',
+        '!INCLUDE other.cnf',
+        '!  include other.cnf  ',
+        '!foo',
+      );
       const comment = fc.constantFrom('# comment', '; comment', '   # indented', '#', '');
-      const line = fc.oneof({ weight: 2, arbitrary: header }, { weight: 6, arbitrary: option }, { weight: 1, arbitrary: directive }, { weight: 2, arbitrary: comment }, { weight: 1, arbitrary: fc.constantFrom('\0', 'a=1\0b', '\r') });
+      const line = fc.oneof(
+        { weight: 2, arbitrary: header },
+        { weight: 6, arbitrary: option },
+        { weight: 1, arbitrary: directive },
+        { weight: 2, arbitrary: comment },
+        { weight: 1, arbitrary: fc.constantFrom('\0', 'a=1\0b', '\r') },
+      );
       const file = fc.record({
         lines: fc.array(line, { maxLength: 14 }),
         eol: fc.constantFrom('\n', '\r\n'),

@@ -75,9 +75,41 @@ describe('mycnf parser: round trip', () => {
 
   it('never throws and always prints back, for random and mutated option files', () => {
     const piece = fc.constantFrom(
-      '[mysqld]', '[ mysqld ]', '[client', ']', '[MYSQLD] junk', '!include ', '!includedir ', '!INCLUDE x', '! include',
-      '=', ' = ', '#', ';', '"', "'", '\\', '\\s', '\\"', ' ', '\t', '\r', '\n', '\r\n', '\0', '\uFEFF', '\u00A0', 'à', '€', '😀',
-      'key_buffer_size', 'skip-name-resolve', '16M', 'a', 'b', 'x'.repeat(5000),
+      '[mysqld]',
+      '[ mysqld ]',
+      '[client',
+      ']',
+      '[MYSQLD] junk',
+      '!include ',
+      '!includedir ',
+      '!INCLUDE x',
+      '! include',
+      '=',
+      ' = ',
+      '#',
+      ';',
+      '"',
+      "'",
+      '\\',
+      '\\s',
+      '\\"',
+      ' ',
+      '\t',
+      '\r',
+      '\n',
+      '\r\n',
+      '\0',
+      '\uFEFF',
+      '\u00A0',
+      'à',
+      '€',
+      '😀',
+      'key_buffer_size',
+      'skip-name-resolve',
+      '16M',
+      'a',
+      'b',
+      'x'.repeat(5000),
     );
     const fixtures = filesUnder(FIXTURES).map((file) => decodeBytes(fs.readFileSync(file)).text);
     // A real fixture with pieces spliced in and cut out at random places.
@@ -89,7 +121,11 @@ describe('mycnf parser: round trip', () => {
           return text.slice(0, where) + insert + text.slice(where + cut);
         }, original),
       );
-    const text = fc.oneof(fc.array(piece, { maxLength: 60 }).map((parts) => parts.join('')), fc.string({ unit: 'binary', maxLength: 300 }), mutated);
+    const text = fc.oneof(
+      fc.array(piece, { maxLength: 60 }).map((parts) => parts.join('')),
+      fc.string({ unit: 'binary', maxLength: 300 }),
+      mutated,
+    );
     fc.assert(
       fc.property(text, fc.constantFrom('utf8' as const, 'latin1' as const), (input, encoding) => {
         const source = encoding === 'latin1' ? Buffer.from(input, 'utf8').toString('latin1') : input;
@@ -121,7 +157,15 @@ describe('mycnf parser: lines as the server reads them', () => {
     const groups = only('[mysqld] junk\n[ mysqld ]\n[MYSQLD]\n[mysqld]]\n[mariadb-10.11]\n[]\n[client\n', 'group');
     assert.deepEqual(
       groups.map((group) => [group.name, group.closed]),
-      [['mysqld', true], [' mysqld', true], ['MYSQLD', true], ['mysqld', true], ['mariadb-10.11', true], ['', true], ['client', false]],
+      [
+        ['mysqld', true],
+        [' mysqld', true],
+        ['MYSQLD', true],
+        ['mysqld', true],
+        ['mariadb-10.11', true],
+        ['', true],
+        ['client', false],
+      ],
     );
     const first = groups[0];
     assert.equal('[mysqld] junk\n'.slice(...(first?.nameRange ?? [0, 0])), 'mysqld');
@@ -138,7 +182,7 @@ describe('mycnf parser: lines as the server reads them', () => {
     assert.equal(option('o p q\n').rawName, 'o p q');
   });
 
-  it("treats # as a comment anywhere outside quotes, but ; only at the start of a line", () => {
+  it('treats # as a comment anywhere outside quotes, but ; only at the start of a line', () => {
     assert.equal(option('a=1#x\n').value, '1');
     assert.equal(option('a=200;note\n').value, '200;note');
     assert.equal(option('a = "x # y" # real\n').value, 'x # y');
@@ -180,12 +224,22 @@ describe('mycnf parser: lines as the server reads them', () => {
     const long = `x=${'a'.repeat(READ_LIMIT_BYTES)}b=2\n`;
     const document = parseMyCnf(`[mysqld]\n${long}next=1\n`);
     const options = document.lines.filter((line): line is MycnfOptionLine => line.kind === 'option');
-    assert.deepEqual(options.map((line) => [line.rawName, line.value?.length]), [['x', READ_LIMIT_BYTES - 2], ['aab', 1], ['next', 1]]);
+    assert.deepEqual(
+      options.map((line) => [line.rawName, line.value?.length]),
+      [
+        ['x', READ_LIMIT_BYTES - 2],
+        ['aab', 1],
+        ['next', 1],
+      ],
+    );
     assert.equal(document.lines[1]?.cutAtReadLimit, true);
     assert.equal(document.lines[2]?.continuesCutLine, true);
     assert.equal(document.lines[3]?.number, 4);
     const exact = parseMyCnf(`[mysqld]\nx=${'a'.repeat(READ_LIMIT_BYTES - 2)}\nnext=1\n`);
-    assert.deepEqual(exact.lines.map((line) => line.kind), ['group', 'option', 'blank', 'option']);
+    assert.deepEqual(
+      exact.lines.map((line) => line.kind),
+      ['group', 'option', 'blank', 'option'],
+    );
   });
 
   it('counts the read limit in bytes of the file encoding', () => {
@@ -221,7 +275,10 @@ describe('mycnf parser: lines as the server reads them', () => {
 
   it('records line endings per line', () => {
     const document = parseMyCnf('[mysqld]\r\na=1\nb=2');
-    assert.deepEqual(document.lines.map((line) => line.eol), ['\r\n', '\n', '']);
+    assert.deepEqual(
+      document.lines.map((line) => line.eol),
+      ['\r\n', '\n', ''],
+    );
     const crOnly = option('a=1\rb=2\r');
     assert.equal(crOnly.value, '1\rb=2');
   });
@@ -231,10 +288,16 @@ describe('mycnf parser: lines as the server reads them', () => {
       const { text, encoding } = decodeBytes(fs.readFileSync(path.join(FIXTURES, 'parser', name)));
       return parseMyCnf(text, { encoding });
     };
-    assert.equal(read('crlf.cnf').lines.every((line) => line.eol === '\r\n'), true);
+    assert.equal(
+      read('crlf.cnf').lines.every((line) => line.eol === '\r\n'),
+      true,
+    );
     assert.equal(read('no-final-newline.cnf').lines.at(-1)?.eol, '');
     assert.equal(read('empty.cnf').lines.length, 0);
     assert.equal(read('latin1.cnf').encoding, 'latin1');
-    assert.equal(read('long-line.cnf').lines.some((line) => line.cutAtReadLimit), true);
+    assert.equal(
+      read('long-line.cnf').lines.some((line) => line.cutAtReadLimit),
+      true,
+    );
   });
 });

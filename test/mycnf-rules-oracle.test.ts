@@ -36,18 +36,23 @@ interface ServerRun {
 /** `mariadbd --defaults-file=F --help --verbose`, asynchronously so that many runs share the wait. Never starts a server. */
 function mariadbd(tool: string, file: string): Promise<ServerRun> {
   return new Promise((resolve) => {
-    execFile(tool, [`--defaults-file=${file}`, '--help', '--verbose'], { cwd: path.dirname(file), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-      const values = new Map<string, string>();
-      const lines = stdout.split('\n');
-      const start = lines.findIndex((line) => /^-{20,} -{10,}$/.test(line));
-      for (const line of start === -1 ? [] : lines.slice(start + 1)) {
-        if (line.trim() === '') break;
-        const match = /^(\S+)\s+(.*)$/.exec(line);
-        if (match) values.set((match[1] as string).replaceAll('-', '_'), (match[2] as string).trimEnd());
-      }
-      resolve({ status, stderr, values });
-    });
+    execFile(
+      tool,
+      [`--defaults-file=${file}`, '--help', '--verbose'],
+      { cwd: path.dirname(file), maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        const values = new Map<string, string>();
+        const lines = stdout.split('\n');
+        const start = lines.findIndex((line) => /^-{20,} -{10,}$/.test(line));
+        for (const line of start === -1 ? [] : lines.slice(start + 1)) {
+          if (line.trim() === '') break;
+          const match = /^(\S+)\s+(.*)$/.exec(line);
+          if (match) values.set((match[1] as string).replaceAll('-', '_'), (match[2] as string).trimEnd());
+        }
+        resolve({ status, stderr, values });
+      },
+    );
   });
 }
 
@@ -71,7 +76,11 @@ const MY_RULES = builtinRules.filter((rule) => rule.meta.id.startsWith('MY'));
 /** Single-file fixture cases whose target is MariaDB 10.11 (no target, or mariadb=10.11). */
 function mariadbCases(rule: Rule, kind: 'bad' | 'good'): RuleCase[] {
   return ruleCases(rule).filter(
-    (testCase) => testCase.kind === kind && testCase.paths.length === 1 && !testCase.sysroot && (testCase.settings.target ?? 'mariadb=10.11') === 'mariadb=10.11',
+    (testCase) =>
+      testCase.kind === kind &&
+      testCase.paths.length === 1 &&
+      !testCase.sysroot &&
+      (testCase.settings.target ?? 'mariadb=10.11') === 'mariadb=10.11',
   );
 }
 
@@ -126,7 +135,10 @@ describe('MySQL rules against mariadbd 10.11', () => {
             checks.push(
               mariadbd(tool, file).then((run) => {
                 for (const text of wording) {
-                  assert.ok(run.stderr.includes(text), `${rule.meta.id} ${testCase.name}: mariadbd does not say "${text}" for\n${alone}\nit says:\n${run.stderr}`);
+                  assert.ok(
+                    run.stderr.includes(text),
+                    `${rule.meta.id} ${testCase.name}: mariadbd does not say "${text}" for\n${alone}\nit says:\n${run.stderr}`,
+                  );
                 }
               }),
             );
@@ -155,7 +167,8 @@ describe('MySQL rules against mariadbd 10.11', () => {
           const unfixedErrors = result.diagnostics.some((d) => d.ruleId === rule.meta.id && d.fix === undefined && d.severity === 'error');
           checks.push(
             mariadbd(tool, file).then((run) => {
-              for (const text of wording) assert.ok(!run.stderr.includes(text), `${rule.meta.id} ${testCase.name}: after the fix mariadbd still says "${text}"`);
+              for (const text of wording)
+                assert.ok(!run.stderr.includes(text), `${rule.meta.id} ${testCase.name}: after the fix mariadbd still says "${text}"`);
               if (!unfixedErrors) {
                 assert.equal(run.status, 0, `${rule.meta.id} ${testCase.name}: the fixed file is accepted\n${fixed}\n${run.stderr}`);
                 assert.doesNotMatch(run.stderr, /\[ERROR\]/, `${rule.meta.id} ${testCase.name}: no error for the fixed file`);
@@ -178,16 +191,34 @@ describe('MySQL rules against mariadbd 10.11', () => {
       let index = 0;
       for (const rule of MY_RULES) {
         for (const testCase of [...mariadbCases(rule, 'good'), ...mariadbCases(rule, 'bad')]) {
-          const result = await lint({ paths: testCase.paths, cwd: testCase.cwd, targets: parseTargetSpec(''), host: {}, rules: everything, fixType: 'all' });
-          const texts = [fs.readFileSync(path.join(testCase.cwd, testCase.paths[0] as string), 'latin1'), ...result.fixes.map((fix) => fix.after)];
+          const result = await lint({
+            paths: testCase.paths,
+            cwd: testCase.cwd,
+            targets: parseTargetSpec(''),
+            host: {},
+            rules: everything,
+            fixType: 'all',
+          });
+          const texts = [
+            fs.readFileSync(path.join(testCase.cwd, testCase.paths[0] as string), 'latin1'),
+            ...result.fixes.map((fix) => fix.after),
+          ];
           for (const [version, text] of texts.entries()) {
             const scratch = writeOptionFile(dir, `clean-${index++}.cnf`, text);
-            const findings = version === 0 ? result.diagnostics : (await lint({ paths: [scratch], cwd: dir, targets: parseTargetSpec(''), host: {}, rules: everything, fixType: 'none' })).diagnostics;
+            const findings =
+              version === 0
+                ? result.diagnostics
+                : (await lint({ paths: [scratch], cwd: dir, targets: parseTargetSpec(''), host: {}, rules: everything, fixType: 'none' }))
+                    .diagnostics;
             if (findings.some((diagnostic) => diagnostic.severity === 'error')) continue;
             checks.push(
               mariadbd(tool, scratch).then((run) => {
                 const label = `${rule.meta.id} ${testCase.name}${version === 0 ? '' : ' (fixed)'}`;
-                assert.doesNotMatch(run.stderr, /\[ERROR\]/, `${label}: tune-lint finds no error, so mariadbd must take it\n${text}\n${run.stderr}`);
+                assert.doesNotMatch(
+                  run.stderr,
+                  /\[ERROR\]/,
+                  `${label}: tune-lint finds no error, so mariadbd must take it\n${text}\n${run.stderr}`,
+                );
                 assert.equal(run.status, 0, label);
               }),
             );
@@ -205,7 +236,8 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
     const rule = MY_RULES.find((candidate) => candidate.meta.id === id) as Rule;
     return ruleCases(rule).find((testCase) => testCase.name === name) as RuleCase;
   };
-  const run = async (tool: string, dir: string, name: string, text: string): Promise<ServerRun> => mariadbd(tool, writeOptionFile(dir, name, text));
+  const run = async (tool: string, dir: string, name: string, text: string): Promise<ServerRun> =>
+    mariadbd(tool, writeOptionFile(dir, name, text));
 
   it('MY1002: the server reads nothing under [ mysqld ], and everything once fixed', async (t) => {
     const tool = requireTool(t, 'my_print_defaults');
@@ -231,7 +263,11 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       }
       const included = caseOf('MY1001', 'bad-in-included-file').cwd;
       writeOptionFile(dir, 'extra.cnf', fs.readFileSync(path.join(included, 'extra.cnf'), 'latin1'));
-      const main = writeOptionFile(dir, 'main.cnf', fs.readFileSync(path.join(included, 'my.cnf'), 'latin1').replace('!include /extra.cnf', `!include ${dir}/extra.cnf`));
+      const main = writeOptionFile(
+        dir,
+        'main.cnf',
+        fs.readFileSync(path.join(included, 'my.cnf'), 'latin1').replace('!include /extra.cnf', `!include ${dir}/extra.cnf`),
+      );
       const result = printDefaults(tool, main, ['--mysqld'], dir);
       assert.equal(result.status, 0, result.stderr);
       assert.equal(result.stdout, '--max_connections=100\n--port=3306\n', 'the rest of extra.cnf is not read');
@@ -243,7 +279,12 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
     await inTemporaryDirectory('sizes', async (dir) => {
-      const accidental = await run(tool, dir, 'a.cnf', '[mysqld]\nkey_buffer_size = 64M ; index cache\nmax_heap_table_size = 512MB\ninnodb_log_file_size = 1e3\n');
+      const accidental = await run(
+        tool,
+        dir,
+        'a.cnf',
+        '[mysqld]\nkey_buffer_size = 64M ; index cache\nmax_heap_table_size = 512MB\ninnodb_log_file_size = 1e3\n',
+      );
       assert.equal(accidental.status, 0, accidental.stderr);
       assert.equal(accidental.values.get('key_buffer_size'), String(64 * 2 ** 20));
       assert.equal(accidental.values.get('max_heap_table_size'), String(512 * 2 ** 20));
@@ -302,14 +343,22 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       writeOptionFile(confd, '50-server.cnf.bak', '[mysqld]\nmax_connections = 999\n');
       const main = writeOptionFile(dir, 'my.cnf', `[mysqld]\n!includedir ${confd}\n`);
       const result = printDefaults(tool, main, ['--mysqld'], dir);
-      assert.equal(result.stdout, '--max_connections=20\n--max_connections=100\n--max_connections=500\n--key_buffer_size=8M\n', 'sorted by name, .bak skipped');
+      assert.equal(
+        result.stdout,
+        '--max_connections=20\n--max_connections=100\n--max_connections=500\n--key_buffer_size=8M\n',
+        'sorted by name, .bak skipped',
+      );
       const relative = caseOf('MY1008', 'bad-relative').cwd;
       const elsewhere = path.join(dir, 'elsewhere');
       fs.mkdirSync(elsewhere);
       writeOptionFile(dir, 'extra.cnf', fs.readFileSync(path.join(relative, 'extra.cnf'), 'latin1'));
       const including = writeOptionFile(dir, 'including.cnf', fs.readFileSync(path.join(relative, 'my.cnf'), 'latin1'));
       assert.equal(printDefaults(tool, including, ['--mysqld'], dir).stdout, '--port=3306\n--max_connections=100\n');
-      assert.equal(printDefaults(tool, including, ['--mysqld'], elsewhere).stdout, '--port=3306\n', 'from another directory the include finds nothing');
+      assert.equal(
+        printDefaults(tool, including, ['--mysqld'], elsewhere).stdout,
+        '--port=3306\n',
+        'from another directory the include finds nothing',
+      );
     });
   });
 
@@ -346,11 +395,17 @@ describe('MySQL rules: what the server reads, checked value by value', () => {
       assert.equal(story.values.get('query_cache_limit'), String(16 * 2 ** 20));
       assert.equal(story.values.get('query_cache_size'), String(64 * 2 ** 20));
       const abbreviated = caseOf('MY4003', 'bad-mariadb-note.cnf');
-      const original = await run(tool, dir, 'abbreviated.cnf', fs.readFileSync(path.join(abbreviated.cwd, 'bad-mariadb-note.cnf'), 'latin1'));
+      const original = await run(
+        tool,
+        dir,
+        'abbreviated.cnf',
+        fs.readFileSync(path.join(abbreviated.cwd, 'bad-mariadb-note.cnf'), 'latin1'),
+      );
       const full = await run(tool, dir, 'full.cnf', (await fixedText(abbreviated)) as string);
       assert.match(original.stderr, /Using unique option prefix/);
       assert.doesNotMatch(full.stderr, /Using unique option prefix/);
-      for (const key of ['key_buffer_size', 'myisam_recover_options', 'thread_cache_size', 'max_heap_table_size']) assert.equal(full.values.get(key), original.values.get(key), key);
+      for (const key of ['key_buffer_size', 'myisam_recover_options', 'thread_cache_size', 'max_heap_table_size'])
+        assert.equal(full.values.get(key), original.values.get(key), key);
       const redo = await run(tool, dir, 'redo.cnf', (await fixedText(caseOf('MY4004', 'bad-mariadb-capacity.cnf'))) as string);
       assert.equal(redo.values.get('innodb_log_file_size'), String(2 ** 30));
       const duplicates = caseOf('MY5001', 'bad-different.cnf');
@@ -369,20 +424,35 @@ describe('the tables the MySQL rules rely on, against the binaries', () => {
     const tool = installedMariadbd(t);
     if (tool === undefined) return;
     const help = spawnSync(tool, ['--no-defaults', '--help', '--verbose'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    const numeric = new Set([...help.stdout.matchAll(/^ {2}(?:-\S, )?--([a-z0-9-]+)(?:=#|\[=#\])/gm)].map((match) => (match[1] as string).replaceAll('-', '_')));
-    const bare = new Set([...help.stdout.matchAll(/^ {2}(?:-\S, )?--([a-z0-9-]+)(?: |$)/gm)].map((match) => (match[1] as string).replaceAll('-', '_')));
-    for (const name of [...OPTION_TYPE_LISTS.integer, ...OPTION_TYPE_LISTS.decimal]) assert.ok(numeric.has(name), `${name} is listed as --${name}=#`);
-    for (const name of [...OPTION_TYPE_LISTS.booleanIgnored, ...OPTION_TYPE_LISTS.booleanSetOff]) assert.ok(bare.has(name), `${name} is listed bare`);
+    const numeric = new Set(
+      [...help.stdout.matchAll(/^ {2}(?:-\S, )?--([a-z0-9-]+)(?:=#|\[=#\])/gm)].map((match) => (match[1] as string).replaceAll('-', '_')),
+    );
+    const bare = new Set(
+      [...help.stdout.matchAll(/^ {2}(?:-\S, )?--([a-z0-9-]+)(?: |$)/gm)].map((match) => (match[1] as string).replaceAll('-', '_')),
+    );
+    for (const name of [...OPTION_TYPE_LISTS.integer, ...OPTION_TYPE_LISTS.decimal])
+      assert.ok(numeric.has(name), `${name} is listed as --${name}=#`);
+    for (const name of [...OPTION_TYPE_LISTS.booleanIgnored, ...OPTION_TYPE_LISTS.booleanSetOff])
+      assert.ok(bare.has(name), `${name} is listed bare`);
     await inTemporaryDirectory('types', async (dir) => {
-      const lines = (names: readonly string[], value: string): string => `[mysqld]\n${names.map((name) => `${name}=${value}`).join('\n')}\n`;
+      const lines = (names: readonly string[], value: string): string =>
+        `[mysqld]\n${names.map((name) => `${name}=${value}`).join('\n')}\n`;
       const [ignored, off, decimal] = await Promise.all([
         mariadbd(tool, writeOptionFile(dir, 'ignored.cnf', lines(OPTION_TYPE_LISTS.booleanIgnored, 'yes'))),
         mariadbd(tool, writeOptionFile(dir, 'off.cnf', lines(OPTION_TYPE_LISTS.booleanSetOff, 'yes'))),
         mariadbd(tool, writeOptionFile(dir, 'decimal.cnf', lines(OPTION_TYPE_LISTS.decimal, '1.5'))),
       ]);
-      assert.equal((ignored.stderr.match(/due to invalid value 'yes'/g) ?? []).length, OPTION_TYPE_LISTS.booleanIgnored.length, ignored.stderr);
+      assert.equal(
+        (ignored.stderr.match(/due to invalid value 'yes'/g) ?? []).length,
+        OPTION_TYPE_LISTS.booleanIgnored.length,
+        ignored.stderr,
+      );
       assert.doesNotMatch(ignored.stderr, /Set to OFF/);
-      assert.equal((off.stderr.match(/boolean value 'yes' wasn't recognized\. Set to OFF\./g) ?? []).length, OPTION_TYPE_LISTS.booleanSetOff.length, off.stderr);
+      assert.equal(
+        (off.stderr.match(/boolean value 'yes' wasn't recognized\. Set to OFF\./g) ?? []).length,
+        OPTION_TYPE_LISTS.booleanSetOff.length,
+        off.stderr,
+      );
       assert.doesNotMatch(decimal.stderr, /ERROR/, decimal.stderr);
       // mariadbd stops at the first value it refuses, so integers are offered one at a time; a spread sample keeps the run short.
       const sample = OPTION_TYPE_LISTS.integer.filter((_, index) => index % 25 === 0);
@@ -390,8 +460,12 @@ describe('the tables the MySQL rules rely on, against the binaries', () => {
       runs.forEach((result, index) => assert.match(result.stderr, /Unknown suffix '\.'/, `${sample[index] as string} refuses 1.5`));
       const signed = new Set(OPTION_TYPE_LISTS.signedInteger);
       const unsigned = OPTION_TYPE_LISTS.integer.filter((name, index) => !signed.has(name) && index % 25 === 1);
-      const negatives = await Promise.all(unsigned.map((name) => mariadbd(tool, writeOptionFile(dir, `neg-${name}.cnf`, lines([name], '-1')))));
-      negatives.forEach((result, index) => assert.match(result.stderr, /Incorrect unsigned value: '-1'/, `${unsigned[index] as string} refuses -1`));
+      const negatives = await Promise.all(
+        unsigned.map((name) => mariadbd(tool, writeOptionFile(dir, `neg-${name}.cnf`, lines([name], '-1')))),
+      );
+      negatives.forEach((result, index) =>
+        assert.match(result.stderr, /Incorrect unsigned value: '-1'/, `${unsigned[index] as string} refuses -1`),
+      );
       const allSigned = await mariadbd(tool, writeOptionFile(dir, 'signed.cnf', lines(OPTION_TYPE_LISTS.signedInteger, '-1')));
       assert.doesNotMatch(allSigned.stderr, /ERROR/, 'the signed options take -1');
     });
@@ -405,10 +479,15 @@ describe('the tables the MySQL rules rely on, against the binaries', () => {
       const result = await mariadbd(tool, writeOptionFile(dir, 'noops.cnf', `[mysqld]\n${names.map((name) => `${name}=1`).join('\n')}\n`));
       assert.equal(result.status, 0, result.stderr);
       for (const name of MARIADB_NOOP_LISTS.removed) {
-        assert.ok(result.stderr.includes(`'${name.replaceAll('_', '-')}' was removed. It does nothing now`), `${name}: "was removed" warning`);
+        assert.ok(
+          result.stderr.includes(`'${name.replaceAll('_', '-')}' was removed. It does nothing now`),
+          `${name}: "was removed" warning`,
+        );
       }
       for (const name of MARIADB_NOOP_LISTS.mysql) {
-        const written = result.stderr.includes(`'${name}' is MySQL 5.6 / 5.7 compatible option`) || result.stderr.includes(`'${name.replaceAll('_', '-')}' is MySQL 5.6 / 5.7 compatible option`);
+        const written =
+          result.stderr.includes(`'${name}' is MySQL 5.6 / 5.7 compatible option`) ||
+          result.stderr.includes(`'${name.replaceAll('_', '-')}' is MySQL 5.6 / 5.7 compatible option`);
         assert.ok(written, `${name}: MySQL-compatibility warning`);
       }
     });

@@ -40,7 +40,13 @@ function findings(result: LintResult): string[] {
 
 /** The story tree copied with the fixed my.cnf in place of the original, includes pointing into the copy. */
 function fixedCopy(result: LintResult): { dir: string; main: string; cleanup(): void } {
-  const copy = materialise({ name: 'story-fixed', dir: STORY, main: MAIN, sysroot: true, target: { product: 'mariadb', version: '10.11' } });
+  const copy = materialise({
+    name: 'story-fixed',
+    dir: STORY,
+    main: MAIN,
+    sysroot: true,
+    target: { product: 'mariadb', version: '10.11' },
+  });
   const fix = result.fixes.find((candidate) => candidate.file.realPath === path.join(STORY, MAIN));
   assert.ok(fix !== undefined, 'the story my.cnf is fixed');
   fs.writeFileSync(copy.main, fix.after.replace(/^([\t ]*![\t ]*include(?:dir)?[\t ]+)\//gm, `$1${copy.dir}/`), 'latin1');
@@ -94,7 +100,14 @@ describe('tuning story 1: the old my.cnf of the 500 MB Drupal box', () => {
       assert.equal(read.status, 0, read.stderr);
       const options = read.stdout.trim().split('\n');
       assert.ok(!options.some((option) => option.startsWith('--set-variable')), read.stdout);
-      for (const expected of ['--key_buffer_size=16M', '--myisam-recover-options=BACKUP', '--max_connections=15', '--max_user_connections=15', '--query_cache_size=0', '--query_cache_type=0']) {
+      for (const expected of [
+        '--key_buffer_size=16M',
+        '--myisam-recover-options=BACKUP',
+        '--max_connections=15',
+        '--max_user_connections=15',
+        '--query_cache_size=0',
+        '--query_cache_type=0',
+      ]) {
         assert.ok(options.includes(expected), `${expected} in\n${read.stdout}`);
       }
       const started = serverVariables(server, copy.main, copy.dir);
@@ -117,8 +130,16 @@ describe('tuning story 1: the old my.cnf of the 500 MB Drupal box', () => {
       const read = printDefaults(reader, copy.main, ['mysqld', 'server', 'mysqld-8.0'], copy.dir);
       assert.equal(read.status, 0, read.stderr);
       const options = read.stdout.trim().split('\n');
-      assert.ok(!options.some((option) => /^--(set-variable|query_cache|key_buffer=|myisam-recover=|expire_logs_days)/.test(option)), read.stdout);
-      for (const expected of ['--key_buffer_size=16M', '--myisam-recover-options=BACKUP', '--max_connections=15', '--binlog_expire_logs_seconds=864000']) {
+      assert.ok(
+        !options.some((option) => /^--(set-variable|query_cache|key_buffer=|myisam-recover=|expire_logs_days)/.test(option)),
+        read.stdout,
+      );
+      for (const expected of [
+        '--key_buffer_size=16M',
+        '--myisam-recover-options=BACKUP',
+        '--max_connections=15',
+        '--binlog_expire_logs_seconds=864000',
+      ]) {
         assert.ok(options.includes(expected), `${expected} in\n${read.stdout}`);
       }
       const again = await lint({

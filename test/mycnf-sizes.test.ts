@@ -39,20 +39,23 @@ describe('mycnf sizes', () => {
     assert.equal(bytes(parseServerSize('1T', MYSQL_5_7, 'x')), "error: Unknown suffix 'T' used for variable 'x' (value '1T')");
     assert.equal(bytes(parseServerSize('', MYSQL_8_0_14, 'x')), "error: Empty value for 'x' specified");
     assert.equal(bytes(parseServerSize('-1', MARIADB_10_11, 'x')), "error: Incorrect unsigned value: '-1' for x");
-    assert.equal(bytes(parseServerSize('99999999999999999999', MARIADB_10_11, 'x')), "error: Integer value out of range for uint64: '99999999999999999999' for x");
+    assert.equal(
+      bytes(parseServerSize('99999999999999999999', MARIADB_10_11, 'x')),
+      "error: Integer value out of range for uint64: '99999999999999999999' for x",
+    );
     assert.equal(bytes(parseServerSize('16E', MYSQL_8_0_14, 'x')), "error: Incorrect unsigned integer value: '16E'");
   });
 
   it('accepts, with a warning, what the server accepts but the admin did not mean', () => {
     const megabytes = parseServerSize('512MB', MARIADB_10_11);
     assert.equal(bytes(megabytes), 512 * 2 ** 20);
-    assert.match('warning' in megabytes ? megabytes.warning ?? '' : '', /'B' after the suffix is ignored/);
+    assert.match('warning' in megabytes ? (megabytes.warning ?? '') : '', /'B' after the suffix is ignored/);
     assert.equal(bytes(parseServerSize('', MARIADB_10_11)), 0);
     assert.equal(bytes(parseServerSize('M', MARIADB_10_11)), 0);
     assert.equal(bytes(parseServerSize('16E', MARIADB_10_11)), 0);
     const negative = parseServerSize('-1', MYSQL_8_0_14);
     assert.equal(bytes(negative), 0);
-    assert.match('warning' in negative ? negative.warning ?? '' : '', /minimum/);
+    assert.match('warning' in negative ? (negative.warning ?? '') : '', /minimum/);
   });
 
   it('writes sizes back with the largest exact suffix', () => {
@@ -69,8 +72,32 @@ describe('mycnf sizes against mariadbd', () => {
   // so mariadbd prints exactly the number its option parser read.
   const variable = 'bulk_insert_buffer_size';
   const fixed = [
-    '1.5G', '512MB', '1024*1024', '', '1T', '1P', '1E', '16E', '17179869184G', '-1', '+1M', '0x10', '99999999999999999999',
-    '18446744073709551615', '18446744073709551616', '1k', '64m', '1g', 'M', '5 M', '1M2', '12abc', '1e3', '0012K', '"  -1"', "'8M'",
+    '1.5G',
+    '512MB',
+    '1024*1024',
+    '',
+    '1T',
+    '1P',
+    '1E',
+    '16E',
+    '17179869184G',
+    '-1',
+    '+1M',
+    '0x10',
+    '99999999999999999999',
+    '18446744073709551615',
+    '18446744073709551616',
+    '1k',
+    '64m',
+    '1g',
+    'M',
+    '5 M',
+    '1M2',
+    '12abc',
+    '1e3',
+    '0012K',
+    '"  -1"',
+    "'8M'",
   ];
 
   function compare(tool: string, dir: string, written: string): void {
@@ -96,7 +123,10 @@ describe('mycnf sizes against mariadbd', () => {
       for (const written of fixed) compare(tool, dir, written);
       fc.assert(
         fc.property(
-          fc.array(fc.constantFrom('0', '1', '2', '7', '9', 'k', 'M', 'g', 'T', 'p', 'E', 'B', 'x', '.', '-', '+', ' ', '*'), { minLength: 1, maxLength: 6 }),
+          fc.array(fc.constantFrom('0', '1', '2', '7', '9', 'k', 'M', 'g', 'T', 'p', 'E', 'B', 'x', '.', '-', '+', ' ', '*'), {
+            minLength: 1,
+            maxLength: 6,
+          }),
           (parts) => {
             // Blanks at either end never reach the option parser: the reader trims them.
             compare(tool, dir, parts.join('').trim());

@@ -10,13 +10,12 @@ import { decodeBytes, SourceFile } from '../src/core/source-file.js';
 import { CLI } from './helpers/cli.js';
 import { requireTool } from './helpers/tools.js';
 
-
 /*
  * --format diff writes each file's lines in that file's own bytes: a config
  * that is not valid UTF-8 (read as latin1) still gets a patch git applies,
  * and the result is byte for byte what --fix writes.
  */
-describe('--format diff in the files\' own bytes', () => {
+describe("--format diff in the files' own bytes", () => {
   it('a latin1 config: git apply takes the patch and gives what --fix writes', (t) => {
     const git = requireTool(t, 'git');
     if (git === undefined) return;
@@ -68,7 +67,12 @@ describe('decoding a file', () => {
     };
     fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), check), { numRuns: 2000 });
     // A UTF-16 surrogate, an overlong '/', a code point above U+10FFFF, a lone latin1 e-acute.
-    for (const bytes of [[0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80], [0xe9, 0x0a]]) {
+    for (const bytes of [
+      [0xed, 0xa0, 0x80],
+      [0xc0, 0xaf],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe9, 0x0a],
+    ]) {
       assert.equal(roundTrips(Uint8Array.from(bytes)).encoding, 'latin1');
     }
   });

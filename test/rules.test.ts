@@ -28,7 +28,10 @@ for (const rule of builtinRules.filter((candidate) => candidate.meta.language !=
         const patch = await patchOf(result);
         assert.equal(patch, golden(testCase.patchPath, patch));
         if (patch === '') {
-          assert.ok(own.every((d) => d.fix === undefined || !isAllowed(d, testCase.settings.fixType)), 'fixable diagnostics must produce a patch');
+          assert.ok(
+            own.every((d) => d.fix === undefined || !isAllowed(d, testCase.settings.fixType)),
+            'fixable diagnostics must produce a patch',
+          );
           return;
         }
         assert.ok(rule.meta.fix !== undefined || own.every((d) => d.fix !== undefined), 'a rule without meta.fix must not fix');

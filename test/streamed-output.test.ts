@@ -63,7 +63,10 @@ describe('writeJson', () => {
       chunks.push(chunk);
     });
     assert.equal(made, 100_000);
-    assert.ok(madeByFirstChunk !== undefined && madeByFirstChunk < 2_000, `${madeByFirstChunk} items made before the first chunk was written`);
+    assert.ok(
+      madeByFirstChunk !== undefined && madeByFirstChunk < 2_000,
+      `${madeByFirstChunk} items made before the first chunk was written`,
+    );
     assert.ok(Math.max(...chunks.map((chunk) => chunk.length)) < 2 * 65_536, 'chunks stay near 64 K characters');
     assert.equal(chunks.join(''), JSON.stringify({ items: [...items] }, null, 2));
   });

@@ -59,8 +59,14 @@ describe('ConfigFileSystem with --sysroot-at', () => {
     assert.equal(files.kind(passwd), 'missing');
     assert.equal(files.display(passwd), '/etc/passwd');
     assert.equal(files.serverPath(passwd), '/etc/passwd');
-    assert.throws(() => files.read(passwd), (error: unknown) => error instanceof FileAccessError && error.code === 'missing' && error.message === '/etc/passwd: no such file');
-    assert.throws(() => files.readDirectory(files.locate('/etc')), (error: unknown) => error instanceof FileAccessError && error.code === 'missing');
+    assert.throws(
+      () => files.read(passwd),
+      (error: unknown) => error instanceof FileAccessError && error.code === 'missing' && error.message === '/etc/passwd: no such file',
+    );
+    assert.throws(
+      () => files.readDirectory(files.locate('/etc')),
+      (error: unknown) => error instanceof FileAccessError && error.code === 'missing',
+    );
     assert.deepEqual(files.list(files.locate('/')), []);
     assert.equal(files.kind(files.locate('../passwd', '/etc/httpd')), 'missing');
   });
@@ -73,7 +79,11 @@ describe('ConfigFileSystem with --sysroot-at', () => {
     assert.equal(files.kind(path.join(dir, 'usr', 'httpd.conf')), 'file', '/etc/httpd/usr is a link to /etc/httpd/conf');
     for (const link of ['out-absolute', 'out-relative', 'through-usr']) {
       assert.equal(files.kind(path.join(dir, link)), 'missing', link);
-      assert.throws(() => files.read(path.join(dir, link)), (error: unknown) => error instanceof FileAccessError && error.code === 'missing', link);
+      assert.throws(
+        () => files.read(path.join(dir, link)),
+        (error: unknown) => error instanceof FileAccessError && error.code === 'missing',
+        link,
+      );
     }
   });
 
@@ -107,7 +117,11 @@ describe('--sysroot-at against a whole root holding the same directory (fast-che
     fc.constant<Entry>({ kind: 'file' }),
     target.map((to): Entry => ({ kind: 'link', target: to })),
   );
-  const tree = fc.dictionary(fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 2 }).map((parts) => parts.join('/')), entry, { maxKeys: 8 });
+  const tree = fc.dictionary(
+    fc.array(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 2 }).map((parts) => parts.join('/')),
+    entry,
+    { maxKeys: 8 },
+  );
 
   function build(top: string, entries: Record<string, Entry>): void {
     fs.mkdirSync(top, { recursive: true });
@@ -146,7 +160,10 @@ describe('--sysroot-at against a whole root holding the same directory (fast-che
             } catch (error) {
               // A symlink loop (every loop is inside: nothing outside is a symlink): the mounted view refuses it too.
               assert.ok(error instanceof FileAccessError && error.code === 'loop', String(error));
-              assert.throws(() => mounted.resolve(mounted.locate(serverPath)), (thrown: unknown) => thrown instanceof FileAccessError && thrown.code === 'loop');
+              assert.throws(
+                () => mounted.resolve(mounted.locate(serverPath)),
+                (thrown: unknown) => thrown instanceof FileAccessError && thrown.code === 'loop',
+              );
               continue;
             }
             const stays = wholeReal === inside || wholeReal.startsWith(`${inside}/`);
@@ -179,13 +196,18 @@ describe('tune-lint --sysroot-at', () => {
   });
 
   it('finds the main config by its server path, or by itself when none is given; one outside is refused', () => {
-    const given = runCli([...host, '--format', 'json', '--sysroot', '.', '--sysroot-at', '/etc/httpd', '/etc/httpd/conf/httpd.conf'], { cwd: flat });
+    const given = runCli([...host, '--format', 'json', '--sysroot', '.', '--sysroot-at', '/etc/httpd', '/etc/httpd/conf/httpd.conf'], {
+      cwd: flat,
+    });
     const found = runCli([...host, '--format', 'json', '--sysroot', '.', '--sysroot-at', '/etc/httpd'], { cwd: flat });
     assert.equal(given.status, 1, given.stderr);
     assert.equal(found.stdout, given.stdout);
     const outside = runCli([...host, '--sysroot', '.', '--sysroot-at', '/etc/httpd', '/etc/apache2/apache2.conf'], { cwd: flat });
     assert.equal(outside.status, 2);
-    assert.equal(outside.stderr, 'tune-lint: /etc/apache2/apache2.conf is outside --sysroot-at /etc/httpd, the part of the server --sysroot . holds\n');
+    assert.equal(
+      outside.stderr,
+      'tune-lint: /etc/apache2/apache2.conf is outside --sysroot-at /etc/httpd, the part of the server --sysroot . holds\n',
+    );
   });
 
   it('dumps the same effective config', () => {
@@ -202,13 +224,19 @@ describe('tune-lint --sysroot-at', () => {
     });
     const run = runCli(['--no-probe', '--sysroot', '.', '--sysroot-at', '/etc/httpd', 'conf/httpd.conf'], { cwd: dir });
     assert.equal(run.status, 1, run.stderr);
-    assert.match(run.stdout, /Include \/etc\/extra\/site.conf: Could not open configuration file \/etc\/extra\/site.conf: No such file or directory {2}TL0002/);
+    assert.match(
+      run.stdout,
+      /Include \/etc\/extra\/site.conf: Could not open configuration file \/etc\/extra\/site.conf: No such file or directory {2}TL0002/,
+    );
     assert.doesNotMatch(run.stdout, /AP2006/, 'the file at etc/extra in the sysroot is not the server /etc/extra');
   });
 
   it('is refused in words when it is not an absolute server path', () => {
     const run = runCli(['--no-probe', '--sysroot', '.', '--sysroot-at', 'etc/httpd', 'conf/httpd.conf'], { cwd: flat });
     assert.equal(run.status, 2);
-    assert.equal(run.stderr, "tune-lint: --sysroot-at etc/httpd: expected an absolute path without '.', '..' or a trailing '/', e.g. /etc/httpd\n");
+    assert.equal(
+      run.stderr,
+      "tune-lint: --sysroot-at etc/httpd: expected an absolute path without '.', '..' or a trailing '/', e.g. /etc/httpd\n",
+    );
   });
 });

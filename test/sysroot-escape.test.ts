@@ -47,9 +47,21 @@ interface Route {
 }
 
 const ROUTES: readonly Route[] = [
-  { name: 'an absolute Include', language: 'apache', files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Include ${outside}/secret.conf\n` }) },
-  { name: 'an Include climbing out with ..', language: 'apache', files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Include ../../../outside/secret.conf\n` }) },
-  { name: 'a wildcard Include climbing out with ..', language: 'apache', files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Include ../../../out*/*.conf\n` }) },
+  {
+    name: 'an absolute Include',
+    language: 'apache',
+    files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Include ${outside}/secret.conf\n` }),
+  },
+  {
+    name: 'an Include climbing out with ..',
+    language: 'apache',
+    files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Include ../../../outside/secret.conf\n` }),
+  },
+  {
+    name: 'a wildcard Include climbing out with ..',
+    language: 'apache',
+    files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Include ../../../out*/*.conf\n` }),
+  },
   {
     name: 'an absolute symlink to a file',
     language: 'apache',
@@ -74,13 +86,24 @@ const ROUTES: readonly Route[] = [
     files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Include sites/*.conf\n` }),
     links: () => ({ 'etc/apache2/sites': '../../../outside' }),
   },
-  { name: 'a ${VAR} from Define', language: 'apache', files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Define OUT ${outside}\nInclude \${OUT}/secret.conf\n` }) },
+  {
+    name: 'a ${VAR} from Define',
+    language: 'apache',
+    files: () => ({ 'etc/apache2/apache2.conf': `${MPM}Define OUT ${outside}\nInclude \${OUT}/secret.conf\n` }),
+  },
   {
     name: 'a ${VAR} from envvars',
     language: 'apache',
-    files: () => ({ 'etc/apache2/envvars': `export APACHE_OUT=${outside}\n`, 'etc/apache2/apache2.conf': `${MPM}Include \${APACHE_OUT}/secret.conf\n` }),
+    files: () => ({
+      'etc/apache2/envvars': `export APACHE_OUT=${outside}\n`,
+      'etc/apache2/apache2.conf': `${MPM}Include \${APACHE_OUT}/secret.conf\n`,
+    }),
   },
-  { name: 'a ServerRoot climbing out', language: 'apache', files: () => ({ 'etc/apache2/apache2.conf': `${MPM}ServerRoot ../../..\nInclude outside/secret.conf\n` }) },
+  {
+    name: 'a ServerRoot climbing out',
+    language: 'apache',
+    files: () => ({ 'etc/apache2/apache2.conf': `${MPM}ServerRoot ../../..\nInclude outside/secret.conf\n` }),
+  },
   { name: 'an absolute !include', language: 'mycnf', files: () => ({ 'etc/mysql/my.cnf': `[mysqld]\n!include ${outside}/secret.cnf\n` }) },
   {
     name: 'an !include climbing out with .., against --include-base',
@@ -141,7 +164,8 @@ describe('--sysroot: no include route leaves the sysroot', () => {
       const inside = await runTuneLint(['--format', 'json', '--sysroot', tree, ...flags, main], { cwd: scratch });
       assert.ok(inside.status === 0 || inside.status === 1, inside.stderr);
       assert.ok(!leaks(inside), `with --sysroot nothing of the outside file shows: ${inside.stdout}`);
-      for (const file of jsonFiles(inside.stdout)) assert.ok(path.resolve(scratch, file).startsWith(`${tree}${path.sep}`), `${file} is inside the sysroot`);
+      for (const file of jsonFiles(inside.stdout))
+        assert.ok(path.resolve(scratch, file).startsWith(`${tree}${path.sep}`), `${file} is inside the sysroot`);
 
       const dump = await runTuneLint(['dump', '--json', '--sysroot', tree, ...flags, main], { cwd: scratch, subcommand: true });
       assert.equal(dump.status, 0, dump.stderr);
@@ -151,13 +175,18 @@ describe('--sysroot: no include route leaves the sysroot', () => {
 
   it('<IfFile> does not see a file outside the sysroot', async () => {
     const tree = path.join(scratch, 'iffile');
-    writeTree(tree, { 'etc/apache2/apache2.conf': `${MPM}<IfFile ${outside}/secret.conf>\nServerName ${MARKER_APACHE}.example.org\n</IfFile>\n` });
+    writeTree(tree, {
+      'etc/apache2/apache2.conf': `${MPM}<IfFile ${outside}/secret.conf>\nServerName ${MARKER_APACHE}.example.org\n</IfFile>\n`,
+    });
     const main = path.join(tree, 'etc/apache2/apache2.conf');
     const without = await runTuneLint(['dump', '--json', main], { cwd: scratch, subcommand: true });
     assert.ok(without.stdout.includes(MARKER_APACHE), 'without --sysroot the file exists and the block is read');
     const inside = await runTuneLint(['dump', '--json', '--sysroot', tree, main], { cwd: scratch, subcommand: true });
     assert.equal(inside.status, 0, inside.stderr);
-    assert.ok(!inside.stdout.includes(`ServerName ${MARKER_APACHE}`) && !/"ServerName"[^}]*7f3a/.test(inside.stdout), 'with --sysroot the block is not read');
+    assert.ok(
+      !inside.stdout.includes(`ServerName ${MARKER_APACHE}`) && !/"ServerName"[^}]*7f3a/.test(inside.stdout),
+      'with --sysroot the block is not read',
+    );
   });
 
   it('a main file that is a symlink out of the sysroot resolves inside it: one line, exit 2', async () => {
@@ -190,10 +219,15 @@ describe('--sysroot: no include route leaves the sysroot', () => {
     fs.mkdirSync(path.join(tree, 'etc/apache2/conf.d'));
     fs.symlinkSync('/etc/apache2/conf.d/b.conf', path.join(tree, 'etc/apache2/conf.d/a.conf'));
     fs.symlinkSync('../conf.d/a.conf', path.join(tree, 'etc/apache2/conf.d/b.conf'));
-    const run = await runTuneLint(['--format', 'json', '--sysroot', tree, path.join(tree, 'etc/apache2/apache2.conf')], { cwd: scratch, timeoutMs: 60_000 });
+    const run = await runTuneLint(['--format', 'json', '--sysroot', tree, path.join(tree, 'etc/apache2/apache2.conf')], {
+      cwd: scratch,
+      timeoutMs: 60_000,
+    });
     assert.equal(run.status, 1, run.stderr);
     assert.deepEqual(
-      jsonDiagnostics(run.stdout).filter((d) => d.ruleId === 'TL0002').map((d) => d.message),
+      jsonDiagnostics(run.stdout)
+        .filter((d) => d.ruleId === 'TL0002')
+        .map((d) => d.message),
       ['Include conf.d/*.conf: Could not open configuration file /etc/apache2/conf.d/a.conf: No such file or directory'],
     );
   });
@@ -277,7 +311,9 @@ describe('diagnostics quote at most the offending line', () => {
     ].join('\n');
     const texts = { 'quotes.conf': `${apache}\n`, 'quotes.cnf': `${mycnf}\n` };
     writeTree(scratch, texts);
-    const run = await runTuneLint(['--format', 'json', '--host-ram', '1G', '--per-child', '40M', 'quotes.conf', 'quotes.cnf'], { cwd: scratch });
+    const run = await runTuneLint(['--format', 'json', '--host-ram', '1G', '--per-child', '40M', 'quotes.conf', 'quotes.cnf'], {
+      cwd: scratch,
+    });
     assert.equal(run.status, 1, run.stderr);
     assert.ok(jsonDiagnostics(run.stdout).length > 10);
     assert.ok(checkMessages(run, texts) > 5, 'some messages quote their line');

@@ -27,13 +27,24 @@ const TOOL_RULES = builtinRules.filter((rule) => rule.meta.language === 'tool');
 
 /** Gives `MaxSpareServers` two arguments, which apache2 refuses ("takes one argument"): a fix the parser accepts and the server does not. */
 const badApacheFix = defineRule({
-  meta: { id: 'AP9101', name: 'test-bad-fix', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'bad' } },
+  meta: {
+    id: 'AP9101',
+    name: 'test-bad-fix',
+    language: 'apache',
+    category: 'style',
+    description: 'test',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'safe',
+    messages: { m: 'bad' },
+  },
   defaultOptions: {},
   create: (ctx) => ({
     directive: {
       maxspareservers: (use) => {
         const arg = use.node.args[0];
-        if (use.args.length === 1 && arg !== undefined) ctx.report({ at: use, messageId: 'm', fix: () => ({ file: use.file, range: arg.range, text: '10 20' }) });
+        if (use.args.length === 1 && arg !== undefined)
+          ctx.report({ at: use, messageId: 'm', fix: () => ({ file: use.file, range: arg.range, text: '10 20' }) });
       },
     },
   }),
@@ -41,12 +52,23 @@ const badApacheFix = defineRule({
 
 /** Adds a harmless comment after `Listen`, once: a fix in another file that apache2 accepts. */
 const goodApacheFix = defineRule({
-  meta: { id: 'AP9102', name: 'test-good-fix', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'good' } },
+  meta: {
+    id: 'AP9102',
+    name: 'test-good-fix',
+    language: 'apache',
+    category: 'style',
+    description: 'test',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'safe',
+    messages: { m: 'good' },
+  },
   defaultOptions: {},
   create: (ctx) => ({
     directive: {
       listen: (use) => {
-        if (!use.file.text.includes('# verified')) ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '# verified') });
+        if (!use.file.text.includes('# verified'))
+          ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '# verified') });
       },
     },
   }),
@@ -54,14 +76,36 @@ const goodApacheFix = defineRule({
 
 /** `innodb_buffer_pool_size = 1.5G`: mariadbd refuses the value (and disables InnoDB) but still exits 0. */
 const badMycnfValue = defineRule({
-  meta: { id: 'MY9101', name: 'test-bad-value', language: 'mycnf', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'tune', messages: { m: 'bad' } },
+  meta: {
+    id: 'MY9101',
+    name: 'test-bad-value',
+    language: 'mycnf',
+    category: 'style',
+    description: 'test',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: { m: 'bad' },
+  },
   defaultOptions: {},
-  create: (ctx) => ({ option: { innodb_buffer_pool_size: (use) => ctx.report({ at: use, messageId: 'm', fix: () => replaceMycnfValue(use, '1.5G') }) } }),
+  create: (ctx) => ({
+    option: { innodb_buffer_pool_size: (use) => ctx.report({ at: use, messageId: 'm', fix: () => replaceMycnfValue(use, '1.5G') }) },
+  }),
 });
 
 /** Inserts `max_connections = 15` into [mysqld] when it is missing. */
 const goodMycnfInsert = defineRule({
-  meta: { id: 'MY9102', name: 'test-good-insert', language: 'mycnf', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'tune', messages: { m: 'good' } },
+  meta: {
+    id: 'MY9102',
+    name: 'test-good-insert',
+    language: 'mycnf',
+    category: 'style',
+    description: 'test',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: { m: 'good' },
+  },
   defaultOptions: {},
   create: (ctx) => ({
     end: () => {
@@ -99,15 +143,21 @@ function rejections(result: LintResult): string[] {
 }
 
 describe('FixVerifier with apache2 -t', () => {
-  it('story tree under --sysroot (a temporary copy): drops the fix apache2 rejects, keeps the other file\'s fix', async (t) => {
+  it("story tree under --sysroot (a temporary copy): drops the fix apache2 rejects, keeps the other file's fix", async (t) => {
     if (requireTool(t, 'apache2') === undefined || requireTool(t, 'bwrap') === undefined) return;
     const root = storyCopy('story-stock-prefork');
     const before = snapshotTree(root);
     const result = await run({ paths: ['etc/apache2/apache2.conf'], cwd: root, sysroot: root }, [badApacheFix, goodApacheFix]);
-    assert.deepEqual(result.fixes.map((fix) => fix.file.patchPath).sort(), ['etc/apache2/mods-available/mpm_prefork.conf', 'etc/apache2/ports.conf']);
+    assert.deepEqual(result.fixes.map((fix) => fix.file.patchPath).sort(), [
+      'etc/apache2/mods-available/mpm_prefork.conf',
+      'etc/apache2/ports.conf',
+    ]);
     const notes: string[] = [];
     const checked = await verifier({ cwd: root, sysroot: root }, notes).verify(result);
-    assert.deepEqual(checked.fixes.map((fix) => fix.file.patchPath), ['etc/apache2/ports.conf']);
+    assert.deepEqual(
+      checked.fixes.map((fix) => fix.file.patchPath),
+      ['etc/apache2/ports.conf'],
+    );
     const rejected = rejections(checked);
     assert.equal(rejected.length, 1);
     assert.match(
@@ -127,7 +177,10 @@ describe('FixVerifier with apache2 -t', () => {
     const root = storyCopy('story-drupal-500mb');
     const result = await run({ paths: ['etc/apache2/apache2.conf'], cwd: root, sysroot: root }, [goodApacheFix]);
     assert.equal(result.fixes.length, 1);
-    assert.deepEqual(await verifier({ cwd: root, sysroot: root }).verify(result), { ...result, verifiedBy: ['apache2 -t on etc/apache2/apache2.conf'] });
+    assert.deepEqual(await verifier({ cwd: root, sysroot: root }).verify(result), {
+      ...result,
+      verifiedBy: ['apache2 -t on etc/apache2/apache2.conf'],
+    });
   });
 
   it('the installed /etc/apache2, copied, without --sysroot', async (t) => {
@@ -143,7 +196,10 @@ describe('FixVerifier with apache2 -t', () => {
     assert.equal(result.fixes.length, 2);
     const notes: string[] = [];
     const checked = await verifier({ cwd: scratch }, notes).verify(result);
-    assert.deepEqual(checked.fixes.map((fix) => path.basename(fix.file.realPath)), ['ports.conf']);
+    assert.deepEqual(
+      checked.fixes.map((fix) => path.basename(fix.file.realPath)),
+      ['ports.conf'],
+    );
     assert.match(rejections(checked)[0] ?? '', /MaxSpareServers takes one argument/);
     assert.deepEqual(snapshotTree(root), before, 'the sandbox copy does not leak into the real files');
     assert.deepEqual(notes, [], 'the stock tree passes apache2 -t in the sandbox: runtime directory and envvars as apache2ctl gives them');
@@ -160,7 +216,10 @@ describe('FixVerifier with apache2 -t', () => {
     assert.equal(checked.fixes.length, 1);
     assert.deepEqual(checked.verifiedBy, ['apache2 -t on etc/apache2/apache2.conf']);
     assert.equal(notes.length, 1);
-    assert.match(notes[0] as string, /^--verify: apache2 -t on etc\/apache2\/apache2\.conf already reports a problem without the patch \(.*NoSuchDirective.*\); only problems the patch adds are held against it$/);
+    assert.match(
+      notes[0] as string,
+      /^--verify: apache2 -t on etc\/apache2\/apache2\.conf already reports a problem without the patch \(.*NoSuchDirective.*\); only problems the patch adds are held against it$/,
+    );
   });
 
   it('says once that apache2 is missing and keeps the patch unverified', async (t) => {
@@ -178,7 +237,12 @@ describe('FixVerifier with apache2 -t', () => {
 
 describe('FixVerifier with my_print_defaults and mariadbd', () => {
   function mycnfTree(t: TestContext, text: string): string | undefined {
-    if (requireTool(t, 'my_print_defaults') === undefined || requireTool(t, 'mariadbd') === undefined || requireTool(t, 'bwrap') === undefined) return undefined;
+    if (
+      requireTool(t, 'my_print_defaults') === undefined ||
+      requireTool(t, 'mariadbd') === undefined ||
+      requireTool(t, 'bwrap') === undefined
+    )
+      return undefined;
     const dir = fs.mkdtempSync(path.join(scratch, 'mycnf-'));
     fs.writeFileSync(path.join(dir, 'my.cnf'), text);
     fs.chmodSync(path.join(dir, 'my.cnf'), 0o644);
@@ -198,7 +262,10 @@ describe('FixVerifier with my_print_defaults and mariadbd', () => {
     assert.deepEqual(checked.fixes, []);
     const rejected = rejections(checked);
     assert.equal(rejected.length, 1);
-    assert.match(rejected[0] as string, /^conf\.d\/server\.cnf:2 .*: mariadbd: \[ERROR\] Unknown suffix '\.' used for variable 'innodb[-_]buffer[-_]pool[-_]size' \(value '1\.5G'\)/);
+    assert.match(
+      rejected[0] as string,
+      /^conf\.d\/server\.cnf:2 .*: mariadbd: \[ERROR\] Unknown suffix '\.' used for variable 'innodb[-_]buffer[-_]pool[-_]size' \(value '1\.5G'\)/,
+    );
     assert.deepEqual(snapshotTree(dir), before);
   });
 
@@ -213,9 +280,13 @@ describe('FixVerifier with my_print_defaults and mariadbd', () => {
   it('checks only the reader for a MySQL target, and says so once', async (t) => {
     const dir = mycnfTree(t, '[mysqld]\nport = 3306\n');
     if (dir === undefined) return;
-    const result = await run({ paths: ['my.cnf'], cwd: dir, targets: { httpd: '2.4', db: { product: 'mysql', version: '8.0' } } }, [goodMycnfInsert]);
+    const result = await run({ paths: ['my.cnf'], cwd: dir, targets: { httpd: '2.4', db: { product: 'mysql', version: '8.0' } } }, [
+      goodMycnfInsert,
+    ]);
     const notes: string[] = [];
     assert.deepEqual(await verifier({ cwd: dir }, notes).verify(result), { ...result, verifiedBy: ['the option files of my.cnf'] });
-    assert.deepEqual(notes, ['--verify: the option names and values are checked with mariadbd only for MariaDB targets; for mysql 8.0 only the reader (my_print_defaults) checked the patch']);
+    assert.deepEqual(notes, [
+      '--verify: the option names and values are checked with mariadbd only for MariaDB targets; for mysql 8.0 only the reader (my_print_defaults) checked the patch',
+    ]);
   });
 });

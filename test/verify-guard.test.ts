@@ -24,14 +24,21 @@ function trapLibrary(name: string, marker: string): string | undefined {
   const compiler = findTool('cc') ?? findTool('gcc');
   if (compiler === undefined) return undefined;
   const source = path.join(scratch, `${name}.c`);
-  fs.writeFileSync(source, `#include <stdio.h>\n__attribute__((constructor)) static void trap(void) { FILE *f = fopen("${marker}", "w"); if (f) fclose(f); }\n`);
+  fs.writeFileSync(
+    source,
+    `#include <stdio.h>\n__attribute__((constructor)) static void trap(void) { FILE *f = fopen("${marker}", "w"); if (f) fclose(f); }\n`,
+  );
   const library = path.join(scratch, `${name}.so`);
   execFileSync(compiler, ['-shared', '-fPIC', '-o', library, source]);
   return library;
 }
 
 function runVerify(dir: string, args: readonly string[]): { status: number | null; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI, '--no-probe', '--verify', '--format', 'diff', ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(process.execPath, [CLI, '--no-probe', '--verify', '--format', 'diff', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { status: run.status, stderr: run.stderr };
 }
 
@@ -47,9 +54,15 @@ describe('--verify never runs code a config names', () => {
     const library = trapLibrary('apache-trap', marker) ?? path.join(scratch, 'not-compiled.so');
     const dir = path.join(scratch, 'apache');
     fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, 'httpd.conf'), `LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadFile ${library}\nMaxClients 10\n`);
+    fs.writeFileSync(
+      path.join(dir, 'httpd.conf'),
+      `LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadFile ${library}\nMaxClients 10\n`,
+    );
     const run = runVerify(dir, ['httpd.conf']);
-    assert.match(run.stderr, /--verify: apache2 -t on httpd\.conf is not run: the configuration or the patch would make the server run code or open files it names \(LoadFile .*apache-trap\.so|not-compiled\.so/);
+    assert.match(
+      run.stderr,
+      /--verify: apache2 -t on httpd\.conf is not run: the configuration or the patch would make the server run code or open files it names \(LoadFile .*apache-trap\.so|not-compiled\.so/,
+    );
     assert.equal(fs.existsSync(marker), false, 'the library was never loaded');
   });
 
@@ -63,7 +76,10 @@ describe('--verify never runs code a config names', () => {
       `LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\nLoadModule security2_module /usr/lib/apache2/modules/mod_security2.so\nSecAuditEngine On\nSecAuditLog "|/bin/touch ${marker}"\nMaxClients 10\n`,
     );
     const run = runVerify(dir, ['httpd.conf']);
-    assert.match(run.stderr, /is not run: the configuration or the patch would make the server run code or open files it names \(SecAuditLog/);
+    assert.match(
+      run.stderr,
+      /is not run: the configuration or the patch would make the server run code or open files it names \(SecAuditLog/,
+    );
     assert.equal(fs.existsSync(marker), false);
   });
 
@@ -86,9 +102,17 @@ describe('--verify never runs code a config names', () => {
     if (requireTool(t, 'apache2') === undefined || !fs.existsSync('/etc/mysql/my.cnf')) return;
     const fsView = new ConfigFileSystem({});
     const apache = loadApache('/etc/apache2/apache2.conf', { fs: fsView, httpd: '2.4' });
-    const guarded = apacheVerifyHazards(asGuarded(apache.files), { env: apacheEnvironment(fs.readFileSync('/etc/apache2/envvars', 'latin1')), serverRoot: apache.serverRoot });
+    const guarded = apacheVerifyHazards(asGuarded(apache.files), {
+      env: apacheEnvironment(fs.readFileSync('/etc/apache2/envvars', 'latin1')),
+      serverRoot: apache.serverRoot,
+    });
     assert.deepEqual(guarded.hazards, []);
-    assert.ok(guarded.libraries.length > 0 && guarded.libraries.every((library) => library.systemPath.startsWith('/usr/lib/apache2/modules/')));
-    assert.deepEqual(mycnfVerifyHazards(asGuarded(loadMycnf('/etc/mysql/my.cnf', { fs: fsView, target: { product: 'mariadb', version: '10.11' } }).files)), []);
+    assert.ok(
+      guarded.libraries.length > 0 && guarded.libraries.every((library) => library.systemPath.startsWith('/usr/lib/apache2/modules/')),
+    );
+    assert.deepEqual(
+      mycnfVerifyHazards(asGuarded(loadMycnf('/etc/mysql/my.cnf', { fs: fsView, target: { product: 'mariadb', version: '10.11' } }).files)),
+      [],
+    );
   });
 });

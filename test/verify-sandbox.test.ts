@@ -39,7 +39,12 @@ function sandboxOrSkip(t: TestContext): Sandbox | undefined {
 }
 
 /** Runs a shell script in a fresh sandbox root holding `files` (server path -> text). */
-async function inSandbox(sandbox: Sandbox, script: string, files: Record<string, string> = {}, timeoutMs = 20_000): Promise<{ stdout: string; stderr: string; timedOut: boolean; exitCode: number | null }> {
+async function inSandbox(
+  sandbox: Sandbox,
+  script: string,
+  files: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<{ stdout: string; stderr: string; timedOut: boolean; exitCode: number | null }> {
   const dir = fs.mkdtempSync(path.join(scratch, 'root-'));
   const root = path.join(dir, 'root');
   fs.mkdirSync(root);
@@ -50,7 +55,13 @@ async function inSandbox(sandbox: Sandbox, script: string, files: Record<string,
   prepareRoot(root);
   handOver(dir);
   try {
-    return await sandbox.run(root, { binary: '/bin/sh', args: ['-c', script], env: { PATH: '/usr/bin:/bin', ONLY: 'this' }, cwd: '/', timeoutMs });
+    return await sandbox.run(root, {
+      binary: '/bin/sh',
+      args: ['-c', script],
+      env: { PATH: '/usr/bin:/bin', ONLY: 'this' },
+      cwd: '/',
+      timeoutMs,
+    });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -75,10 +86,20 @@ describe('the sandbox the servers run in', () => {
   it('has only the environment it is given, no network but loopback, no capabilities, and is not root', async (t) => {
     const sandbox = sandboxOrSkip(t);
     if (sandbox === undefined) return;
-    const run = await inSandbox(sandbox, 'env | sort; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "; id -u; grep CapEff /proc/self/status');
+    const run = await inSandbox(
+      sandbox,
+      'env | sort; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "; id -u; grep CapEff /proc/self/status',
+    );
     const lines = run.stdout.trim().split('\n');
-    assert.deepEqual(lines.filter((line) => line.includes('=')).filter((line) => !/^(PWD|SHLVL|_)=/.test(line)), ['ONLY=this', 'PATH=/usr/bin:/bin']);
-    assert.deepEqual(lines.filter((line) => /^[a-z0-9]+$/.test(line) && !/^\d+$/.test(line)), ['lo'], 'a network namespace of its own: only an unconfigured loopback');
+    assert.deepEqual(
+      lines.filter((line) => line.includes('=')).filter((line) => !/^(PWD|SHLVL|_)=/.test(line)),
+      ['ONLY=this', 'PATH=/usr/bin:/bin'],
+    );
+    assert.deepEqual(
+      lines.filter((line) => /^[a-z0-9]+$/.test(line) && !/^\d+$/.test(line)),
+      ['lo'],
+      'a network namespace of its own: only an unconfigured loopback',
+    );
     const uid = lines.find((line) => /^\d+$/.test(line));
     if (process.getuid?.() === 0) assert.equal(uid, '65534', 'root runs the servers as nobody');
     assert.match(run.stdout, /CapEff:\s+0+\n/);
@@ -92,13 +113,16 @@ describe('the sandbox the servers run in', () => {
     assert.equal(run.timedOut, true);
     assert.ok(Date.now() - started < 20_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const left = fs.readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('31.25');
-      } catch {
-        return false;
-      }
-    });
+    const left = fs
+      .readdirSync('/proc')
+      .filter((pid) => /^\d+$/.test(pid))
+      .filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('31.25');
+        } catch {
+          return false;
+        }
+      });
     assert.deepEqual(left, [], 'no process of the sandbox outlives it');
   });
 
@@ -129,7 +153,10 @@ function trapLibrary(at: string, marker: string): string | undefined {
   const compiler = findTool('cc') ?? findTool('gcc');
   if (compiler === undefined) return undefined;
   const source = `${at}.c`;
-  fs.writeFileSync(source, `#include <stdio.h>\n__attribute__((constructor)) static void trap(void) { FILE *f = fopen("${marker}", "w"); if (f) fclose(f); }\n`);
+  fs.writeFileSync(
+    source,
+    `#include <stdio.h>\n__attribute__((constructor)) static void trap(void) { FILE *f = fopen("${marker}", "w"); if (f) fclose(f); }\n`,
+  );
   execFileSync(compiler, ['-shared', '-fPIC', '-o', at, source]);
   fs.rmSync(source);
   return at;
@@ -155,7 +182,7 @@ function needsServers(t: TestContext): boolean {
 }
 
 describe('--verify on a hostile repository (each case was an escape before the sandbox)', () => {
-  it('1. LD_PRELOAD exported by the repository\'s envvars reaches nothing', (t) => {
+  it("1. LD_PRELOAD exported by the repository's envvars reaches nothing", (t) => {
     if (!needsServers(t)) return;
     const root = storyWith('ld-preload', '');
     const marker = path.join(scratch, 'preloaded');
@@ -181,15 +208,22 @@ describe('--verify on a hostile repository (each case was an escape before the s
 
     const copied = storyWith('copied', 'LoadFile lib/evil.so\nIncludeOptional lib/evil.so\n');
     fs.mkdirSync(path.join(copied, 'etc/apache2/lib'));
-    trapLibrary(path.join(copied, 'etc/apache2/lib/evil.so'), marker) ?? fs.writeFileSync(path.join(copied, 'etc/apache2/lib/evil.so'), 'x');
+    trapLibrary(path.join(copied, 'etc/apache2/lib/evil.so'), marker) ??
+      fs.writeFileSync(path.join(copied, 'etc/apache2/lib/evil.so'), 'x');
     const run = verify(copied, true);
-    assert.match(run.stderr, /is not run: .*LoadFile lib\/evil\.so \(etc\/apache2\/apache2\.conf:\d+\): a file of the repository, not a system library/);
+    assert.match(
+      run.stderr,
+      /is not run: .*LoadFile lib\/evil\.so \(etc\/apache2\/apache2\.conf:\d+\): a file of the repository, not a system library/,
+    );
     assert.equal(fs.existsSync(marker), false);
   });
 
   it("3. a LoadFile in a branch the target skips, or plugin options in another product's group: still refused", (t) => {
     if (!needsServers(t)) return;
-    const root = storyWith('ifversion', '<IfVersion < 2.4.999>\n<IfVersion > 2.4.998>\nLoadFile /srv/evil.so\n</IfVersion>\n</IfVersion>\n');
+    const root = storyWith(
+      'ifversion',
+      '<IfVersion < 2.4.999>\n<IfVersion > 2.4.998>\nLoadFile /srv/evil.so\n</IfVersion>\n</IfVersion>\n',
+    );
     fs.mkdirSync(path.join(root, 'srv'));
     fs.writeFileSync(path.join(root, 'srv/evil.so'), 'x');
     assert.match(verify(root, true).stderr, /is not run: .*LoadFile \/srv\/evil\.so \(etc\/apache2\/apache2\.conf:\d+\)/);
@@ -197,35 +231,55 @@ describe('--verify on a hostile repository (each case was an escape before the s
     if (requireTool(t, 'mariadbd') === undefined) return;
     const mycnf = fs.mkdtempSync(path.join(scratch, 'groups-'));
     fs.writeFileSync(path.join(mycnf, '.tune-lint.yaml'), 'target:\n  mariadb: "10.6"\n');
-    fs.writeFileSync(path.join(mycnf, 'my.cnf'), '[mysqld]\nset-variable = max_connections=15\n[mariadb-10.11]\nplugin-load-add = evil.so\nplugin_dir = /srv\n');
+    fs.writeFileSync(
+      path.join(mycnf, 'my.cnf'),
+      '[mysqld]\nset-variable = max_connections=15\n[mariadb-10.11]\nplugin-load-add = evil.so\nplugin_dir = /srv\n',
+    );
     const run = runCli(['--no-probe', '--verify', '--format', 'diff', '--sysroot', '.', 'my.cnf'], { cwd: mycnf });
-    assert.match(run.stderr, /--verify: mariadbd is not run on my\.cnf: it would load libraries the options name \(plugin-load-add=evil\.so \(my\.cnf:4\)/);
+    assert.match(
+      run.stderr,
+      /--verify: mariadbd is not run on my\.cnf: it would load libraries the options name \(plugin-load-add=evil\.so \(my\.cnf:4\)/,
+    );
   });
 
   it('4. a LoadFile in a <Macro> body: refused', (t) => {
     if (!needsServers(t)) return;
-    const root = storyWith('macro', 'LoadModule macro_module /usr/lib/apache2/modules/mod_macro.so\n<Macro Evil>\nLoadFile /srv/evil.so\n</Macro>\nUse Evil\n');
+    const root = storyWith(
+      'macro',
+      'LoadModule macro_module /usr/lib/apache2/modules/mod_macro.so\n<Macro Evil>\nLoadFile /srv/evil.so\n</Macro>\nUse Evil\n',
+    );
     fs.mkdirSync(path.join(root, 'srv'));
     fs.writeFileSync(path.join(root, 'srv/evil.so'), 'x');
     assert.match(verify(root, true).stderr, /is not run: .*LoadFile \/srv\/evil\.so \(etc\/apache2\/apache2\.conf:\d+\)/);
   });
 
   it("5. tune-lint's own safe fix turning set-variable into plugin options: the patched files are guarded", async (t) => {
-    if (requireTool(t, 'mariadbd') === undefined || requireTool(t, 'my_print_defaults') === undefined || requireTool(t, 'bwrap') === undefined) return;
+    if (
+      requireTool(t, 'mariadbd') === undefined ||
+      requireTool(t, 'my_print_defaults') === undefined ||
+      requireTool(t, 'bwrap') === undefined
+    )
+      return;
     const dir = fs.mkdtempSync(path.join(scratch, 'set-variable-'));
     fs.writeFileSync(path.join(dir, 'my.cnf'), '[mysqld]\nset-variable = plugin_dir=/srv\nset-variable = plugin_load_add=evil.so\n');
     fs.chmodSync(path.join(dir, 'my.cnf'), 0o644);
     const result = await lint({ paths: ['my.cnf'], cwd: dir, rules: selectRules(builtinRules as Rule[], 'all', new Map()) });
-    assert.match(result.fixes[0]?.after ?? '', /^plugin_load_add = evil\.so$|^plugin_load_add=evil\.so$/m, 'the safe fix writes the plugin option');
+    assert.match(
+      result.fixes[0]?.after ?? '',
+      /^plugin_load_add = evil\.so$|^plugin_load_add=evil\.so$/m,
+      'the safe fix writes the plugin option',
+    );
     const notes: string[] = [];
     await new FixVerifier({ cwd: dir, onNote: (note) => notes.push(note) }).verify(result);
     assert.ok(
-      notes.some((note) => note.includes('mariadbd is not run on my.cnf: it would load libraries the options name (plugin_dir=/srv (my.cnf:2)')),
+      notes.some((note) =>
+        note.includes('mariadbd is not run on my.cnf: it would load libraries the options name (plugin_dir=/srv (my.cnf:2)'),
+      ),
       `the option as the patch writes it is what the guard names: ${notes.join('\n')}`,
     );
   });
 
-  it("6. no route to a host file: the server sees only the copy, and quotes no file outside the configuration", (t) => {
+  it('6. no route to a host file: the server sees only the copy, and quotes no file outside the configuration', (t) => {
     if (!needsServers(t)) return;
     const secret = path.join(scratch, 'secret.conf');
     fs.writeFileSync(secret, 'SecretDirective s3cr3t-content\n');
@@ -254,7 +308,22 @@ describe('--verify on a hostile repository (each case was an escape before the s
     const library = trapLibrary(path.join(root, 'etc/apache2/given.so'), marker) ?? path.join(root, 'etc/apache2/given.so');
     const without = runCli([...FACTS, '--verify', '--format', 'diff', '--sysroot', '.', 'etc/apache2/apache2.conf'], { cwd: root });
     assert.match(without.stderr, /already reports a problem without the patch/);
-    const given = runCli([...FACTS, '--verify', '--format', 'diff', '--env', 'EXTRA_PORT=8080', '--env', `LD_PRELOAD=${library}`, '--sysroot', '.', 'etc/apache2/apache2.conf'], { cwd: root });
+    const given = runCli(
+      [
+        ...FACTS,
+        '--verify',
+        '--format',
+        'diff',
+        '--env',
+        'EXTRA_PORT=8080',
+        '--env',
+        `LD_PRELOAD=${library}`,
+        '--sysroot',
+        '.',
+        'etc/apache2/apache2.conf',
+      ],
+      { cwd: root },
+    );
     assert.doesNotMatch(given.stderr, /already reports a problem|preload/, given.stderr);
     assert.equal(fs.existsSync(marker), false);
   });
@@ -263,16 +332,41 @@ describe('--verify on a hostile repository (each case was an escape before the s
     if (!needsServers(t)) return;
     const root = storyWith('timeout', '');
     const touchListen = defineRule({
-      meta: { id: 'AP9103', name: 'test-comment', language: 'apache', category: 'style', description: 'test', defaultSeverity: 'warn', recommended: true, fix: 'safe', messages: { m: 'm' } },
+      meta: {
+        id: 'AP9103',
+        name: 'test-comment',
+        language: 'apache',
+        category: 'style',
+        description: 'test',
+        defaultSeverity: 'warn',
+        recommended: true,
+        fix: 'safe',
+        messages: { m: 'm' },
+      },
       defaultOptions: {},
-      create: (ctx) => ({ directive: { listen: (use) => (use.file.text.includes('# checked') ? undefined : ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '# checked') })) } }),
+      create: (ctx) => ({
+        directive: {
+          listen: (use) =>
+            use.file.text.includes('# checked')
+              ? undefined
+              : ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, '# checked') }),
+        },
+      }),
     });
-    const result = await lint({ paths: ['etc/apache2/apache2.conf'], cwd: root, sysroot: root, rules: selectRules([touchListen] as Rule[], 'all', new Map()) });
+    const result = await lint({
+      paths: ['etc/apache2/apache2.conf'],
+      cwd: root,
+      sysroot: root,
+      rules: selectRules([touchListen] as Rule[], 'all', new Map()),
+    });
     assert.equal(result.fixes.length, 1);
     const checked = await new FixVerifier({ cwd: root, sysroot: root, timeoutMs: 1 }).verify(result);
     assert.deepEqual(checked.fixes, []);
     const rejected = checked.diagnostics.filter((diagnostic) => diagnostic.ruleId === VERIFY_RULE.id);
     assert.equal(rejected.length, 1);
-    assert.match(rejected[0]?.message ?? '', /apache2 -t on etc\/apache2\/apache2\.conf: did not finish in 0\.001 s on the configuration as it is/);
+    assert.match(
+      rejected[0]?.message ?? '',
+      /apache2 -t on etc\/apache2\/apache2\.conf: did not finish in 0\.001 s on the configuration as it is/,
+    );
   });
 });

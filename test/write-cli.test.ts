@@ -34,12 +34,21 @@ function story(): string {
   return root;
 }
 
-function run(cwd: string, args: readonly string[], options: { env?: NodeJS.ProcessEnv; uid?: number } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(
+  cwd: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; uid?: number } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const ids = options.uid === undefined ? {} : { uid: options.uid, gid: options.uid };
-    execFile(process.execPath, [CLI, ...args], { cwd, env: options.env ?? process.env, encoding: 'utf8', ...ids }, (error, stdout, stderr) => {
-      resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd, env: options.env ?? process.env, encoding: 'utf8', ...ids },
+      (error, stdout, stderr) => {
+        resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -100,14 +109,43 @@ describe('tune-lint --fix refusals', () => {
     // "bwrap" there, like an admin at the worst moment, saves the file --verify is about to let tune-lint write.
     const sbin = path.join(scratch, `sbin-${counter}`);
     fs.mkdirSync(sbin);
-    fs.writeFileSync(path.join(sbin, 'bwrap'), `#!/bin/sh\necho '# saved by the admin' >> '${fs.realpathSync(target)}'\nexec '${bwrap}' "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(sbin, 'bwrap'),
+      `#!/bin/sh\necho '# saved by the admin' >> '${fs.realpathSync(target)}'\nexec '${bwrap}' "$@"\n`,
+      { mode: 0o755 },
+    );
     // The sandbox's tools run as nobody when tune-lint is root: the admin's save must be allowed to them.
     fs.chownSync(fs.realpathSync(target), NOBODY, NOBODY);
     const mountThenRun = 'mount --bind "$0" /usr/local/sbin && exec "$@"';
-    const result = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', mountThenRun, sbin, process.execPath, CLI, ...ARGS, '--fix', '--verify'], { cwd: root, encoding: 'utf8' });
+    const result = spawnSync(
+      'unshare',
+      [
+        '--mount',
+        '--propagation',
+        'private',
+        '--',
+        '/bin/sh',
+        '-c',
+        mountThenRun,
+        sbin,
+        process.execPath,
+        CLI,
+        ...ARGS,
+        '--fix',
+        '--verify',
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
     assert.equal(result.status, 2, result.stderr);
-    assert.equal(result.stderr, 'tune-lint: etc/apache2/mods-enabled/mpm_prefork.conf: changed on disk since tune-lint read it; nothing written, run again\n');
+    assert.equal(
+      result.stderr,
+      'tune-lint: etc/apache2/mods-enabled/mpm_prefork.conf: changed on disk since tune-lint read it; nothing written, run again\n',
+    );
     assert.ok(fs.readFileSync(target, 'utf8').endsWith('# saved by the admin\n'));
-    assert.match(fs.readFileSync(path.join(root, 'etc/apache2/apache2.conf'), 'utf8'), /^Timeout 300$/m, 'apache2.conf is not written either');
+    assert.match(
+      fs.readFileSync(path.join(root, 'etc/apache2/apache2.conf'), 'utf8'),
+      /^Timeout 300$/m,
+      'apache2.conf is not written either',
+    );
   });
 });

@@ -67,7 +67,10 @@ describe('writeFixes', () => {
     const report = writeFixes([entry]);
     const now = fs.statSync(file);
     assert.deepEqual(report.written, [file]);
-    assert.deepEqual(fs.readFileSync(file), Buffer.from('\uFEFF<IfModule mpm_prefork_module>\r\n    MaxRequestWorkers 12\r\n</IfModule>\r\n'));
+    assert.deepEqual(
+      fs.readFileSync(file),
+      Buffer.from('\uFEFF<IfModule mpm_prefork_module>\r\n    MaxRequestWorkers 12\r\n</IfModule>\r\n'),
+    );
     assert.notEqual(now.ino, old.ino, 'a new inode: the file was renamed over, not rewritten in place');
     assert.equal(now.mode & 0o7777, 0o640);
     if (root) assert.deepEqual([now.uid, now.gid], [NOBODY, NOBODY]);
@@ -85,7 +88,9 @@ describe('writeFixes', () => {
     fs.chmodSync(file, 0o640);
     execFileSync(setfacl, ['-m', 'u:nobody:rw,g::r', file]);
     execFileSync(setfattr, ['-n', 'user.origin', '-v', 'etckeeper', file]);
-    const attributes = (): string => execFileSync(requireTool(t, 'getfacl') as string, ['-cp', file], { encoding: 'utf8' }) + execFileSync(requireTool(t, 'getfattr') as string, ['-d', '--absolute-names', file], { encoding: 'utf8' });
+    const attributes = (): string =>
+      execFileSync(requireTool(t, 'getfacl') as string, ['-cp', file], { encoding: 'utf8' }) +
+      execFileSync(requireTool(t, 'getfattr') as string, ['-d', '--absolute-names', file], { encoding: 'utf8' });
     const before = { attributes: attributes(), mode: fs.statSync(file).mode };
     assert.match(before.attributes, /user:nobody:rw-/);
     writeFixes([pending(file, 'Listen 80', 'Listen 8080')]);
@@ -151,11 +156,14 @@ describe('writeFixes', () => {
     fs.chmodSync(readOnly, 0o444);
     const before = [snapshot(writable), snapshot(readOnly)];
     const entries = [pending(writable, '150', '12'), pending(readOnly, '150', '12')];
-    assert.throws(() => writeFixes(entries), (error: unknown) => {
-      assert.ok(error instanceof WriteError);
-      assert.equal(error.message, `${entries[1]?.file.displayPath}: read-only (mode 0444); nothing written`);
-      return true;
-    });
+    assert.throws(
+      () => writeFixes(entries),
+      (error: unknown) => {
+        assert.ok(error instanceof WriteError);
+        assert.equal(error.message, `${entries[1]?.file.displayPath}: read-only (mode 0444); nothing written`);
+        return true;
+      },
+    );
     assert.deepEqual([snapshot(writable), snapshot(readOnly)], before);
     assert.deepEqual(tempFiles(d), []);
   });
@@ -194,7 +202,10 @@ describe('writeFixes', () => {
     const old = snapshot(file);
     const run = await runChild(childWriter(file, '150', '12'), { uid: NOBODY, gid: NOBODY });
     assert.equal(run.code, 2, run.stderr);
-    assert.equal(run.stderr, `${path.relative(scratch, file)}: its directory ${d} is not writable (EACCES), and the file is replaced by renaming a new file over it; nothing written\n`);
+    assert.equal(
+      run.stderr,
+      `${path.relative(scratch, file)}: its directory ${d} is not writable (EACCES), and the file is replaced by renaming a new file over it; nothing written\n`,
+    );
     assert.deepEqual(snapshot(file), old);
     assert.deepEqual(tempFiles(d), []);
   });
@@ -221,14 +232,30 @@ describe('writeFixes', () => {
     const d = dir('ro-mount');
     const file = path.join(d, 'a.conf');
     fs.writeFileSync(file, 'MaxRequestWorkers 150\n');
-    const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'mount', '--bind', '-o', 'ro', d, d], { encoding: 'utf8' });
+    const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', 'mount', '--bind', '-o', 'ro', d, d], {
+      encoding: 'utf8',
+    });
     if (probe.error !== undefined || probe.status !== 0) {
       t.skip(`no private mount namespace here (unshare: ${probe.error?.message ?? probe.stderr.trim()})`);
       return;
     }
     const old = snapshot(file);
     const script = `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`;
-    const run = await runCommand('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script, 'sh', d, process.execPath, '--input-type=module', '-e', childWriter(file, '150', '12')]);
+    const run = await runCommand('unshare', [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      '/bin/sh',
+      '-c',
+      script,
+      'sh',
+      d,
+      process.execPath,
+      '--input-type=module',
+      '-e',
+      childWriter(file, '150', '12'),
+    ]);
     assert.equal(run.code, 2, run.stderr);
     assert.equal(run.stderr, `${path.relative(scratch, file)}: not writable (EROFS); nothing written\n`);
     assert.deepEqual(snapshot(file), old);
@@ -258,7 +285,7 @@ describe('writeFixes', () => {
       }
       await exited;
       const smallText = fs.readFileSync(small, 'utf8');
-      assert.ok(smallText.endsWith('# saved by the admin\n'), 'the admin\'s save is never lost');
+      assert.ok(smallText.endsWith('# saved by the admin\n'), "the admin's save is never lost");
       if (outcome === 'refused') {
         caught++;
         assert.ok(fs.readFileSync(big, 'utf8').startsWith('MaxRequestWorkers 150\n'), 'big.conf was not renamed either');
@@ -294,7 +321,10 @@ describe('writeFixes', () => {
       }
       if (text === oldText) {
         const report = writeFixes([pending(file, '150', '12')]);
-        assert.deepEqual(report.staleTempFiles, strays.map((stray) => path.join(d, stray)));
+        assert.deepEqual(
+          report.staleTempFiles,
+          strays.map((stray) => path.join(d, stray)),
+        );
         assert.equal(fs.readFileSync(file, 'utf8'), newText);
       }
       assert.deepEqual(tempFiles(d), []);

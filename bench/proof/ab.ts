@@ -79,6 +79,8 @@ export async function runAb(port: number, load: AbLoad): Promise<{ result: AbRes
   const rawOutput = `${run.stdout}${run.stderr}`;
   const report = parseAbReport(run.stdout);
   if (typeof report !== 'string') return { result: report, rawOutput };
-  const why = run.timedOut ? 'ab was killed after its time limit' : `ab exited with ${run.code ?? run.signal}: ${run.stderr.trim().split('\n').pop() ?? ''}`;
+  const why = run.timedOut
+    ? 'ab was killed after its time limit'
+    : `ab exited with ${run.code ?? run.signal}: ${run.stderr.trim().split('\n').pop() ?? ''}`;
   return { result: `${report} (${why})`, rawOutput };
 }

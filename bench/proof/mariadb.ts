@@ -79,7 +79,14 @@ function errorLogTail(dir: DatabaseDir): string {
  */
 export async function startDatabase(configFile: string, dir: DatabaseDir, cgroup: MemoryCgroup | undefined): Promise<BackgroundProcess> {
   const server = cgroup
-    ? startBackground('/bin/sh', ['-c', 'echo $$ > "$1" && exec "$2" --defaults-file="$3"', 'proof', cgroup.procsFile, MARIADBD, configFile])
+    ? startBackground('/bin/sh', [
+        '-c',
+        'echo $$ > "$1" && exec "$2" --defaults-file="$3"',
+        'proof',
+        cgroup.procsFile,
+        MARIADBD,
+        configFile,
+      ])
     : startBackground(MARIADBD, [`--defaults-file=${configFile}`]);
   let exited = false;
   void server.exited.then(() => (exited = true));
@@ -121,14 +128,17 @@ export async function initialiseDatabase(configFile: string, dir: DatabaseDir): 
   fs.chmodSync(dir.root, 0o755);
   // The page (www-data) reaches the socket through run/; the data stays the server's own.
   fs.chmodSync(path.join(dir.root, 'run'), 0o755);
-  const chown = await runCommand('/bin/chown', ['-R', 'mysql:mysql', path.join(dir.root, 'data'), path.join(dir.root, 'run')], { timeoutMs: 10_000 });
+  const chown = await runCommand('/bin/chown', ['-R', 'mysql:mysql', path.join(dir.root, 'data'), path.join(dir.root, 'run')], {
+    timeoutMs: 10_000,
+  });
   if (chown.code !== 0) throw new Error(`chown mysql failed: ${chown.stderr.trim()}`);
   const install = await runCommand(
     INSTALL_DB,
     [`--defaults-file=${configFile}`, '--auth-root-authentication-method=socket', '--skip-test-db'],
     { timeoutMs: 120_000 },
   );
-  if (install.code !== 0) throw new Error(`mariadb-install-db failed: ${(install.stderr || install.stdout).trim().split('\n').slice(-5).join('\n')}`);
+  if (install.code !== 0)
+    throw new Error(`mariadb-install-db failed: ${(install.stderr || install.stdout).trim().split('\n').slice(-5).join('\n')}`);
   const server = await startDatabase(configFile, dir, undefined);
   try {
     const { user, password, database } = PAGE_ACCOUNT;

@@ -123,12 +123,15 @@ export function plotSvg(results: ProofResults): string {
     .join('\n');
   const title = `Apache prefork + mod_php${results.scenario === 'lamp' ? ' + MariaDB' : ''} under a ${Math.round(results.capBytes / (1024 * 1024))} MiB memory cap: stock Debian settings vs ${results.tuned.source === 'tune-lint' ? 'after tune-lint --fix' : 'HAND-SIZED (dev only, not tune-lint)'}`;
   const failures = failureLines
-    .map((line, index) => `<text x="70" y="${HEIGHT + 4 + 20 * index}" font-size="12" fill="${COLOURS[line.config]}">${escapeXml(line.text)}</text>`)
+    .map(
+      (line, index) =>
+        `<text x="70" y="${HEIGHT + 4 + 20 * index}" font-size="12" fill="${COLOURS[line.config]}">${escapeXml(line.text)}</text>`,
+    )
     .join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif">
 <rect width="${WIDTH}" height="${height}" fill="#fff"/>
 <text x="${WIDTH / 2}" y="24" text-anchor="middle" font-size="15">${escapeXml(title)}</text>
-${panel(PANEL.left[0], 'requests/s (solid: good, dashed: ab\'s count)', 'requests per second', xValues, throughput)}
+${panel(PANEL.left[0], "requests/s (solid: good, dashed: ab's count)", 'requests per second', xValues, throughput)}
 ${panel(PANEL.left[1], 'p99 latency', 'seconds', xValues, latency)}
 ${legend}
 ${failures}

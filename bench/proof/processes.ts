@@ -26,11 +26,7 @@ export function killRunningChildren(): void {
  * Runs a program without a shell and collects its output. A child that outlives
  * `timeoutMs` is killed by its PID, so no step of the proof can hang the run.
  */
-export function runCommand(
-  command: string,
-  args: readonly string[],
-  options: { timeoutMs: number; cwd?: string },
-): Promise<CommandResult> {
+export function runCommand(command: string, args: readonly string[], options: { timeoutMs: number; cwd?: string }): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];

@@ -135,7 +135,7 @@ export function resultsMarkdown(results: ProofResults, plotPath = 'plot.svg', he
     '',
     resultsTable(results),
     '',
-    'good req/s = (complete − failed − non-2xx) / time: ab\'s own rate also counts responses cut short by a killed child.',
+    "good req/s = (complete − failed − non-2xx) / time: ab's own rate also counts responses cut short by a killed child.",
     'OOM kills = `oom_kill` in `memory.oom_control`; limit hits = `memory.failcnt`; peak memory = `memory.max_usage_in_bytes`.',
     '',
     errorLogNote(results),

@@ -16,7 +16,16 @@ import { AB, runAb } from './ab.js';
 import type { AbLoad } from './ab.js';
 import { APACHE, checkConfig, startApache, stopApache, workerPids } from './apache.js';
 import { CgroupUnavailableError, MemoryCgroup } from './cgroup.js';
-import { databaseDir, initialiseDatabase, MARIADBD, PAGE_ACCOUNT, readMysqldOptions, startDatabase, stopDatabase, writeDatabaseConfig } from './mariadb.js';
+import {
+  databaseDir,
+  initialiseDatabase,
+  MARIADBD,
+  PAGE_ACCOUNT,
+  readMysqldOptions,
+  startDatabase,
+  stopDatabase,
+  writeDatabaseConfig,
+} from './mariadb.js';
 import type { DatabaseDir } from './mariadb.js';
 import { readChildMemory, summarise } from './child-memory.js';
 import type { ChildMemory } from './child-memory.js';
@@ -171,7 +180,8 @@ async function measurePerChild(
   return withServer(side, capBytes, 'measure', async (workers, _cgroup, db) => {
     const warm = await runAb(side.tree.port, WARMUP);
     if (typeof warm.result === 'string') throw new Error(`warm-up failed: ${warm.result}`);
-    if (warm.result.failed > 0) throw new Error(`warm-up under the cap already failed ${warm.result.failed} requests: no clean measurement`);
+    if (warm.result.failed > 0)
+      throw new Error(`warm-up under the cap already failed ${warm.result.failed} requests: no clean measurement`);
     await sleep(500);
     const children = workers().flatMap((pid) => readChildMemory(pid) ?? []);
     if (children.length < 3) throw new Error(`only ${children.length} Apache children could be read after the warm-up`);
@@ -211,7 +221,13 @@ function errorLogSince(tree: ServerTree, offset: number): RunRecord['errorLog'] 
       ...new Set(
         lines
           .filter((line) => !START_STOP_AND_LIMIT.test(line))
-          .map((line) => stripTimestamp(line).replace(/\[pid \d+:tid \d+\]\s*/, '').replace(/\bpid \d+/g, 'pid N').split(tree.root).join('$ROOT')),
+          .map((line) =>
+            stripTimestamp(line)
+              .replace(/\[pid \d+:tid \d+\]\s*/, '')
+              .replace(/\bpid \d+/g, 'pid N')
+              .split(tree.root)
+              .join('$ROOT'),
+          ),
       ),
     ].slice(0, 5),
   };
@@ -302,7 +318,9 @@ function preflight(withDatabase: boolean): void {
   if (withDatabase) {
     if (!fs.existsSync(MARIADBD)) throw new Error(`${MARIADBD} is missing (apt-get install mariadb-server)`);
     if (!fs.readdirSync(PHP_APACHE_CONF_D).some((name) => name.endsWith('mysqli.ini'))) {
-      throw new Error(`PHP's mysqli extension is not enabled for Apache (no ${PHP_APACHE_CONF_D}/*mysqli.ini): apt-get install php8.2-mysql`);
+      throw new Error(
+        `PHP's mysqli extension is not enabled for Apache (no ${PHP_APACHE_CONF_D}/*mysqli.ini): apt-get install php8.2-mysql`,
+      );
     }
   }
 }
@@ -336,8 +354,10 @@ async function main(): Promise<number> {
     throw new Error(`--concurrency ${values.concurrency}: give 1 to 10 levels between 1 and 1000`);
   }
   if (!Number.isInteger(requests) || requests < 10 || requests > 100_000) throw new Error('--requests: give 10 to 100000');
-  if (!Number.isInteger(timeLimitSeconds) || timeLimitSeconds < 5 || timeLimitSeconds > 600) throw new Error('--time-limit: give 5 to 600 seconds');
-  if (handSized !== undefined && (!Number.isInteger(handSized) || handSized < 1)) throw new Error('--dev-hand-sized: give a whole number of workers');
+  if (!Number.isInteger(timeLimitSeconds) || timeLimitSeconds < 5 || timeLimitSeconds > 600)
+    throw new Error('--time-limit: give 5 to 600 seconds');
+  if (handSized !== undefined && (!Number.isInteger(handSized) || handSized < 1))
+    throw new Error('--dev-hand-sized: give a whole number of workers');
   keepTree = values['keep-tree'];
   const scenario: Scenario = values['with-mariadb'] ? 'lamp' : 'web';
   preflight(scenario === 'lamp');
@@ -348,7 +368,12 @@ async function main(): Promise<number> {
   const port = await freeLoopbackPort();
   const page = fs.readFileSync(PAGE_SOURCE, 'utf8');
   if (scenario === 'lamp') database = databaseDir(path.join(workDir, 'db'));
-  const pageDatabase = database && { socket: database.socket, user: PAGE_ACCOUNT.user, password: PAGE_ACCOUNT.password, name: PAGE_ACCOUNT.database };
+  const pageDatabase = database && {
+    socket: database.socket,
+    user: PAGE_ACCOUNT.user,
+    password: PAGE_ACCOUNT.password,
+    name: PAGE_ACCOUNT.database,
+  };
   const makeSide = (config: ConfigName): Side => {
     const tree = writeServerTree(path.join(workDir, config), port, DEBIAN_PREFORK, page, pageDatabase);
     if (database === undefined) return { config, tree, databaseConfig: undefined };
@@ -368,7 +393,9 @@ async function main(): Promise<number> {
   const measured = await measurePerChild(stockSide, capBytes);
   const summary = summarise(measured.children);
   const perChild = `${Math.ceil(summary.medianPssBytes / MIB)}M`;
-  log(`per child after warm-up: median PSS ${mib(summary.medianPssBytes)} over ${summary.children} children (RSS ${mib(summary.medianRssBytes)})`);
+  log(
+    `per child after warm-up: median PSS ${mib(summary.medianPssBytes)} over ${summary.children} children (RSS ${mib(summary.medianRssBytes)})`,
+  );
 
   let tuneLint: TuneOutcome | undefined;
   if (handSized === undefined) {
@@ -402,7 +429,8 @@ async function main(): Promise<number> {
         'error' in run.ab
           ? run.ab.error
           : `${run.ab.goodPerSecond.toFixed(1)} good req/s, ${run.ab.failed}/${run.ab.complete} failed, p99 ${run.ab.p99Ms ?? '?'} ms`;
-      const databaseText = run.database === undefined ? '' : run.database.survived ? ', database up' : `, database KILLED (${run.database.endedBy})`;
+      const databaseText =
+        run.database === undefined ? '' : run.database.survived ? ', database up' : `, database KILLED (${run.database.endedBy})`;
       log(
         `${side.config} -c ${concurrency}: ${summaryText}, ${run.cgroup.oomKills} OOM kills, peak ${mib(run.cgroup.peakBytes)}, ${run.peakChildren} children${databaseText}`,
       );

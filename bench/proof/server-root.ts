@@ -114,7 +114,9 @@ const PHP_CONF = `<FilesMatch ".+\\.ph(?:ar|p|tml)$">
 
 function phpArray(values: Record<string, string>): string {
   const quote = (text: string): string => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-  return `[${Object.entries(values).map(([key, value]) => `${quote(key)} => ${quote(value)}`).join(', ')}]`;
+  return `[${Object.entries(values)
+    .map(([key, value]) => `${quote(key)} => ${quote(value)}`)
+    .join(', ')}]`;
 }
 
 /**

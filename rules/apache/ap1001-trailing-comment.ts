@@ -11,15 +11,19 @@ export default defineRule({
     name: 'trailing-comment',
     language: 'apache',
     category: 'correctness',
-    description: 'A # after a directive\'s arguments is not a comment: httpd passes it to the directive as more arguments',
+    description: "A # after a directive's arguments is not a comment: httpd passes it to the directive as more arguments",
     defaultSeverity: 'error',
     recommended: true,
     fix: 'safe',
     messages: {
-      fatal: 'httpd has no trailing comments, so "{{comment}}" gives {{name}} {{given}} arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
-      fatalWord: 'httpd has no trailing comments, so {{name}} reads "{{comment}}" as arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
-      fatalValue: 'httpd has no trailing comments, so {{name}} reads "{{comment}}" as its value and httpd refuses to start: "{{error}}"; expected the value, and the comment on its own line',
-      flagIgnored: 'httpd has no trailing comments: {{name}} reads only its first word and silently ignores "{{comment}}"; expected the comment on its own line',
+      fatal:
+        'httpd has no trailing comments, so "{{comment}}" gives {{name}} {{given}} arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
+      fatalWord:
+        'httpd has no trailing comments, so {{name}} reads "{{comment}}" as arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
+      fatalValue:
+        'httpd has no trailing comments, so {{name}} reads "{{comment}}" as its value and httpd refuses to start: "{{error}}"; expected the value, and the comment on its own line',
+      flagIgnored:
+        'httpd has no trailing comments: {{name}} reads only its first word and silently ignores "{{comment}}"; expected the comment on its own line',
       passedOn: 'httpd has no trailing comments, so {{name}} receives "{{comment}}" as {{which}}; expected the comment on its own line',
     },
   },
@@ -35,7 +39,9 @@ export default defineRule({
         '*': (use) => {
           // Most lines have no `#` at all; only those need their argument nodes built.
           if (!use.node.line.text.includes('#')) return;
-          const at = use.node.args.findIndex((arg) => arg.quote === undefined && use.file.text.startsWith('#', arg.range[0]) && !isNumericId(use.name, arg.value));
+          const at = use.node.args.findIndex(
+            (arg) => arg.quote === undefined && use.file.text.startsWith('#', arg.range[0]) && !isNumericId(use.name, arg.value),
+          );
           const first = use.node.args[at];
           if (first === undefined) return;
           const comment = use.file.text.slice(first.range[0], use.node.line.content[1]);

@@ -103,7 +103,10 @@ export default defineRule({
           blanks: describeBlanks(blanks),
           name,
           word,
-          next: nextKind === 'code' && nextNumber !== undefined ? `, and line ${nextNumber} ("${shorten((next as Piece).text.trim())}") is read as a directive of its own` : '',
+          next:
+            nextKind === 'code' && nextNumber !== undefined
+              ? `, and line ${nextNumber} ("${shorten((next as Piece).text.trim())}") is read as a directive of its own`
+              : '',
         },
         ...(fix === undefined ? {} : { fix }),
       });
@@ -237,7 +240,10 @@ function logicalLines(nodes: readonly ApacheNode[]): { line: LogicalLine; commen
 function describeBlanks(blanks: string): string {
   const tabs = [...blanks].filter((c) => c === '\t').length;
   const spaces = blanks.length - tabs;
-  const parts = [spaces === 0 ? '' : spaces === 1 ? 'a space' : `${spaces} spaces`, tabs === 0 ? '' : tabs === 1 ? 'a tab' : `${tabs} tabs`];
+  const parts = [
+    spaces === 0 ? '' : spaces === 1 ? 'a space' : `${spaces} spaces`,
+    tabs === 0 ? '' : tabs === 1 ? 'a tab' : `${tabs} tabs`,
+  ];
   return parts.filter(Boolean).join(' and ');
 }
 

@@ -27,10 +27,13 @@ export default defineRule({
     const apache = ctx.apache;
     if (apache === undefined) return {};
     const sources = apache.environmentSources;
-    const environment = sources.length === 0 ? 'no environment was given with --env or --env-file' : `not by the environment read from ${sources.join(', ')}`;
+    const environment =
+      sources.length === 0 ? 'no environment was given with --env or --env-file' : `not by the environment read from ${sources.join(', ')}`;
     const report = (at: Located & { readonly order: number }, names: readonly string[]): void => {
       for (const name of new Set(names)) {
-        const later = apache.named('define').find((define) => define.order > at.order && define.args[0] === name && define.args[1] !== undefined);
+        const later = apache
+          .named('define')
+          .find((define) => define.order > at.order && define.args[0] === name && define.args[1] !== undefined);
         if (later !== undefined) {
           const defined = `${later.file.displayPath}:${later.file.position(later.range[0]).line}`;
           ctx.report({ at, messageId: 'definedLater', data: { name, defined } });

@@ -7,7 +7,7 @@ export default defineRule({
     name: 'ifmodule-before-loadmodule',
     language: 'apache',
     category: 'correctness',
-    description: '<IfModule> is evaluated where httpd reads it, so a block above the module\'s LoadModule sees the module as absent',
+    description: "<IfModule> is evaluated where httpd reads it, so a block above the module's LoadModule sees the module as absent",
     defaultSeverity: 'error',
     recommended: true,
     messages: {
@@ -26,7 +26,9 @@ export default defineRule({
         const modules = [...apache.modules.values()];
         for (const evaluation of apache.conditionals) {
           if (evaluation.section.name !== 'ifmodule') continue;
-          const module = modules.find((candidate) => candidate.identifier === evaluation.subject || candidate.sourceName === evaluation.subject);
+          const module = modules.find(
+            (candidate) => candidate.identifier === evaluation.subject || candidate.sourceName === evaluation.subject,
+          );
           const load = module?.use;
           if (module === undefined || load === undefined || load.order < evaluation.section.order) continue;
           ctx.report({

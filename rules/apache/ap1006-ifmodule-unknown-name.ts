@@ -5,7 +5,8 @@ import type { ApacheConfig, ConditionalEvaluation } from '../../src/languages/ap
 import { DEBIAN_STATIC_MODULES, moduleSourceName } from '../../src/languages/apache/names.js';
 
 /** The modules that ship with httpd 2.4 as shared objects (Debian's apache2 2.4.71 `/usr/lib/apache2/modules`), without `_module`. */
-const HTTPD_MODULES = `access_compat actions alias allowmethods asis auth_basic auth_digest auth_form authn_anon authn_core authn_dbd authn_dbm
+const HTTPD_MODULES =
+  `access_compat actions alias allowmethods asis auth_basic auth_digest auth_form authn_anon authn_core authn_dbd authn_dbm
 authn_file authn_socache authnz_fcgi authnz_ldap authz_core authz_dbd authz_dbm authz_groupfile authz_host authz_owner authz_user autoindex
 brotli bucketeer buffer cache cache_disk cache_socache case_filter case_filter_in cern_meta cgi cgid charset_lite data dav dav_fs dav_lock
 dbd deflate dialup dir dumpio echo env expires ext_filter file_cache filter headers heartbeat heartmonitor http2 ident imagemap include info
@@ -14,8 +15,8 @@ mpm_event mpm_prefork mpm_worker negotiation proxy proxy_ajp proxy_balancer prox
 proxy_hcheck proxy_html proxy_http proxy_http2 proxy_scgi proxy_uwsgi proxy_wstunnel ratelimit reflector remoteip reqtimeout request rewrite
 sed session session_cookie session_crypto session_dbd setenvif slotmem_plain slotmem_shm socache_dbm socache_memcache socache_redis
 socache_shmcb speling ssl status substitute suexec unique_id userdir usertrack vhost_alias xml2enc`
-  .split(/\s+/)
-  .map((name) => `${name}_module`);
+    .split(/\s+/)
+    .map((name) => `${name}_module`);
 
 export default defineRule({
   meta: {
@@ -64,7 +65,12 @@ export default defineRule({
           const loaded = loadedBefore(apache, identifier, evaluation.section.order);
           const resultAfter = evaluation.negated ? !loaded : loaded;
           if (resultAfter === evaluation.result) {
-            ctx.report({ at: evaluation.section, messageId: 'neverMatches', data: names, fix: () => renameSubject(evaluation, suggestion.name) });
+            ctx.report({
+              at: evaluation.section,
+              messageId: 'neverMatches',
+              data: names,
+              fix: () => renameSubject(evaluation, suggestion.name),
+            });
           } else {
             // The right name would switch the block on (or off): that is a change of behaviour to review, not a safe fix.
             ctx.report({

@@ -32,10 +32,17 @@ export default defineRule({
           // Without Listen this is a fragment (a vhost, a list of LoadModule lines), not a whole server's configuration.
           const loads = apache.named('loadmodule').length;
           if (loads === 0 || apache.named('listen').length === 0) return;
-          ctx.report({ at: { file: apache.root, range: [0, 0] }, messageId: 'none', data: { count: `${loads} module${loads === 1 ? '' : 's'}` } });
+          ctx.report({
+            at: { file: apache.root, range: [0, 0] },
+            messageId: 'none',
+            data: { count: `${loads} module${loads === 1 ? '' : 's'}` },
+          });
           return;
         }
-        const where = first.use === undefined ? 'build time (compiled in)' : `${first.use.file.displayPath}:${first.use.file.position(first.use.range[0]).line}`;
+        const where =
+          first.use === undefined
+            ? 'build time (compiled in)'
+            : `${first.use.file.displayPath}:${first.use.file.position(first.use.range[0]).line}`;
         for (const module of loaded.slice(1)) {
           if (module.use === undefined) continue;
           ctx.report({ at: module.use, messageId: 'several', data: { module: module.identifier, first: first.identifier, where } });

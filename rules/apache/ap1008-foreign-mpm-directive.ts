@@ -26,7 +26,8 @@ export default defineRule({
     messages: {
       unknownCommand:
         '{{name}} belongs to {{owners}}, but this configuration loads {{mpm}} ({{load}}), so httpd refuses to start: "Invalid command \'{{written}}\', perhaps misspelled or defined by a module not included in the server configuration"; expected it inside <IfModule {{guard}}>, or removed',
-      deadBlock: '<IfModule {{subject}}> holds {{lines}} for the {{blockMpm}} MPM, but this configuration loads {{mpm}}, so httpd never reads them',
+      deadBlock:
+        '<IfModule {{subject}}> holds {{lines}} for the {{blockMpm}} MPM, but this configuration loads {{mpm}}, so httpd never reads them',
     },
   },
   defaultOptions: {},
@@ -37,7 +38,10 @@ export default defineRule({
     const active = apache.mpm;
     const mpm = active?.name;
     if (active === undefined || mpm === undefined) return {};
-    const load = active.module?.use === undefined ? 'compiled in' : `LoadModule at ${active.module.use.file.displayPath}:${active.module.use.file.position(active.module.use.range[0]).line}`;
+    const load =
+      active.module?.use === undefined
+        ? 'compiled in'
+        : `LoadModule at ${active.module.use.file.displayPath}:${active.module.use.file.position(active.module.use.range[0]).line}`;
     const foreign = new Map<DirectiveNode, { use: ApacheDirectiveUse; guard: string; owners: string }>();
     const check = (use: ApacheDirectiveUse): void => {
       const owners = directiveSpec(use.name)?.mpms;
@@ -116,7 +120,12 @@ function holdsMpmDirective(nodes: readonly ApacheNode[]): boolean {
  * Wraps the run of consecutive sibling lines around `use` that need the same
  * guard in one `<IfModule guard>` block, indented like its first line.
  */
-function wrapRun(apache: ApacheConfig, use: ApacheDirectiveUse, guard: string, guardOf: (node: DirectiveNode) => string | undefined): TextEdit[] | null {
+function wrapRun(
+  apache: ApacheConfig,
+  use: ApacheDirectiveUse,
+  guard: string,
+  guardOf: (node: DirectiveNode) => string | undefined,
+): TextEdit[] | null {
   const document = apache.files.find((entry) => entry.source === use.file)?.document;
   const siblings = document === undefined ? undefined : containingList(document.nodes, use.node);
   if (siblings === undefined) return null;

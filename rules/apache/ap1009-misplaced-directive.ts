@@ -14,7 +14,8 @@ export default defineRule({
     name: 'misplaced-directive',
     language: 'apache',
     category: 'correctness',
-    description: 'A directive placed where httpd does not take it: server-wide settings inside <VirtualHost> or a directory section, AllowOverride outside <Directory>',
+    description:
+      'A directive placed where httpd does not take it: server-wide settings inside <VirtualHost> or a directory section, AllowOverride outside <Directory>',
     defaultSeverity: 'error',
     recommended: true,
     messages: {
@@ -36,7 +37,16 @@ export default defineRule({
       if (container === undefined || container.name === 'virtualhost') {
         const canonical = use.name === 'allowoverride' ? 'AllowOverride' : 'AllowOverrideList';
         const error = container === undefined ? `${canonical} not allowed here` : `${canonical} not allowed in <VirtualHost> context`;
-        ctx.report({ at: use, messageId: 'refused', data: { name, where: container === undefined ? 'at server level' : 'in <VirtualHost>', error, expected: 'inside a <Directory> section' } });
+        ctx.report({
+          at: use,
+          messageId: 'refused',
+          data: {
+            name,
+            where: container === undefined ? 'at server level' : 'in <VirtualHost>',
+            error,
+            expected: 'inside a <Directory> section',
+          },
+        });
         return;
       }
       const section = USELESS_FOR_OVERRIDES.get(container.name);
@@ -66,7 +76,11 @@ export default defineRule({
           if (error === undefined) return;
           const where = container === undefined ? 'at server level' : `inside <${container.node.name}>`;
           const expected =
-            spec.context === 'directory' ? 'inside a <Directory>, <Location> or <Files> section' : spec.context === 'server' ? 'at server level, outside any section' : 'at server level or in <VirtualHost>';
+            spec.context === 'directory'
+              ? 'inside a <Directory>, <Location> or <Files> section'
+              : spec.context === 'server'
+                ? 'at server level, outside any section'
+                : 'at server level or in <VirtualHost>';
           ctx.report({ at: use, messageId: 'refused', data: { name: use.node.name, where, error, expected } });
         },
       },

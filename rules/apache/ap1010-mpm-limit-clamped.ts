@@ -21,7 +21,8 @@ export default defineRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      clamped: '{{name}} {{from}} is {{changed}} to {{to}} by httpd at every start: "{{warning}}"; expected {{name}} {{final}}{{alternative}}{{where}}',
+      clamped:
+        '{{name}} {{from}} is {{changed}} to {{to}} by httpd at every start: "{{warning}}"; expected {{name}} {{final}}{{alternative}}{{where}}',
     },
   },
   defaultOptions: {},
@@ -78,7 +79,8 @@ function causeOf(mpm: MpmSettings, directive: MpmDirective): ApacheDirectiveUse 
  */
 function alternative(mpm: MpmSettings, adjustment: MpmAdjustment, modern: boolean): string {
   const text = adjustment.message;
-  if (adjustment.directive === 'ThreadsPerChild' && /exceeds ThreadLimit/.test(text)) return `, or ThreadLimit ${adjustment.from} to keep ${adjustment.from} threads per process`;
+  if (adjustment.directive === 'ThreadsPerChild' && /exceeds ThreadLimit/.test(text))
+    return `, or ThreadLimit ${adjustment.from} to keep ${adjustment.from} threads per process`;
   if (adjustment.directive !== 'MaxRequestWorkers' || !/ServerLimit/.test(text)) return '';
   const processes = Math.ceil(adjustment.from / mpm.threadsPerChild);
   const where = modern ? '' : ' above it';

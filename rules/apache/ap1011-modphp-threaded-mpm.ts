@@ -25,7 +25,10 @@ export default defineRule({
         // httpd 2.2's MPM is compiled in and cannot be known from the configuration.
         if (apache === undefined || mpm?.name === undefined || mpm.name === 'prefork' || !versionAtLeast(apache.httpd, '2.4')) return;
         const mpmLoad = mpm.module?.use;
-        const load = mpmLoad === undefined ? 'compiled in' : `LoadModule at ${mpmLoad.file.displayPath}:${mpmLoad.file.position(mpmLoad.range[0]).line}`;
+        const load =
+          mpmLoad === undefined
+            ? 'compiled in'
+            : `LoadModule at ${mpmLoad.file.displayPath}:${mpmLoad.file.position(mpmLoad.range[0]).line}`;
         for (const module of apache.modules.values()) {
           if (!isPhpModule(module.identifier) || module.use === undefined) continue;
           ctx.report({ at: module.use, messageId: 'threaded', data: { module: module.identifier, mpm: mpm.name, load } });

@@ -16,7 +16,8 @@ export default defineRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      refused: '{{written}} is not On or Off, so httpd 2.4 refuses to start: "KeepAlive must be On or Off"; expected KeepAlive {{meaning}}, which is how httpd 2.2 read it',
+      refused:
+        '{{written}} is not On or Off, so httpd 2.4 refuses to start: "KeepAlive must be On or Off"; expected KeepAlive {{meaning}}, which is how httpd 2.2 read it',
       refusedAmbiguous:
         '{{written}} is not On or Off, so httpd 2.4 refuses to start: "KeepAlive must be On or Off"; expected KeepAlive On or Off (httpd 2.2 read {{value}} as On, although the word says off)',
       missing: 'KeepAlive has no value, so httpd refuses to start: "KeepAlive must be On or Off"; expected KeepAlive On or KeepAlive Off',

@@ -21,7 +21,7 @@ export default defineRule({
       section:
         'the file starts with a UTF-8 byte order mark, which httpd on Unix reads as part of the first word, so {{open}} opens no section and httpd refuses to start: "</{{name}}> without matching <{{name}}> section"; expected the file without the byte order mark',
       readTime:
-        'the file starts with a UTF-8 byte order mark, which httpd on Unix reads as part of the first word, so line 1 is the unknown command \'{{word}}\' instead of a {{directive}} that runs while httpd reads the configuration, and httpd refuses to start; expected the file without the byte order mark',
+        "the file starts with a UTF-8 byte order mark, which httpd on Unix reads as part of the first word, so line 1 is the unknown command '{{word}}' instead of a {{directive}} that runs while httpd reads the configuration, and httpd refuses to start; expected the file without the byte order mark",
     },
   },
   defaultOptions: {},

@@ -25,12 +25,15 @@ export default defineRule({
         const mounts = ctx.host.mounts;
         if (apache === undefined || mounts === undefined) return;
         // mod_ssl reads file contents to encrypt them: sendfile is not used for a TLS server.
-        for (const { place, setting, at } of flagOnNetworkPlaces(apache, mounts.value, 'enablesendfile', (vhost) => servesTls(apache, vhost))) {
+        for (const { place, setting, at } of flagOnNetworkPlaces(apache, mounts.value, 'enablesendfile', (vhost) =>
+          servesTls(apache, vhost),
+        )) {
           ctx.report({
             at,
             messageId: 'sendfile',
             data: {
-              value: setting.use === undefined ? `${setting.args[0] ?? 'On'} (default for httpd ${apache.httpd})` : (setting.args[0] ?? 'On'),
+              value:
+                setting.use === undefined ? `${setting.args[0] ?? 'On'} (default for httpd ${apache.httpd})` : (setting.args[0] ?? 'On'),
               place: placeLabel(place),
               path: place.path,
               mount: describeMount(place.mount, mounts),

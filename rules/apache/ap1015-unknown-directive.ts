@@ -51,7 +51,10 @@ export default defineRule({
       if (owners === undefined) {
         if (!judgesEveryName) return;
         const likely = likelyDirective(name);
-        const expected = likely === undefined ? 'a directive of a loaded module, or the module that defines it loaded' : `${section ? `${likely}>` : likely}, the nearest name httpd knows`;
+        const expected =
+          likely === undefined
+            ? 'a directive of a loaded module, or the module that defines it loaded'
+            : `${section ? `${likely}>` : likely}, the nearest name httpd knows`;
         ctx.report({ at, messageId: 'unknown', data: { written, command, expected } });
         return;
       }
@@ -66,7 +69,8 @@ export default defineRule({
         '*': (use) => {
           const written = use.node.name;
           // `${NAME}` as a directive name, or a byte order mark in the first word (AP1013), are not names to judge.
-          if (!startsWithLetter(written) || written.includes('$') || REPORTED_ELSEWHERE.has(use.name) || REMOVED_IN_24.has(use.name)) return;
+          if (!startsWithLetter(written) || written.includes('$') || REPORTED_ELSEWHERE.has(use.name) || REMOVED_IN_24.has(use.name))
+            return;
           judge(use, written, use.name);
         },
       },

@@ -1,6 +1,12 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
-import { argumentCheck, argumentsError, EXPECTED_ARGUMENTS, refusesArguments, refusesPlainLine } from '../../src/languages/apache/arguments.js';
+import {
+  argumentCheck,
+  argumentsError,
+  EXPECTED_ARGUMENTS,
+  refusesArguments,
+  refusesPlainLine,
+} from '../../src/languages/apache/arguments.js';
 import type { ArgumentCheck } from '../../src/languages/apache/directive-arguments.js';
 import { directiveOwners, directiveSpelling } from '../../src/languages/apache/directive-owners.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
@@ -51,7 +57,12 @@ export default defineRule({
           ctx.report({
             at: use,
             messageId: check === 'FLAG' ? 'flag' : 'count',
-            data: { written: use.node.name, expected: EXPECTED_ARGUMENTS[check], given: given(use.args), error: argumentsError(spelling, check, mpm) },
+            data: {
+              written: use.node.name,
+              expected: EXPECTED_ARGUMENTS[check],
+              given: given(use.args),
+              error: argumentsError(spelling, check, mpm),
+            },
           });
         },
       },

@@ -60,13 +60,25 @@ export default defineRule({
           }
           const suggested = sizing.plannedMaxRequestWorkers;
           const plan = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
-          const where = plan === null || mpm.values.MaxRequestWorkers.use !== undefined ? '' : `; ${directive} ${suggested} to be added at ${plan.where}`;
+          const where =
+            plan === null || mpm.values.MaxRequestWorkers.use !== undefined
+              ? ''
+              : `; ${directive} ${suggested} to be added at ${plan.where}`;
           const companions = plan === null ? [] : companionsOf(apache, mpm, suggested);
-          const alongside = companions.length === 0 ? '' : `; with it ${companions.map((companion) => companion.change).join(', ')}, which the lower limit leaves no room for`;
+          const alongside =
+            companions.length === 0
+              ? ''
+              : `; with it ${companions.map((companion) => companion.change).join(', ')}, which the lower limit leaves no room for`;
           ctx.report({
             at,
             messageId: 'overcommit',
-            data: { ...common, directive, suggested: threaded ? `${suggested} (${processesThatFit} processes)` : suggested, where, alongside },
+            data: {
+              ...common,
+              directive,
+              suggested: threaded ? `${suggested} (${processesThatFit} processes)` : suggested,
+              where,
+              alongside,
+            },
             fix: () => (plan === null ? null : [plan.edit, ...companions.map((companion) => companion.edit)]),
           });
           return;
@@ -76,7 +88,12 @@ export default defineRule({
             at,
             messageId: 'nearBudget',
             severity: 'info',
-            data: { ...common, share: formatPercent(Math.round((sizing.peak / budget) * 100) / 100), largest: formatBytes(perChild.max), peakAtMax: formatBytes(sizing.peakAtMax) },
+            data: {
+              ...common,
+              share: formatPercent(Math.round((sizing.peak / budget) * 100) / 100),
+              largest: formatBytes(perChild.max),
+              peakAtMax: formatBytes(sizing.peakAtMax),
+            },
           });
         }
       },
@@ -96,7 +113,10 @@ const SPARE_SHARE = 0.5;
 function companionsOf(apache: ApacheConfig, mpm: MpmSettings, limit: number): { change: string; edit: TextEdit }[] {
   const processes = mpm.name === 'prefork' ? limit : Math.ceil(limit / mpm.threadsPerChild);
   const spare = Math.max(1, Math.floor(limit * SPARE_SHARE));
-  const wanted: [MpmDirective, number][] = [['StartServers', processes], [mpm.name === 'prefork' ? 'MinSpareServers' : 'MinSpareThreads', spare]];
+  const wanted: [MpmDirective, number][] = [
+    ['StartServers', processes],
+    [mpm.name === 'prefork' ? 'MinSpareServers' : 'MinSpareThreads', spare],
+  ];
   const companions: { change: string; edit: TextEdit }[] = [];
   for (const [directive, ceiling] of wanted) {
     const value = mpm.values[directive];

@@ -40,7 +40,8 @@ export default defineRule({
         if (apache === undefined || mpm?.name === undefined) return;
         const defaults = mpmDefaults(mpm.name, apache.httpd);
         const v = mpm.values;
-        const shown = (directive: MpmDirective, value: MpmValue): string => (value.configured === undefined ? `${defaults[directive]} (default)` : String(value.configured));
+        const shown = (directive: MpmDirective, value: MpmValue): string =>
+          value.configured === undefined ? `${defaults[directive]} (default)` : String(value.configured);
         const firstUse = (...values: MpmValue[]): ApacheDirectiveUse | undefined => values.find((value) => value.use !== undefined)?.use;
         const workersName = v.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers';
         // With listener buckets (ListenCoresBucketsRatio) httpd scales these bounds by a CPU count the config does not hold.
@@ -51,8 +52,16 @@ export default defineRule({
           const limit = mpm.maxProcesses;
           if (start.use !== undefined && start.value > limit) {
             const plan = planMpmSetting(apache, mpm, 'StartServers', limit);
-            const reason = mpm.name === 'prefork' ? `${workersName} ${v.MaxRequestWorkers.value}` : `${workersName} ${v.MaxRequestWorkers.value} / ThreadsPerChild ${mpm.threadsPerChild}`;
-            ctx.report({ at: start.use, messageId: 'startServers', data: { start: start.value, limit, reason }, fix: () => plan?.edit ?? null });
+            const reason =
+              mpm.name === 'prefork'
+                ? `${workersName} ${v.MaxRequestWorkers.value}`
+                : `${workersName} ${v.MaxRequestWorkers.value} / ThreadsPerChild ${mpm.threadsPerChild}`;
+            ctx.report({
+              at: start.use,
+              messageId: 'startServers',
+              data: { start: start.value, limit, reason },
+              fix: () => plan?.edit ?? null,
+            });
           }
           if (mpm.name === 'prefork') {
             const min = v.MinSpareServers.value;
@@ -64,7 +73,11 @@ export default defineRule({
               ctx.report({
                 at,
                 messageId: 'maxSpareServers',
-                data: { max: shown('MaxSpareServers', v.MaxSpareServers), min: shown('MinSpareServers', v.MinSpareServers), raised: min + 1 },
+                data: {
+                  max: shown('MaxSpareServers', v.MaxSpareServers),
+                  min: shown('MinSpareServers', v.MinSpareServers),
+                  raised: min + 1,
+                },
                 fix: () => plan?.edit ?? null,
               });
             }
@@ -111,7 +124,16 @@ export default defineRule({
           if (min.use !== undefined && min.value > workers * share) {
             // No more processes than the limit allows, idle or not.
             const idle = Math.min(min.value, mpm.maxProcesses);
-            ctx.report({ at: min.use, messageId: 'idleServers', severity: 'info', data: { min: min.value, idle: idle === min.value ? `${idle} idle processes` : `all the ${idle} processes ${workersName} ${workers} allows`, ...memoryData(idle) } });
+            ctx.report({
+              at: min.use,
+              messageId: 'idleServers',
+              severity: 'info',
+              data: {
+                min: min.value,
+                idle: idle === min.value ? `${idle} idle processes` : `all the ${idle} processes ${workersName} ${workers} allows`,
+                ...memoryData(idle),
+              },
+            });
           }
         } else {
           const min = v.MinSpareThreads;

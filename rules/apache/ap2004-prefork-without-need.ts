@@ -58,7 +58,9 @@ export default defineRule({
 
 /** Where event's module sits, next to prefork's when the path follows the usual naming. */
 function eventModulePath(preforkPath: string | undefined): string {
-  return preforkPath !== undefined && /mod_mpm_prefork\.so$/.test(preforkPath) ? preforkPath.replace(/mod_mpm_prefork\.so$/, 'mod_mpm_event.so') : 'modules/mod_mpm_event.so';
+  return preforkPath !== undefined && /mod_mpm_prefork\.so$/.test(preforkPath)
+    ? preforkPath.replace(/mod_mpm_prefork\.so$/, 'mod_mpm_event.so')
+    : 'modules/mod_mpm_event.so';
 }
 
 function plural(count: number, one: string, many: string): string {

@@ -36,7 +36,12 @@ export default defineRule({
           if (mpm === 'event') {
             ctx.report({ at: use, messageId: 'event', fix: () => replaceApacheArg(use, 0, inCaseOf(value, 'On')) });
           } else {
-            ctx.report({ at: use, messageId: 'perWorker', severity: 'info', data: { mpm, holder: mpm === 'prefork' ? 'process' : 'thread' } });
+            ctx.report({
+              at: use,
+              messageId: 'perWorker',
+              severity: 'info',
+              data: { mpm, holder: mpm === 'prefork' ? 'process' : 'thread' },
+            });
           }
         }
       },

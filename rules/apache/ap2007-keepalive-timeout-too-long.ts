@@ -48,7 +48,13 @@ export default defineRule({
           if (perWorker && seconds > warnAbove) {
             const severity: Severity = seconds > errorAbove ? 'error' : 'warn';
             const limit = seconds > errorAbove ? errorAbove : warnAbove;
-            ctx.report({ at: use, messageId: 'perWorker', severity, data: { ...common, mpm, holder: mpm === 'prefork' ? 'process' : 'thread', limit }, fix });
+            ctx.report({
+              at: use,
+              messageId: 'perWorker',
+              severity,
+              data: { ...common, mpm, holder: mpm === 'prefork' ? 'process' : 'thread', limit },
+              fix,
+            });
           } else if (seconds > maxAnyMpm) {
             ctx.report({ at: use, messageId: 'excessive', data: { ...common, limit: maxAnyMpm }, fix });
           }

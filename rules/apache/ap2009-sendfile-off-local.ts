@@ -72,5 +72,8 @@ function insertServerWide(config: ApacheConfig, line: string): { edit: TextEdit;
   const topLevel = config.uses.filter((use) => use.parent === undefined && use.node.line.physicalLines === 1);
   const anchor = topLevel.filter((use) => NEIGHBOURS.has(use.name)).at(-1) ?? topLevel.filter((use) => use.file === config.root).at(-1);
   if (anchor === undefined) return undefined;
-  return { edit: insertApacheLineAfter(anchor, line), where: `${anchor.file.displayPath}:${anchor.file.position(anchor.node.line.end - 1).line + 1}` };
+  return {
+    edit: insertApacheLineAfter(anchor, line),
+    where: `${anchor.file.displayPath}:${anchor.file.position(anchor.node.line.end - 1).line + 1}`,
+  };
 }

@@ -31,7 +31,12 @@ export default defineRule({
     const doubleText = (value: string): string => (/^double$/i.test(value) ? ' and a forward lookup to confirm it' : '');
     const hostAccess = (use: ApacheDirectiveUse, keywords: readonly string[], hosts: readonly string[], instead: string): void => {
       if (hosts.length === 0) return;
-      ctx.report({ at: use, messageId: 'hostAccess', severity: 'info', data: { directive: [use.node.name, ...keywords].join(' '), hosts: hosts.join(' '), instead } });
+      ctx.report({
+        at: use,
+        messageId: 'hostAccess',
+        severity: 'info',
+        data: { directive: [use.node.name, ...keywords].join(' '), hosts: hosts.join(' '), instead },
+      });
     };
     return {
       directive: {
@@ -51,7 +56,12 @@ export default defineRule({
         for (const use of decidingLines(perServer(apache, 'hostnamelookups'))) {
           const value = use.args[0] ?? '';
           if (!ON.test(value)) continue;
-          ctx.report({ at: use, messageId: 'server', data: { value, double: doubleText(value) }, fix: () => replaceApacheArg(use, 0, inCaseOf(value, 'Off')) });
+          ctx.report({
+            at: use,
+            messageId: 'server',
+            data: { value, double: doubleText(value) },
+            fix: () => replaceApacheArg(use, 0, inCaseOf(value, 'Off')),
+          });
         }
         const lastInSection = new Map<ApacheSectionUse, ApacheDirectiveUse>();
         for (const use of apache.named('hostnamelookups')) {

@@ -14,7 +14,7 @@ export default defineRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      long: 'Timeout {{value}} lets a slow or stalled client hold a {{holder}} for up to {{value}} s on each read or write, {{times}} httpd 2.4\'s default of 60 s{{reqtimeout}}; expected Timeout {{suggested}}',
+      long: "Timeout {{value}} lets a slow or stalled client hold a {{holder}} for up to {{value}} s on each read or write, {{times}} httpd 2.4's default of 60 s{{reqtimeout}}; expected Timeout {{suggested}}",
     },
   },
   defaultOptions: {
@@ -43,7 +43,13 @@ export default defineRule({
             at: use,
             messageId: 'long',
             severity: value >= warnAt ? 'warn' : 'info',
-            data: { value, holder, times: value % 60 === 0 ? `${value / 60}x` : `${Math.round((value / 60) * 10) / 10}x`, reqtimeout, suggested: fixTo },
+            data: {
+              value,
+              holder,
+              times: value % 60 === 0 ? `${value / 60}x` : `${Math.round((value / 60) * 10) / 10}x`,
+              reqtimeout,
+              suggested: fixTo,
+            },
             fix: () => replaceApacheArg(use, 0, String(fixTo)),
           });
         }

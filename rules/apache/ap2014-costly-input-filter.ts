@@ -30,7 +30,8 @@ export default defineRule({
     if (apache === undefined) return {};
     const bodyAccess = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse>();
     const inflating: ApacheDirectiveUse[] = [];
-    const hasDeflate = (filters: string | undefined): boolean => (filters ?? '').split(';').some((filter) => filter.trim().toLowerCase() === 'deflate');
+    const hasDeflate = (filters: string | undefined): boolean =>
+      (filters ?? '').split(';').some((filter) => filter.trim().toLowerCase() === 'deflate');
     return {
       directive: {
         secrequestbodyaccess(use) {
@@ -53,9 +54,15 @@ export default defineRule({
             const inMemory = settingNear(apache, 'secrequestbodyinmemorylimit', use);
             const parts = [
               ...(limit === undefined ? [] : [`up to SecRequestBodyLimit ${formatBytes(atoi(limit.args[0]))}`]),
-              ...(inMemory === undefined ? [] : [`in memory up to SecRequestBodyInMemoryLimit ${formatBytes(atoi(inMemory.args[0]))}, the rest in temporary files`]),
+              ...(inMemory === undefined
+                ? []
+                : [`in memory up to SecRequestBodyInMemoryLimit ${formatBytes(atoi(inMemory.args[0]))}, the rest in temporary files`]),
             ];
-            ctx.report({ at: use, messageId: 'bodyInspection', data: { engine, limits: parts.length === 0 ? '' : ` (${parts.join('; ')})` } });
+            ctx.report({
+              at: use,
+              messageId: 'bodyInspection',
+              data: { engine, limits: parts.length === 0 ? '' : ` (${parts.join('; ')})` },
+            });
           }
         }
         if (apache.hasModule('deflate_module')) {

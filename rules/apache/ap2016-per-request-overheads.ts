@@ -21,7 +21,7 @@ export default defineRule({
       symlinks:
         'Options for DocumentRoot {{path}} {{state}}: httpd lstat()s each component of every requested path to check for symlinks, one extra system call per directory level and request{{owner}}; expected Options FollowSymLinks there, with the stricter setting only where it is needed',
       extendedStatus:
-        'ExtendedStatus {{value}}{{why}}: httpd records each request\'s client, virtual host, request line and times in the shared scoreboard, extra clock calls and scoreboard writes on every request; set ExtendedStatus Off unless /server-status must show what each worker is doing',
+        "ExtendedStatus {{value}}{{why}}: httpd records each request's client, virtual host, request line and times in the shared scoreboard, extra clock calls and scoreboard writes on every request; set ExtendedStatus Off unless /server-status must show what each worker is doing",
     },
   },
   defaultOptions: {},
@@ -45,7 +45,7 @@ export default defineRule({
             data: {
               path: root.path,
               state: owner ? 'include SymLinksIfOwnerMatch' : 'lack FollowSymLinks',
-              owner: owner ? ', and the owner of every link is compared with its target\'s, a result httpd cannot cache' : '',
+              owner: owner ? ", and the owner of every link is compared with its target's, a result httpd cannot cache" : '',
             },
           });
         }
@@ -53,9 +53,14 @@ export default defineRule({
         const explicit = effectiveSetting(apache, 'extendedstatus').use;
         const status = apache.modules.get('status_module');
         if (explicit !== undefined) {
-          if (explicit.args[0]?.toLowerCase() === 'on') ctx.report({ at: explicit, messageId: 'extendedStatus', data: { value: explicit.args[0], why: '' } });
+          if (explicit.args[0]?.toLowerCase() === 'on')
+            ctx.report({ at: explicit, messageId: 'extendedStatus', data: { value: explicit.args[0], why: '' } });
         } else if (status?.use !== undefined && versionAtLeast(apache.httpd, '2.3.6')) {
-          ctx.report({ at: status.use, messageId: 'extendedStatus', data: { value: 'On', why: ' (the default once mod_status is loaded, since httpd 2.3.6)' } });
+          ctx.report({
+            at: status.use,
+            messageId: 'extendedStatus',
+            data: { value: 'On', why: ' (the default once mod_status is loaded, since httpd 2.3.6)' },
+          });
         }
       },
     };
@@ -67,7 +72,10 @@ export default defineRule({
  * does: a line of plain words replaces the set, a line of +/- words changes
  * it; with the last line that decided FollowSymLinks or SymLinksIfOwnerMatch.
  */
-function optionsAt(lines: readonly ApacheDirectiveUse[], followByDefault: boolean): { set: Set<string>; decidedBy: ApacheDirectiveUse | undefined } {
+function optionsAt(
+  lines: readonly ApacheDirectiveUse[],
+  followByDefault: boolean,
+): { set: Set<string>; decidedBy: ApacheDirectiveUse | undefined } {
   const set = new Set(followByDefault ? ['followsymlinks'] : ALL);
   let decidedBy: ApacheDirectiveUse | undefined;
   for (const line of lines) {

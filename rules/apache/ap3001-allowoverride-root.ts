@@ -8,14 +8,15 @@ export default defineRule({
     name: 'allowoverride-root',
     language: 'apache',
     category: 'security',
-    description: '<Directory /> allows .htaccess overrides, so any .htaccess on the filesystem can change the configuration and every request looks for them',
+    description:
+      '<Directory /> allows .htaccess overrides, so any .htaccess on the filesystem can change the configuration and every request looks for them',
     defaultSeverity: 'error',
     recommended: true,
     messages: {
       allowed:
         '<Directory /> has {{written}}{{scope}}: httpd then tries .htaccess in / and in every directory down to the file on each request, and a .htaccess in any of them changes the configuration; expected AllowOverride None here, with overrides enabled only in the <Directory> that needs them',
       defaultAll:
-        '<Directory /> sets no AllowOverride{{scope}}, so httpd 2.2\'s default AllowOverride All applies: httpd then tries .htaccess in / and in every directory down to the file on each request, and a .htaccess in any of them changes the configuration; expected AllowOverride None here, with overrides enabled only in the <Directory> that needs them',
+        "<Directory /> sets no AllowOverride{{scope}}, so httpd 2.2's default AllowOverride All applies: httpd then tries .htaccess in / and in every directory down to the file on each request, and a .htaccess in any of them changes the configuration; expected AllowOverride None here, with overrides enabled only in the <Directory> that needs them",
     },
   },
   defaultOptions: {},
@@ -35,7 +36,8 @@ export default defineRule({
           const scope = host === undefined ? '' : ` in <VirtualHost ${host.args.join(' ')}>`;
           const last = lastOverride(apache, sections);
           if (last !== undefined) {
-            if (overrides(last.args)) ctx.report({ at: last, messageId: 'allowed', data: { written: `${last.node.name} ${last.argsText}`, scope } });
+            if (overrides(last.args))
+              ctx.report({ at: last, messageId: 'allowed', data: { written: `${last.node.name} ${last.argsText}`, scope } });
           } else if (!versionAtLeast(apache.httpd, '2.4')) {
             ctx.report({ at: sections[0] as ApacheSectionUse, messageId: 'defaultAll', data: { scope } });
           }

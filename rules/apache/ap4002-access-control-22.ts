@@ -12,7 +12,8 @@ export default defineRule({
     name: 'access-control-22',
     language: 'apache',
     category: 'deprecation',
-    description: 'Order, Allow, Deny and Satisfy are httpd 2.2 access control: unknown without mod_access_compat, and unpredictable mixed with Require',
+    description:
+      'Order, Allow, Deny and Satisfy are httpd 2.2 access control: unknown without mod_access_compat, and unpredictable mixed with Require',
     defaultSeverity: 'error',
     recommended: true,
     fix: 'safe',
@@ -41,7 +42,10 @@ export default defineRule({
               data: {
                 written: `${use.node.name} ${use.argsText}`,
                 name: use.node.name,
-                expected: pair === undefined ? 'its Require equivalent from mod_authz_core and mod_authz_host (Require all granted, Require ip ..., Require host ...)' : `Require all ${pair.grant ? 'granted' : 'denied'} in place of this Order/${pair.access.node.name} pair`,
+                expected:
+                  pair === undefined
+                    ? 'its Require equivalent from mod_authz_core and mod_authz_host (Require all granted, Require ip ..., Require host ...)'
+                    : `Require all ${pair.grant ? 'granted' : 'denied'} in place of this Order/${pair.access.node.name} pair`,
               },
               ...(pair === undefined ? {} : { fix: () => replacePair(pair) }),
             });
@@ -81,10 +85,13 @@ function classicPair(apache: ApacheConfig, use: ApacheDirectiveUse): ClassicPair
   if (old.length !== 2 || order === undefined || access === undefined || access.name === 'satisfy') return undefined;
   if (!fromAll(access)) return undefined;
   const policy = order.args.length === 1 ? (order.args[0] as string).toLowerCase() : '';
-  const grant = policy === 'allow,deny' && access.name === 'allow' ? true : policy === 'deny,allow' && access.name === 'deny' ? false : undefined;
+  const grant =
+    policy === 'allow,deny' && access.name === 'allow' ? true : policy === 'deny,allow' && access.name === 'deny' ? false : undefined;
   if (grant === undefined) return undefined;
   const scopes = [section, ...ancestors(section)];
-  const authorized = apache.uses.some((candidate) => isAuthorization(candidate) && scopes.includes(apache.container(candidate) as ApacheSectionUse));
+  const authorized = apache.uses.some(
+    (candidate) => isAuthorization(candidate) && scopes.includes(apache.container(candidate) as ApacheSectionUse),
+  );
   const guarded = apache.sections.some((inner) => AUTHORIZATION_SECTIONS.test(inner.name) && apache.container(inner) === section);
   if (authorized || guarded) return undefined;
   return { order, access, grant };

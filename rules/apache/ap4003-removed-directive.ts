@@ -17,23 +17,35 @@ interface Removed {
 }
 
 const REMOVED: Readonly<Record<string, Removed>> = lookupTable({
-  lockfile: { instead: (use) => `Mutex file:${path.posix.dirname(use.args[0] ?? '/var/lock/x')} default, if the lock files must live there` },
+  lockfile: {
+    instead: (use) => `Mutex file:${path.posix.dirname(use.args[0] ?? '/var/lock/x')} default, if the lock files must live there`,
+  },
   acceptmutex: {
     instead: (use, apache) =>
       apache.mpm?.name === 'event' ? 'nothing: the event MPM has no accept mutex' : `Mutex ${mechanism(use) ?? use.argsText} mpm-accept`,
     fix: (use, apache) => {
       const chosen = mechanism(use);
       if (chosen === undefined) return null;
-      return apache.mpm?.name === 'event' ? removeApacheLine(use) : rewriteLine(use, `${inCaseOf(use.node.name, 'Mutex')} ${chosen} mpm-accept`);
+      return apache.mpm?.name === 'event'
+        ? removeApacheLine(use)
+        : rewriteLine(use, `${inCaseOf(use.node.name, 'Mutex')} ${chosen} mpm-accept`);
     },
   },
-  rewritelock: { instead: (use) => `Mutex file:${path.posix.dirname(use.args[0] ?? '/var/lock/x')} rewrite-map, if the lock file must live there` },
+  rewritelock: {
+    instead: (use) => `Mutex file:${path.posix.dirname(use.args[0] ?? '/var/lock/x')} rewrite-map, if the lock file must live there`,
+  },
   rewritelog: {
-    instead: (_use, apache) => (rewriteTraceLevel(apache) === 0 ? 'nothing: RewriteLogLevel is 0, so nothing was logged' : `LogLevel rewrite:trace${rewriteTraceLevel(apache)}, which logs to the error log`),
+    instead: (_use, apache) =>
+      rewriteTraceLevel(apache) === 0
+        ? 'nothing: RewriteLogLevel is 0, so nothing was logged'
+        : `LogLevel rewrite:trace${rewriteTraceLevel(apache)}, which logs to the error log`,
     fix: (use, apache) => (rewriteTraceLevel(apache) === 0 ? removeApacheLine(use) : null),
   },
   rewriteloglevel: {
-    instead: (use) => (levelOf(use) === 0 ? 'nothing: level 0 logged nothing' : `LogLevel rewrite:trace${Math.min(levelOf(use), 8)}, which logs to the error log`),
+    instead: (use) =>
+      levelOf(use) === 0
+        ? 'nothing: level 0 logged nothing'
+        : `LogLevel rewrite:trace${Math.min(levelOf(use), 8)}, which logs to the error log`,
     fix: (use) => (levelOf(use) === 0 ? removeApacheLine(use) : null),
   },
   sslmutex: {
@@ -62,7 +74,10 @@ const REMOVED: Readonly<Record<string, Removed>> = lookupTable({
       'authzdefaultauthoritative',
       'authdbmauthoritative',
       'anonymous_authoritative',
-    ].map((name) => [name, { instead: () => 'nothing: 2.4 combines authorization providers with <RequireAny> and <RequireAll>' } satisfies Removed]),
+    ].map((name) => [
+      name,
+      { instead: () => 'nothing: 2.4 combines authorization providers with <RequireAny> and <RequireAll>' } satisfies Removed,
+    ]),
   ),
 });
 
@@ -75,7 +90,8 @@ export default defineRule({
     name: 'removed-directive',
     language: 'apache',
     category: 'deprecation',
-    description: 'A directive removed in httpd 2.4 (LockFile, AcceptMutex, RewriteLog, SSLMutex, Authz*Authoritative...) stops httpd from starting',
+    description:
+      'A directive removed in httpd 2.4 (LockFile, AcceptMutex, RewriteLog, SSLMutex, Authz*Authoritative...) stops httpd from starting',
     defaultSeverity: 'error',
     recommended: true,
     fix: 'safe',

@@ -23,7 +23,11 @@ export default defineRule({
   defaultOptions: {},
   create(ctx) {
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
-    const where = (use: ApacheDirectiveUse) => ({ written: `${use.node.name} ${use.argsText}`, file: use.file.displayPath, line: use.file.position(use.range[0]).line });
+    const where = (use: ApacheDirectiveUse) => ({
+      written: `${use.node.name} ${use.argsText}`,
+      file: use.file.displayPath,
+      line: use.file.position(use.range[0]).line,
+    });
     return {
       directive: {
         namevirtualhost: (use) => {

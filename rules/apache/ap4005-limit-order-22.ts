@@ -36,7 +36,8 @@ export default defineRule({
     name: 'limit-order-22',
     language: 'apache',
     category: 'deprecation',
-    description: 'httpd 2.2 checks MaxClients and ThreadsPerChild against the ServerLimit and ThreadLimit read so far, so a limit set below them is ignored',
+    description:
+      'httpd 2.2 checks MaxClients and ThreadsPerChild against the ServerLimit and ThreadLimit read so far, so a limit set below them is ignored',
     defaultSeverity: 'error',
     recommended: true,
     fix: 'tune',
@@ -57,14 +58,24 @@ export default defineRule({
         sequences.push({
           kind: active,
           block: '',
-          lines: apache.uses.filter((use) => apache.container(use) === undefined).map((use) => ({ file: use.file, node: use.node, name: use.name, value: atoi(use.args[0]) })),
+          lines: apache.uses
+            .filter((use) => apache.container(use) === undefined)
+            .map((use) => ({ file: use.file, node: use.node, name: use.name, value: atoi(use.args[0]) })),
         });
         // 2.2 picks its MPM with the binary (httpd or httpd.worker), so a worker block may be the one in use even when it reads as false here.
         for (const evaluation of apache.conditionals) {
           const subject = evaluation.subject;
-          if (evaluation.section.name !== 'ifmodule' || evaluation.negated || evaluation.result || (subject !== 'worker.c' && subject !== 'mpm_worker_module')) continue;
+          if (
+            evaluation.section.name !== 'ifmodule' ||
+            evaluation.negated ||
+            evaluation.result ||
+            (subject !== 'worker.c' && subject !== 'mpm_worker_module')
+          )
+            continue;
           const lines = evaluation.section.node.children.flatMap((node) =>
-            node.kind === 'directive' ? [{ file: evaluation.section.file, node, name: node.nameLower, value: atoi(node.args[0]?.value) }] : [],
+            node.kind === 'directive'
+              ? [{ file: evaluation.section.file, node, name: node.nameLower, value: atoi(node.args[0]?.value) }]
+              : [],
           );
           sequences.push({ kind: 'worker', lines, block: ` (in <IfModule ${subject}>, read when httpd.worker runs)` });
         }
@@ -96,7 +107,8 @@ export default defineRule({
 function findings(kind: Kind, lines: readonly Line[]): Finding[] {
   const limits = LIMITS[kind];
   const out: Finding[] = [];
-  const lastOf = (name: string, before = Infinity): Line | undefined => lines.filter((line, index) => line.name === name && index < before).at(-1);
+  const lastOf = (name: string, before = Infinity): Line | undefined =>
+    lines.filter((line, index) => line.name === name && index < before).at(-1);
   const indexOf = (line: Line): number => lines.indexOf(line);
 
   // ThreadsPerChild against the ThreadLimit read so far (worker only; 2.2 reads ThreadsPerChild before MaxClients).
@@ -107,7 +119,12 @@ function findings(kind: Kind, lines: readonly Line[]): Finding[] {
     const threadLimitAt = Math.min(earlier?.value ?? limits.threadLimit, limits.maxThreadLimit);
     threadsPerChild = Math.min(tpc.value, threadLimitAt);
     const final = lastOf('threadlimit');
-    if (tpc.value > threadLimitAt && final !== undefined && indexOf(final) > indexOf(tpc) && Math.min(final.value, limits.maxThreadLimit) > threadLimitAt) {
+    if (
+      tpc.value > threadLimitAt &&
+      final !== undefined &&
+      indexOf(final) > indexOf(tpc) &&
+      Math.min(final.value, limits.maxThreadLimit) > threadLimitAt
+    ) {
       out.push({ clamped: tpc, limit: final, limitName: 'ThreadLimit', limitAt: threadLimitAt, lowered: threadLimitAt });
     }
   }

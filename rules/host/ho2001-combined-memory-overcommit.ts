@@ -35,9 +35,8 @@ export default defineRule({
       buffers:
         "Apache peak {{apache}} ({{apacheReason}}) + MySQL's global buffers {{globals}} ({{globalTerms}}) + OS reserve {{reserve}} = {{committed}} exceed {{ram}} RAM ({{ramSource}}) before a single connection; {{advice}}",
       connections:
-        "Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} (globals {{globals}} + {{connections}} connections x {{perConnection}}) + OS reserve {{reserve}} = {{total}} exceeds {{ram}} RAM ({{ramSource}}) when every connection allocates its buffers; {{advice}}",
-      near:
-        'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} + OS reserve {{reserve}} = {{total}} is {{share}} of {{ram}} RAM ({{ramSource}}): little room for the page cache',
+        'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} (globals {{globals}} + {{connections}} connections x {{perConnection}}) + OS reserve {{reserve}} = {{total}} exceeds {{ram}} RAM ({{ramSource}}) when every connection allocates its buffers; {{advice}}',
+      near: 'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} + OS reserve {{reserve}} = {{total}} is {{share}} of {{ram}} RAM ({{ramSource}}): little room for the page cache',
     },
   },
   defaultOptions: {
@@ -49,12 +48,14 @@ export default defineRule({
       end() {
         const { ram, mysql, osReserve } = ctx.sizing;
         const mycnf = ctx.mycnf;
-        if (ram === undefined || mysql === undefined || osReserve === undefined || mycnf === undefined || ctx.sizing.apache.length === 0) return;
+        if (ram === undefined || mysql === undefined || osReserve === undefined || mycnf === undefined || ctx.sizing.apache.length === 0)
+          return;
         // Apache counted as its sizing fix leaves it, so this rule reports what remains after AP2001, not the same excess twice.
         const apache = plannedApache(ctx.sizing);
         const committed = apache.bytes + mysql.globalBytes + osReserve;
         const total = apache.bytes + mysql.peak + osReserve;
-        const at = mycnf.effective('max_connections') ?? mycnf.effective('innodb_buffer_pool_size') ?? { file: mycnf.root, range: [0, 0] as const };
+        const at = mycnf.effective('max_connections') ??
+          mycnf.effective('innodb_buffer_pool_size') ?? { file: mycnf.root, range: [0, 0] as const };
         const data = {
           apache: formatBytes(apache.bytes),
           apacheReason: apache.reason,
@@ -92,7 +93,10 @@ export default defineRule({
 function plannedApache(sizing: Sizing): { bytes: number; reason: string } {
   const parts = sizing.apache.map((entry) => {
     const processes = Math.ceil(entry.plannedMaxRequestWorkers / entry.threadsPerChild);
-    return { bytes: processes * entry.perChild.value.median, reason: `${processes} processes x ${formatBytes(entry.perChild.value.median)}` };
+    return {
+      bytes: processes * entry.perChild.value.median,
+      reason: `${processes} processes x ${formatBytes(entry.perChild.value.median)}`,
+    };
   });
   return { bytes: parts.reduce((sum, part) => sum + part.bytes, 0), reason: parts.map((part) => part.reason).join(' + ') };
 }
@@ -115,17 +119,32 @@ function shrinkGlobals(mycnf: MycnfConfig, mysql: MysqlSizing, excess: number): 
   }
   const connections = `max_connections ${mysql.maxConnections.value} x ${formatBytes(mysql.perConnectionBytes)} per connection`;
   if (remaining > 0 || changes.length === 0) {
-    return { edits: [], advice: `even MySQL's caches at their floors leave ${formatBytes(Math.max(remaining, 0))} too much: lower ${connections} or Apache's MaxRequestWorkers, or give the host more RAM` };
+    return {
+      edits: [],
+      advice: `even MySQL's caches at their floors leave ${formatBytes(Math.max(remaining, 0))} too much: lower ${connections} or Apache's MaxRequestWorkers, or give the host more RAM`,
+    };
   }
   const edits: TextEdit[] = [];
   for (const change of changes) {
     const plan = planMycnfSetting(mycnf, change.name, { bytes: change.to });
-    if (plan === null) return { edits: [], advice: `lower ${change.name} to ${formatServerSize(change.to, mycnf.target)} by hand (its line cannot be edited safely)` };
+    if (plan === null)
+      return {
+        edits: [],
+        advice: `lower ${change.name} to ${formatServerSize(change.to, mycnf.target)} by hand (its line cannot be edited safely)`,
+      };
     // Options added to the same group land at the same point: one insertion, in order.
-    const previous = edits.find((edit) => edit.file === plan.edit.file && edit.range[0] === plan.edit.range[0] && edit.range[1] === edit.range[0] && plan.edit.range[1] === plan.edit.range[0]);
+    const previous = edits.find(
+      (edit) =>
+        edit.file === plan.edit.file &&
+        edit.range[0] === plan.edit.range[0] &&
+        edit.range[1] === edit.range[0] &&
+        plan.edit.range[1] === plan.edit.range[0],
+    );
     if (previous === undefined) edits.push(plan.edit);
     else edits[edits.indexOf(previous)] = { ...previous, text: previous.text + plan.edit.text };
   }
-  const list = changes.map((change) => `${change.name} ${formatServerSize(change.from, mycnf.target)} -> ${formatServerSize(change.to, mycnf.target)}`).join(', ');
+  const list = changes
+    .map((change) => `${change.name} ${formatServerSize(change.from, mycnf.target)} -> ${formatServerSize(change.to, mycnf.target)}`)
+    .join(', ');
   return { edits, advice: `expected ${list}, so MySQL fits in what Apache and the OS leave` };
 }

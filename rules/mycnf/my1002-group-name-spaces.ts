@@ -16,8 +16,10 @@ export default defineRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      serverGroup: '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so the server never reads the {{count}} in it; expected [{{trimmed}}]',
-      otherGroup: '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so no program reads the {{count}} in it; expected [{{trimmed}}]',
+      serverGroup:
+        '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so the server never reads the {{count}} in it; expected [{{trimmed}}]',
+      otherGroup:
+        '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so no program reads the {{count}} in it; expected [{{trimmed}}]',
     },
   },
   defaultOptions: {},
@@ -48,7 +50,12 @@ export default defineRule({
             ctx.report({
               at: { file: entry.source, range },
               messageId: serverGroups.has(groupKey(trimmed)) ? 'serverGroup' : 'otherGroup',
-              data: { header: visible(entry.source.slice(range)), name: visible(line.name), trimmed, count: options === 1 ? '1 option' : `${options} options` },
+              data: {
+                header: visible(entry.source.slice(range)),
+                name: visible(line.name),
+                trimmed,
+                count: options === 1 ? '1 option' : `${options} options`,
+              },
               fix: () => ({ file: entry.source, range: [line.nameRange[0], close], text: trimmed }),
             });
           }

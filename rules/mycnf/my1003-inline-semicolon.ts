@@ -7,7 +7,15 @@ import { shownLine } from './support/intent.js';
 import { optionType, variableNameInMessages } from '../../src/languages/mycnf/option-types.js';
 
 /** Options whose values are lists or SQL in which `;` is a separator, never a comment. */
-const SEMICOLON_VALUES: ReadonlySet<string> = new Set(['init_connect', 'init_slave', 'plugin_load', 'plugin_load_add', 'wsrep_provider_options', 'ssl_cipher', 'tls_version']);
+const SEMICOLON_VALUES: ReadonlySet<string> = new Set([
+  'init_connect',
+  'init_slave',
+  'plugin_load',
+  'plugin_load_add',
+  'wsrep_provider_options',
+  'ssl_cipher',
+  'tls_version',
+]);
 
 export default defineRule({
   meta: {
@@ -15,17 +23,21 @@ export default defineRule({
     name: 'inline-semicolon',
     language: 'mycnf',
     category: 'correctness',
-    description: 'A semicolon after a value starts a comment only at the beginning of a line, so the text after it becomes part of the value',
+    description:
+      'A semicolon after a value starts a comment only at the beginning of a line, so the text after it becomes part of the value',
     defaultSeverity: 'error',
     recommended: true,
     fix: 'safe',
     messages: {
-      numeric: '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the value "{{value}}" and refuses to start: {{wording}}; expected "#" before the comment',
+      numeric:
+        '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the value "{{value}}" and refuses to start: {{wording}}; expected "#" before the comment',
       numericIgnored:
         '"{{written}}": ";" starts a comment only at the beginning of a line; the server reads {{read}} only because it ignores everything after the suffix letter; expected "#" before the comment',
-      boolean: '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the value "{{value}}", which is not a boolean; expected "#" before the comment',
+      boolean:
+        '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the value "{{value}}", which is not a boolean; expected "#" before the comment',
       name: '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the option name "{{name}}" and refuses to start: unknown option \'--{{name}}\'; expected "#" before the comment',
-      string: '"{{written}}": ";" starts a comment only at the beginning of a line, so the value is "{{value}}", comment included; expected "#" before the comment',
+      string:
+        '"{{written}}": ";" starts a comment only at the beginning of a line, so the value is "{{value}}", comment included; expected "#" before the comment',
     },
   },
   defaultOptions: {},
@@ -55,9 +67,13 @@ export default defineRule({
       const fixAt = line.valueRange[0] + rawSemicolon;
       const type = optionType(use.name.key);
       if (type === 'integer' || type === 'decimal') {
-        const intact = type === 'decimal' ? /^\d+(\.\d+)?$/.test(before) : !('error' in parseServerSize(before, ctx.targets.db, use.name.key));
+        const intact =
+          type === 'decimal' ? /^\d+(\.\d+)?$/.test(before) : !('error' in parseServerSize(before, ctx.targets.db, use.name.key));
         const fix = fixable && intact ? { fix: replaceSemicolon(use, fixAt) } : {};
-        const parsed = type === 'integer' ? parseServerSize(value, ctx.targets.db, variableNameInMessages(use.name.key, ctx.targets.db)) : { error: `Invalid decimal value for option '${use.name.key}'` };
+        const parsed =
+          type === 'integer'
+            ? parseServerSize(value, ctx.targets.db, variableNameInMessages(use.name.key, ctx.targets.db))
+            : { error: `Invalid decimal value for option '${use.name.key}'` };
         if ('error' in parsed) ctx.report({ at: use, messageId: 'numeric', data: { written, value, wording: parsed.error }, ...fix });
         else ctx.report({ at: use, messageId: 'numericIgnored', severity: 'warn', data: { written, read: before }, ...fix });
         return;
@@ -65,7 +81,12 @@ export default defineRule({
       if (type === 'boolean') {
         if (use.name.implied !== undefined) return;
         const intact = booleanValue(use.name, before) !== undefined;
-        ctx.report({ at: use, messageId: 'boolean', data: { written, value }, ...(fixable && intact ? { fix: replaceSemicolon(use, fixAt) } : {}) });
+        ctx.report({
+          at: use,
+          messageId: 'boolean',
+          data: { written, value },
+          ...(fixable && intact ? { fix: replaceSemicolon(use, fixAt) } : {}),
+        });
         return;
       }
       // In a string a `;` may be data (a password, a list): only one written like a comment, after a blank, is reported.

@@ -20,12 +20,15 @@ export default defineRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      refused: '{{name}} = {{value}}: the server takes an integer with at most one suffix letter ({{suffixes}}) and refuses this value: "{{wording}}"{{expected}}',
+      refused:
+        '{{name}} = {{value}}: the server takes an integer with at most one suffix letter ({{suffixes}}) and refuses this value: "{{wording}}"{{expected}}',
       refusedPlugin:
         '{{name}} = {{value}}: the server takes an integer with at most one suffix letter ({{suffixes}}); it refuses this value ("{{wording}}") and disables the {{plugin}} plugin ("Parsing options for plugin \'{{plugin}}\' failed. Disabling plugin"){{expected}}',
-      negative: '{{name}} = {{value}}: the option takes no negative value, so the server refuses it: "{{wording}}"{{pluginEffect}}; expected 0 or more',
+      negative:
+        '{{name}} = {{value}}: the option takes no negative value, so the server refuses it: "{{wording}}"{{pluginEffect}}; expected 0 or more',
       trailing: '{{name}} = {{value}}: the server reads {{read}} and ignores "{{ignored}}" after the suffix letter; expected {{read}}',
-      exponent: '{{name}} = {{value}}: the server reads {{read}}, E being the exabyte suffix (2^60 bytes), and ignores "{{ignored}}"; expected the number written out',
+      exponent:
+        '{{name}} = {{value}}: the server reads {{read}}, E being the exabyte suffix (2^60 bytes), and ignores "{{ignored}}"; expected the number written out',
       misread: '{{name}} = "{{value}}": {{warning}}; expected {{expected}}',
     },
   },
@@ -67,7 +70,13 @@ export default defineRule({
           ctx.report({ at: use, messageId: 'exponent', severity: 'warn', data: { name, value, read, ignored: trailing[2] as string } });
           return;
         }
-        ctx.report({ at: use, messageId: 'trailing', severity: 'warn', data: { name, value, read, ignored: trailing[2] as string }, fix: () => replaceMycnfValue(use, read) });
+        ctx.report({
+          at: use,
+          messageId: 'trailing',
+          severity: 'warn',
+          data: { name, value, read, ignored: trailing[2] as string },
+          fix: () => replaceMycnfValue(use, read),
+        });
         return;
       }
       const expected = warning.includes('wraps') ? 'a value below 16E' : warning.includes('negative') ? 'a value of 0 or more' : 'a number';

@@ -6,7 +6,16 @@ import { invalidBooleanOutcome, optionType } from '../../src/languages/mycnf/opt
 import { lookupTable } from '../../src/util/lookup.js';
 
 /** Words whose meaning is plain; anything else (`2`, `maybe`) gets no fix. */
-const MEANING: Readonly<Record<string, boolean>> = lookupTable({ yes: true, y: true, enable: true, enabled: true, no: false, n: false, disable: false, disabled: false });
+const MEANING: Readonly<Record<string, boolean>> = lookupTable({
+  yes: true,
+  y: true,
+  enable: true,
+  enabled: true,
+  no: false,
+  n: false,
+  disable: false,
+  disabled: false,
+});
 
 export default defineRule({
   meta: {
@@ -20,9 +29,10 @@ export default defineRule({
     fix: 'safe',
     messages: {
       ignored:
-        '{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0 and ignores this line ("ignoring option \'--{{dashed}}\' due to invalid value \'{{value}}\'"), so the default stays in force{{expected}}',
-      off: '{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0 and sets it OFF ("boolean value \'{{value}}\' wasn\'t recognized. Set to OFF."){{expected}}',
-      mysql: '{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0; it sets the option OFF ("boolean value \'{{value}}\' was not recognized. Set to OFF.") or ignores the line{{expected}}',
+        "{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0 and ignores this line (\"ignoring option '--{{dashed}}' due to invalid value '{{value}}'\"), so the default stays in force{{expected}}",
+      off: "{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0 and sets it OFF (\"boolean value '{{value}}' wasn't recognized. Set to OFF.\"){{expected}}",
+      mysql:
+        '{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0; it sets the option OFF ("boolean value \'{{value}}\' was not recognized. Set to OFF.") or ignores the line{{expected}}',
     },
   },
   defaultOptions: {},
@@ -30,7 +40,13 @@ export default defineRule({
     const target = ctx.targets.db;
     const check = (use: MycnfOptionUse): void => {
       const value = use.value;
-      if (value === undefined || use.name.implied !== undefined || optionType(use.name.key) !== 'boolean' || booleanValue(use.name, value) !== undefined) return;
+      if (
+        value === undefined ||
+        use.name.implied !== undefined ||
+        optionType(use.name.key) !== 'boolean' ||
+        booleanValue(use.name, value) !== undefined
+      )
+        return;
       const meant = MEANING[value.toLowerCase()];
       const replacement = meant === undefined ? undefined : value === value.toLowerCase() ? (meant ? 'on' : 'off') : meant ? 'ON' : 'OFF';
       const outcome = target.product === 'mysql' ? 'mysql' : invalidBooleanOutcome(use.name.key);

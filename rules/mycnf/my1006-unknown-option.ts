@@ -52,7 +52,8 @@ export default defineRule({
       unknown: '{{written}}: {{product}} has no such option, so the server refuses to start: "{{wording}}"{{suggestion}}',
       unknownOnAssumed:
         '{{written}}: MariaDB {{version}}, which these option files are linted for because nothing says otherwise, has no such option and would refuse to start ("{{wording}}"){{suggestion}}; if they are for MySQL, give --target mysql=8.0 (or target: in .tune-lint.yaml)',
-      ambiguous: '{{written}}: "{{name}}" is the beginning of {{count}} options ({{candidates}}), so the server refuses to start: "ambiguous option \'--{{argument}}\'"; expected the full name',
+      ambiguous:
+        '{{written}}: "{{name}}" is the beginning of {{count}} options ({{candidates}}), so the server refuses to start: "ambiguous option \'--{{argument}}\'"; expected the full name',
       plugin:
         '{{written}}: an option of the {{plugin}} plugin, known only once the plugin is loaded; without it the server refuses to start ("{{wording}}"); expected loose-{{name}}, which the server ignores with a warning when the plugin is absent',
     },
@@ -63,14 +64,19 @@ export default defineRule({
     // The option list is MariaDB 10.11's: other series add and drop options, and MySQL names are not verifiable here.
     if (target.product !== 'mariadb' || seriesOf(target.version) !== '10.11') return {};
     const check = (use: MycnfOptionUse): void => {
-      if ((use.status !== 'unknown' && use.status !== 'ambiguous') || use.name.loose || unknownNameOwner(use.name, target) !== undefined) return;
+      if ((use.status !== 'unknown' && use.status !== 'ambiguous') || use.name.loose || unknownNameOwner(use.name, target) !== undefined)
+        return;
       const line = use.line;
       const written = shownLine(use);
       const argument = Buffer.from(line.argument).toString('latin1').slice(2);
       const wording = line.hasEquals ? `unknown variable '${argument}'` : `unknown option '--${argument}'`;
       if (use.status === 'ambiguous') {
         const shown = use.candidates.slice(0, 5).join(', ') + (use.candidates.length > 5 ? ', ...' : '');
-        ctx.report({ at: use, messageId: 'ambiguous', data: { written, name: use.name.key, count: use.candidates.length, candidates: shown, argument } });
+        ctx.report({
+          at: use,
+          messageId: 'ambiguous',
+          data: { written, name: use.name.key, count: use.candidates.length, candidates: shown, argument },
+        });
         return;
       }
       const plugin = PLUGIN_PREFIXES.find((prefix) => use.name.key.startsWith(`${prefix}_`));
@@ -88,7 +94,12 @@ export default defineRule({
       const suggestion = near === undefined ? '' : `; did you mean ${near}?`;
       if (target.assumed === true && near === undefined) {
         // A name MariaDB lacks may be MySQL's (gtid_mode, log_error_verbosity): not a refusal to start while the product is a guess.
-        ctx.report({ at: use, messageId: 'unknownOnAssumed', severity: 'warn', data: { written, version: target.version, wording, suggestion } });
+        ctx.report({
+          at: use,
+          messageId: 'unknownOnAssumed',
+          severity: 'warn',
+          data: { written, version: target.version, wording, suggestion },
+        });
         return;
       }
       ctx.report({ at: use, messageId: 'unknown', data: { written, product: `MariaDB ${target.version}`, wording, suggestion } });

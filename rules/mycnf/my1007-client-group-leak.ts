@@ -19,7 +19,8 @@ export default defineRule({
     name: 'client-group-leak',
     language: 'mycnf',
     category: 'correctness',
-    description: 'A client option in a group the server reads, or a server option in a group the clients read, stops the program that does not know it',
+    description:
+      'A client option in a group the server reads, or a server option in a group the clients read, stops the program that does not know it',
     defaultSeverity: 'error',
     recommended: true,
     messages: {
@@ -48,9 +49,18 @@ export default defineRule({
           const data = { written: shownLine(use), group: use.group, name: use.file.slice(use.line.nameRange), argument };
           const readByServer = serverUses.has(use);
           // A removed server option that clients also know (default-character-set) is MY4002's in the server's own groups.
-          if (readByServer && use.status !== 'exact' && isClientOnlyOption(written) && (removedOption(written) === undefined || group === 'client-server')) {
+          if (
+            readByServer &&
+            use.status !== 'exact' &&
+            isClientOnlyOption(written) &&
+            (removedOption(written) === undefined || group === 'client-server')
+          ) {
             if (use.status === 'abbreviation') {
-              ctx.report({ at: use, messageId: 'clientAbbreviation', data: { ...data, full: use.name.key, consequence: abbreviationConsequence(use, target) } });
+              ctx.report({
+                at: use,
+                messageId: 'clientAbbreviation',
+                data: { ...data, full: use.name.key, consequence: abbreviationConsequence(use, target) },
+              });
               continue;
             }
             const wording = use.line.hasEquals ? `unknown variable '${argument}'` : `unknown option '--${argument}'`;

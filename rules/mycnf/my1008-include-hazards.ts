@@ -2,7 +2,8 @@ import * as path from 'node:path';
 import { defineRule } from '../../src/engine/define-rule.js';
 
 /** Names an editor, a package manager or an admin gives copies; inside an !includedir they are read like any other `.cnf`. */
-const BACKUP_NAME = /(?:~|[._-](?:bak|backup|old|orig|save|saved|copy|disabled|dist|rpmsave|rpmnew|dpkg-old|dpkg-dist|dpkg-new|ucf-old|ucf-dist|swp))\.cnf$/i;
+const BACKUP_NAME =
+  /(?:~|[._-](?:bak|backup|old|orig|save|saved|copy|disabled|dist|rpmsave|rpmnew|dpkg-old|dpkg-dist|dpkg-new|ucf-old|ucf-dist|swp))\.cnf$/i;
 
 export default defineRule({
   meta: {
@@ -10,12 +11,15 @@ export default defineRule({
     name: 'include-hazards',
     language: 'mycnf',
     category: 'correctness',
-    description: 'An include reads files the admin may not expect: a hidden or backup .cnf in an !includedir, or a path relative to the server\'s working directory',
+    description:
+      "An include reads files the admin may not expect: a hidden or backup .cnf in an !includedir, or a path relative to the server's working directory",
     defaultSeverity: 'warn',
     recommended: true,
     messages: {
-      hidden: '{{file}} is read from !includedir {{directory}} although it is a hidden file: the server reads every name ending in .cnf, dot-files included; expected it removed or renamed not to end in .cnf',
-      backup: '{{file}} is read from !includedir {{directory}} although its name looks like a copy: the server reads every name ending in .cnf; expected it removed or renamed not to end in .cnf',
+      hidden:
+        '{{file}} is read from !includedir {{directory}} although it is a hidden file: the server reads every name ending in .cnf, dot-files included; expected it removed or renamed not to end in .cnf',
+      backup:
+        '{{file}} is read from !includedir {{directory}} although its name looks like a copy: the server reads every name ending in .cnf; expected it removed or renamed not to end in .cnf',
       relative:
         '!{{kind}} {{path}} is a relative path, which the server resolves against its working directory, not against the directory of {{including}}; expected an absolute path',
     },
@@ -26,7 +30,9 @@ export default defineRule({
     if (mycnf === undefined) return {};
     return {
       end() {
-        const missing = new Set(mycnf.problems.filter((problem) => problem.ruleId === 'TL0002').map((problem) => `${problem.file.path}\0${problem.range[0]}`));
+        const missing = new Set(
+          mycnf.problems.filter((problem) => problem.ruleId === 'TL0002').map((problem) => `${problem.file.path}\0${problem.range[0]}`),
+        );
         const seen = new Set<string>();
         for (const entry of mycnf.files) {
           const from = entry.includedFrom;
@@ -34,7 +40,11 @@ export default defineRule({
             const name = path.posix.basename(entry.source.displayPath);
             const messageId = name.startsWith('.') ? 'hidden' : BACKUP_NAME.test(name) ? 'backup' : undefined;
             if (messageId !== undefined) {
-              ctx.report({ at: { file: from.file, range: from.directive.range }, messageId, data: { file: entry.source.displayPath, directory: from.directive.path } });
+              ctx.report({
+                at: { file: from.file, range: from.directive.range },
+                messageId,
+                data: { file: entry.source.displayPath, directory: from.directive.path },
+              });
             }
           }
           if (seen.has(entry.source.path)) continue;
@@ -43,7 +53,11 @@ export default defineRule({
             if ((line.kind !== 'include' && line.kind !== 'includedir') || line.path === '' || line.path.startsWith('/')) continue;
             // A relative include that finds nothing is TL0002's, which says how the path was resolved.
             if (missing.has(`${entry.source.path}\0${line.range[0]}`)) continue;
-            ctx.report({ at: { file: entry.source, range: line.range }, messageId: 'relative', data: { kind: line.kind, path: line.path, including: entry.source.displayPath } });
+            ctx.report({
+              at: { file: entry.source, range: line.range },
+              messageId: 'relative',
+              data: { kind: line.kind, path: line.path, including: entry.source.displayPath },
+            });
           }
         }
       },

@@ -41,7 +41,13 @@ export default defineRule({
         const { ram, mysql, budget } = ctx.sizing;
         if (ram === undefined || mysql === undefined || ctx.sizing.apache.length > 0) return;
         // A set-variable line that sets a term counts only once MY4001 has rewritten it: judged on the next pass.
-        const terms = new Set(['max_connections', 'tmp_table_size', 'max_heap_table_size', ...mysql.globals.map((term) => term.name), ...mysql.perConnection.map((term) => term.name)]);
+        const terms = new Set([
+          'max_connections',
+          'tmp_table_size',
+          'max_heap_table_size',
+          ...mysql.globals.map((term) => term.name),
+          ...mysql.perConnection.map((term) => term.name),
+        ]);
         if (intendedOptions(mycnf).some((option) => option.viaSetVariable && terms.has(option.name.key))) return;
         const limit = Math.floor(ram.value * budget.mysqlMaxShare);
         if (mysql.peak <= limit) return;
@@ -54,7 +60,8 @@ export default defineRule({
         const advice = poolFix
           ? `expected innodb_buffer_pool_size at most ${formatServerSize(fitting, mycnf.target)}${plan !== null && mycnf.effective('innodb_buffer_pool_size') === undefined ? ` (to be added at ${plan.where})` : ''}`
           : `the connections alone take ${formatBytes(connectionsBytes)}: lower max_connections or the per-connection buffers`;
-        const at = mycnf.effective('innodb_buffer_pool_size') ?? mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
+        const at = mycnf.effective('innodb_buffer_pool_size') ??
+          mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
         ctx.report({
           at,
           messageId: 'overcommit',

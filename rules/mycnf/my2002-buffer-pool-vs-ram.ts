@@ -16,7 +16,7 @@ export default defineRule({
     needsHost: true,
     messages: {
       small:
-        'innodb_buffer_pool_size {{pool}} ({{from}}) is {{share}} of {{ram}} RAM ({{ramSource}}); on a host that runs only the database, MySQL\'s own innodb_dedicated_server sizing would give it {{dedicated}} ({{rule}}) (heuristic)',
+        "innodb_buffer_pool_size {{pool}} ({{from}}) is {{share}} of {{ram}} RAM ({{ramSource}}); on a host that runs only the database, MySQL's own innodb_dedicated_server sizing would give it {{dedicated}} ({{rule}}) (heuristic)",
     },
   },
   defaultOptions: {
@@ -32,7 +32,8 @@ export default defineRule({
       end() {
         const ram = ctx.sizing.ram;
         // With Apache linted the host is shared: the web tier's budget comes first (AP2001, HO2001).
-        if (ram === undefined || ctx.sizing.apache.length > 0 || ram.value < (parseFriendlySize(String(ctx.options.minRam)) ?? Infinity)) return;
+        if (ram === undefined || ctx.sizing.apache.length > 0 || ram.value < (parseFriendlySize(String(ctx.options.minRam)) ?? Infinity))
+          return;
         const pool = mycnf.size('innodb_buffer_pool_size');
         if (pool === undefined || pool.bytes >= ram.value * Number(ctx.options.minShare)) return;
         // innodb_dedicated_server (MySQL 8.0): 50 % of RAM from 1 to 4 GiB, 75 % above 4 GiB.

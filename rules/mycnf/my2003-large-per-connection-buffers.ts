@@ -27,7 +27,8 @@ export default defineRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      large: '{{name}} {{value}} is above {{threshold}} (heuristic) for a buffer each connection may allocate, per query or more; expected the default {{default}} here and SET SESSION {{key}} for the queries that need more',
+      large:
+        '{{name}} {{value}} is above {{threshold}} (heuristic) for a buffer each connection may allocate, per query or more; expected the default {{default}} here and SET SESSION {{key}} for the queries that need more',
       tooMuch:
         '{{name}} {{value}} x {{connections}} connections ({{connectionsFrom}}) = {{total}} is more than {{share}} of the {{budget}} MySQL may use ({{budgetReason}}); expected the default {{default}} here and SET SESSION {{key}} for the queries that need more',
       unequal:
@@ -59,7 +60,12 @@ export default defineRule({
           const use: MycnfOptionUse = size.from;
           const threshold = parseFriendlySize(String(ctx.options[option])) ?? Infinity;
           const total = size.bytes * mysql.maxConnections.value;
-          const common = { name: use.file.slice(use.line.nameRange), key, value: use.value ?? '', default: formatServerSize(fallback, target) };
+          const common = {
+            name: use.file.slice(use.line.nameRange),
+            key,
+            value: use.value ?? '',
+            default: formatServerSize(fallback, target),
+          };
           const fix = () => replaceMycnfSize(use, fallback, target);
           const share = Number(ctx.options.budgetShare);
           // Temporary tables are counted once, as MySQLTuner does: few queries hold one at the same time.
@@ -87,7 +93,8 @@ export default defineRule({
         if (target.product === 'mysql' && versionAtLeast(target.version, '8.0')) return;
         const tmp = mycnf.size('tmp_table_size');
         const heap = mycnf.size('max_heap_table_size');
-        if (tmp === undefined || heap === undefined || tmp.bytes === heap.bytes || (tmp.from === 'default' && heap.from === 'default')) return;
+        if (tmp === undefined || heap === undefined || tmp.bytes === heap.bytes || (tmp.from === 'default' && heap.from === 'default'))
+          return;
         const at = tmp.from !== 'default' ? tmp.from : (heap.from as MycnfOptionUse);
         ctx.report({
           at,

@@ -45,7 +45,10 @@ export default defineRule({
         const parsed = intended?.value === undefined ? undefined : parseServerSize(intended.value, mycnf.target, 'max_connections');
         if (parsed !== undefined && 'error' in parsed) return;
         const value = parsed?.bytes ?? mysql.maxConnections.value;
-        const from = intended === undefined ? mysql.maxConnections.from : `set in ${lineOf(intended.use)}${intended.viaSetVariable ? ' by set-variable' : ''}`;
+        const from =
+          intended === undefined
+            ? mysql.maxConnections.from
+            : `set in ${lineOf(intended.use)}${intended.viaSetVariable ? ' by set-variable' : ''}`;
         // A set-variable line is rewritten by MY4001 first; the value is fixed on the next pass.
         const editable = intended !== undefined && !intended.viaSetVariable ? intended.use : undefined;
         const at = intended?.use ?? { file: mycnf.root, range: [0, 0] as const };
@@ -68,7 +71,8 @@ export default defineRule({
           if (value <= factor * web + slack) return;
           const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
           const suggested = web + headroom;
-          const plan = intended === undefined || editable !== undefined ? planMycnfSetting(mycnf, 'max_connections', String(suggested)) : null;
+          const plan =
+            intended === undefined || editable !== undefined ? planMycnfSetting(mycnf, 'max_connections', String(suggested)) : null;
           const webReason = ctx.sizing.apache
             .filter((sizing) => sizing.php)
             .map(webTierLimit)
@@ -76,7 +80,18 @@ export default defineRule({
           ctx.report({
             at,
             messageId: 'aboveWebTier',
-            data: { value, from, web, webReason, factor, slack, perConnection, suggested, headroom, where: plan !== null && intended === undefined ? `; to be added at ${plan.where}` : '' },
+            data: {
+              value,
+              from,
+              web,
+              webReason,
+              factor,
+              slack,
+              perConnection,
+              suggested,
+              headroom,
+              where: plan !== null && intended === undefined ? `; to be added at ${plan.where}` : '',
+            },
             fix: () => plan?.edit ?? null,
           });
           return;
@@ -88,7 +103,13 @@ export default defineRule({
           at,
           messageId: 'huge',
           severity: 'warn',
-          data: { value, from, threshold, perConnection, poolAdvice: mycnf.target.product === 'mariadb' ? ', or thread_handling = pool-of-threads' : '' },
+          data: {
+            value,
+            from,
+            threshold,
+            perConnection,
+            poolAdvice: mycnf.target.product === 'mariadb' ? ', or thread_handling = pool-of-threads' : '',
+          },
         });
       },
     };

@@ -8,7 +8,14 @@ import { lineOf } from '../../src/core/located.js';
 import { intendedEffective, type IntendedOption } from './support/intent.js';
 import { lookupTable } from '../../src/util/lookup.js';
 
-const TYPE_WORDS: Readonly<Record<string, 'OFF' | 'ON' | 'DEMAND'>> = lookupTable({ '0': 'OFF', off: 'OFF', '1': 'ON', on: 'ON', '2': 'DEMAND', demand: 'DEMAND' });
+const TYPE_WORDS: Readonly<Record<string, 'OFF' | 'ON' | 'DEMAND'>> = lookupTable({
+  '0': 'OFF',
+  off: 'OFF',
+  '1': 'ON',
+  on: 'ON',
+  '2': 'DEMAND',
+  demand: 'DEMAND',
+});
 
 export default defineRule({
   meta: {
@@ -60,9 +67,13 @@ export default defineRule({
         } else {
           why = `query_cache_type ${type} ${typeLine === undefined ? `by default on ${target.product} ${target.version}` : `in ${where(typeLine)}`} and query_cache_size ${formatBytes(size)} ${sizeLine === undefined ? 'by default' : `in ${where(sizeLine)}`}`;
         }
-        const deprecated = target.product === 'mysql' && versionAtLeast(target.version, '5.7.20') ? '; MySQL deprecated it in 5.7.20 and removed it in 8.0.3' : '';
+        const deprecated =
+          target.product === 'mysql' && versionAtLeast(target.version, '5.7.20')
+            ? '; MySQL deprecated it in 5.7.20 and removed it in 8.0.3'
+            : '';
         const cpus = ctx.host.cpus;
-        const cpuText = cpus === undefined ? 'a host with several CPUs' : `${cpus.value} CPU${cpus.value === 1 ? '' : 's'} (${cpus.source})`;
+        const cpuText =
+          cpus === undefined ? 'a host with several CPUs' : `${cpus.value} CPU${cpus.value === 1 ? '' : 's'} (${cpus.source})`;
         const threshold = parseFriendlySize(String(ctx.options.maxSize)) ?? Infinity;
         const large = size > threshold;
         const severity = !large && cpus !== undefined && cpus.value < Number(ctx.options.warnFromCpus) ? 'info' : undefined;

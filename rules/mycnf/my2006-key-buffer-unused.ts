@@ -20,7 +20,8 @@ export default defineRule({
     messages: {
       large:
         '{{name}} {{value}} is a cache for MyISAM indexes only, and {{product}} keeps its own tables in {{engine}}; unless your tables use MyISAM it holds nothing (heuristic: above {{threshold}}); expected {{suggested}}',
-      disabled: '{{name}} {{value}} is below {{smallest}} bytes, so MariaDB keeps no key cache at all (it reads the size as 0); expected 0 if that is meant, else at least 64K',
+      disabled:
+        '{{name}} {{value}} is below {{smallest}} bytes, so MariaDB keeps no key cache at all (it reads the size as 0); expected 0 if that is meant, else at least 64K',
     },
   },
   defaultOptions: {
@@ -34,7 +35,14 @@ export default defineRule({
     if (mycnf === undefined) return {};
     const target = mycnf.target;
     // MySQL 8.0 keeps the data dictionary in InnoDB, MariaDB 10.4+ the mysql.* tables in Aria; older servers use MyISAM themselves.
-    const engine = target.product === 'mysql' ? (versionAtLeast(target.version, '8.0') ? 'InnoDB' : undefined) : versionAtLeast(target.version, '10.4') ? 'Aria' : undefined;
+    const engine =
+      target.product === 'mysql'
+        ? versionAtLeast(target.version, '8.0')
+          ? 'InnoDB'
+          : undefined
+        : versionAtLeast(target.version, '10.4')
+          ? 'Aria'
+          : undefined;
     return {
       end() {
         const size = mycnf.size('key_buffer_size');
@@ -53,7 +61,14 @@ export default defineRule({
         ctx.report({
           at: use,
           messageId: 'large',
-          data: { name, value, product: `${target.product === 'mysql' ? 'MySQL' : 'MariaDB'} ${target.version}`, engine, threshold: formatBytes(threshold), suggested: formatServerSize(suggested, target) },
+          data: {
+            name,
+            value,
+            product: `${target.product === 'mysql' ? 'MySQL' : 'MariaDB'} ${target.version}`,
+            engine,
+            threshold: formatBytes(threshold),
+            suggested: formatServerSize(suggested, target),
+          },
           fix: () => replaceMycnfSize(use, suggested, target),
         });
       },

@@ -37,7 +37,7 @@ export default defineRule({
         const removable = autosized && mycnf.uses.every((other) => other === use || other.name.key !== 'thread_cache_size');
         const expected = removable
           ? `the line removed, so the server sizes the cache itself (${String(autosize)} for max_connections ${connections.bytes})`
-          : `${String(autosize)} (${autosized ? 'what the server sizes it to' : '8 + max_connections / 100, MySQL 5.6\'s own sizing'} for max_connections ${connections.bytes})`;
+          : `${String(autosize)} (${autosized ? 'what the server sizes it to' : "8 + max_connections / 100, MySQL 5.6's own sizing"} for max_connections ${connections.bytes})`;
         const fix = () => (removable ? removeMycnfLine(use) : replaceMycnfValue(use, String(autosize)));
         const data = { name: use.file.slice(use.line.nameRange), value: use.value ?? '', expected, maxConnections: connections.bytes };
         if (size.bytes === 0) ctx.report({ at: use, messageId: 'zero', data, fix });

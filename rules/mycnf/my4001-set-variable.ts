@@ -19,7 +19,8 @@ export default defineRule({
     messages: {
       removed:
         '{{written}}: set-variable was removed in MySQL 5.5 and {{product}} does not know it, so the server refuses to start: "unknown variable \'{{argument}}\'"; expected {{expected}}',
-      loose: '{{written}}: set-variable was removed in MySQL 5.5; with loose- the server skips the line with a warning, so {{inner}} is not set; expected {{expected}}',
+      loose:
+        '{{written}}: set-variable was removed in MySQL 5.5; with loose- the server skips the line with a warning, so {{inner}} is not set; expected {{expected}}',
       deprecated: '{{written}}: set-variable is deprecated since MySQL 5.0 and removed in 5.5; expected {{expected}}',
     },
   },
@@ -56,7 +57,8 @@ export default defineRule({
  */
 function rewrite(use: MycnfOptionUse, name: string, value: string): TextEdit | null {
   const line = use.line;
-  if (line.valueRange === undefined || line.quote !== undefined || line.cutAtReadLimit || line.continuesCutLine || line.nulAt !== undefined) return null;
+  if (line.valueRange === undefined || line.quote !== undefined || line.cutAtReadLimit || line.continuesCutLine || line.nulAt !== undefined)
+    return null;
   const text = use.file.text;
   const equals = text.indexOf('=', line.nameRange[1]);
   const before = text.slice(line.nameRange[1], equals);

@@ -6,7 +6,13 @@ import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { isClientOption } from '../../src/languages/mycnf/client-options.js';
 import { intendedOptions, shownLine, writtenKey, type IntendedOption } from './support/intent.js';
-import { mariadbNoop, mysqlStatus, removedOption, type RemovedOption, type Replacement } from '../../src/languages/mycnf/removed-options.js';
+import {
+  mariadbNoop,
+  mysqlStatus,
+  removedOption,
+  type RemovedOption,
+  type Replacement,
+} from '../../src/languages/mycnf/removed-options.js';
 
 export default defineRule({
   meta: {
@@ -20,9 +26,12 @@ export default defineRule({
     fix: 'safe',
     messages: {
       refused: '{{written}}: {{name}} {{history}}, so the server refuses to start: "{{wording}}"; instead: {{instead}}{{setVariable}}',
-      loose: '{{written}}: {{name}} {{history}}; with loose- the server skips the line with a warning, so it does nothing; instead: {{instead}}{{setVariable}}',
-      deprecated: '{{written}}: {{name}} is deprecated since MySQL {{deprecated}} and removed in {{removed}}; instead: {{instead}}{{setVariable}}',
-      alias: '{{written}}: {{name}} is the old name of {{to}}, which MariaDB still accepts as a deprecated alias; expected {{to}}{{setVariable}}',
+      loose:
+        '{{written}}: {{name}} {{history}}; with loose- the server skips the line with a warning, so it does nothing; instead: {{instead}}{{setVariable}}',
+      deprecated:
+        '{{written}}: {{name}} is deprecated since MySQL {{deprecated}} and removed in {{removed}}; instead: {{instead}}{{setVariable}}',
+      alias:
+        '{{written}}: {{name}} is the old name of {{to}}, which MariaDB still accepts as a deprecated alias; expected {{to}}{{setVariable}}',
       noop: '{{written}}: {{name}} does nothing on MariaDB {{version}}, which says so at every start: "\'{{dashed}}\' {{warning}}"; expected the line removed{{setVariable}}',
     },
   },
@@ -44,7 +53,9 @@ export default defineRule({
           const data = {
             written: shownLine(use),
             name: option.viaSetVariable ? option.name.raw : use.file.slice(use.line.nameRange).replace(/^loose[-_]/i, ''),
-            setVariable: option.viaSetVariable ? ` (the option inside set-variable, which MY4001 rewrites to ${option.name.raw} = ${option.value ?? ''})` : '',
+            setVariable: option.viaSetVariable
+              ? ` (the option inside set-variable, which MY4001 rewrites to ${option.name.raw} = ${option.value ?? ''})`
+              : '',
             version: target.version,
             dashed,
           };
@@ -81,7 +92,12 @@ export default defineRule({
                 at: use,
                 messageId: 'deprecated',
                 severity: 'info',
-                data: { ...data, deprecated: finding.entry.mysql?.deprecated ?? '', removed: finding.entry.mysql?.removed ?? '', instead: finding.entry.instead },
+                data: {
+                  ...data,
+                  deprecated: finding.entry.mysql?.deprecated ?? '',
+                  removed: finding.entry.mysql?.removed ?? '',
+                  instead: finding.entry.instead,
+                },
                 fix,
               });
               break;
@@ -126,7 +142,8 @@ function classify(option: IntendedOption, written: string, target: DatabaseTarge
   const noop = mariadbNoop(option.name.key, target);
   if (noop !== undefined && option.status === 'exact') return { kind: 'noop', ...noop, replacement: { kind: 'drop' } };
   if (entry === undefined) return undefined;
-  if (option.status === 'unknown' || option.status === 'ambiguous') return { kind: option.name.loose ? 'loose' : 'refused', entry, replacement: entry.replacement };
+  if (option.status === 'unknown' || option.status === 'ambiguous')
+    return { kind: option.name.loose ? 'loose' : 'refused', entry, replacement: entry.replacement };
   if (option.name.alias === written && entry.replacement?.kind === 'rename') return { kind: 'alias', replacement: entry.replacement };
   return undefined;
 }

@@ -17,7 +17,8 @@ export default defineRule({
     messages: {
       refused:
         '{{written}}: "{{name}}" is only the beginning of {{full}}; MySQL {{version}} matches option names exactly, so the server refuses to start: "unknown variable \'{{argument}}\'"; expected {{full}}{{setVariable}}',
-      loose: '{{written}}: "{{name}}" is only the beginning of {{full}}; MySQL {{version}} matches option names exactly, and with loose- it skips the line with a warning, so {{full}} is not set; expected {{full}}{{setVariable}}',
+      loose:
+        '{{written}}: "{{name}}" is only the beginning of {{full}}; MySQL {{version}} matches option names exactly, and with loose- it skips the line with a warning, so {{full}} is not set; expected {{full}}{{setVariable}}',
       deprecated:
         '{{written}}: "{{name}}" is only the beginning of {{full}}; MySQL {{version}} still expands it with a warning ("Using unique option prefix {{name}} instead of {{full}} is deprecated and will be removed in a future release"), 5.7 refuses it; expected {{full}}{{setVariable}}',
       note: '{{written}}: "{{name}}" is only the beginning of {{full}}; MariaDB expands it with a note ("Using unique option prefix \'{{name}}\' is error-prone and can break in the future. Please use the full name \'{{full}}\' instead."), MySQL 5.7 and later refuse it; expected {{full}}{{setVariable}}',
@@ -39,17 +40,27 @@ export default defineRule({
           if (full === undefined) continue;
           const use = option.use;
           const messageId =
-            target.product === 'mariadb' ? 'note' : option.status === 'abbreviation-refused' ? (option.name.loose ? 'loose' : 'refused') : 'deprecated';
+            target.product === 'mariadb'
+              ? 'note'
+              : option.status === 'abbreviation-refused'
+                ? option.name.loose
+                  ? 'loose'
+                  : 'refused'
+                : 'deprecated';
           const severity = messageId === 'refused' ? 'error' : messageId === 'note' ? 'info' : 'warn';
           const name = option.name.abbreviation ?? option.name.key;
-          const argument = option.viaSetVariable ? `${option.name.raw}=${option.value ?? ''}` : Buffer.from(use.line.argument).toString('latin1').slice(2);
+          const argument = option.viaSetVariable
+            ? `${option.name.raw}=${option.value ?? ''}`
+            : Buffer.from(use.line.argument).toString('latin1').slice(2);
           ctx.report({
             at: use,
             messageId,
             severity,
             data: {
               written: shownLine(use),
-              name: option.viaSetVariable ? name : (use.file.slice(use.line.nameRange).replace(/^(?:(?:skip|disable|enable|maximum|loose)[-_])+/i, '') || name),
+              name: option.viaSetVariable
+                ? name
+                : use.file.slice(use.line.nameRange).replace(/^(?:(?:skip|disable|enable|maximum|loose)[-_])+/i, '') || name,
               full: option.viaSetVariable ? inStyleOf(option.name.raw, full) : inStyleOf(use.file.slice(use.line.nameRange), full),
               version: target.version,
               argument,

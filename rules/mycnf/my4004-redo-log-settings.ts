@@ -23,7 +23,7 @@ export default defineRule({
       unknownMysql:
         '{{name}} exists from MySQL 8.0.30 on, so MySQL {{version}} refuses to start: "unknown variable \'{{argument}}\'"; expected innodb_log_file_size x innodb_log_files_in_group for the same redo size',
       unknownMariadb:
-        '{{name}} is MySQL 8.0.30\'s setting; MariaDB {{version}} does not know it and refuses to start: "unknown variable \'{{argument}}\'"; MariaDB keeps its redo log in one file of innodb_log_file_size, so expected innodb_log_file_size = {{value}}',
+        "{{name}} is MySQL 8.0.30's setting; MariaDB {{version}} does not know it and refuses to start: \"unknown variable '{{argument}}'\"; MariaDB keeps its redo log in one file of innodb_log_file_size, so expected innodb_log_file_size = {{value}}",
     },
   },
   defaultOptions: {},
@@ -53,7 +53,12 @@ export default defineRule({
         }
         if (!versionAtLeast(target.version, '8.0.30')) {
           if (capacity !== undefined && !capacity.name.loose) {
-            ctx.report({ at: capacity, messageId: 'unknownMysql', severity: 'error', data: { name: name(capacity), version: target.version, argument: argument(capacity) } });
+            ctx.report({
+              at: capacity,
+              messageId: 'unknownMysql',
+              severity: 'error',
+              data: { name: name(capacity), version: target.version, argument: argument(capacity) },
+            });
           }
           return;
         }
@@ -63,7 +68,12 @@ export default defineRule({
             ctx.report({
               at: use,
               messageId: 'bothSet',
-              data: { name: name(use), key: use.name.key, version: target.version, capacityAt: `${capacity.file.displayPath}:${capacity.file.position(capacity.range[0]).line}` },
+              data: {
+                name: name(use),
+                key: use.name.key,
+                version: target.version,
+                capacityAt: `${capacity.file.displayPath}:${capacity.file.position(capacity.range[0]).line}`,
+              },
               fix: () => removeAll(mycnf, use.name.key),
             });
           }
@@ -110,7 +120,9 @@ function removeAll(mycnf: MycnfConfig, key: string): TextEdit[] | null {
 function translate(mycnf: MycnfConfig, at: MycnfOptionUse, capacity: string): TextEdit[] | null {
   const renamed = renameMycnfOption(at, 'innodb_redo_log_capacity');
   const revalued = replaceMycnfValue(at, capacity);
-  const others = mycnf.uses.filter((use) => use !== at && (use.name.key === 'innodb_log_file_size' || use.name.key === 'innodb_log_files_in_group')).map(removeMycnfLine);
+  const others = mycnf.uses
+    .filter((use) => use !== at && (use.name.key === 'innodb_log_file_size' || use.name.key === 'innodb_log_files_in_group'))
+    .map(removeMycnfLine);
   if (renamed === null || revalued === null || others.some((edit) => edit === null)) return null;
   return [renamed, revalued, ...(others as TextEdit[])];
 }

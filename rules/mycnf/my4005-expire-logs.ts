@@ -17,7 +17,8 @@ export default defineRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      removed: '{{name}} = {{value}} was removed in MySQL 8.2.0, so MySQL {{version}} refuses to start: "unknown variable \'{{argument}}\'"; expected {{expected}}',
+      removed:
+        '{{name}} = {{value}} was removed in MySQL 8.2.0, so MySQL {{version}} refuses to start: "unknown variable \'{{argument}}\'"; expected {{expected}}',
       deprecated: '{{name}} = {{value}} is deprecated since MySQL 8.0.3; expected {{expected}}',
       ignored: '{{name}} = {{value}} is ignored: binlog_expire_logs_seconds is set too ({{secondsAt}}) and wins; expected the line removed',
     },
@@ -45,13 +46,21 @@ export default defineRule({
             at: days,
             messageId: removed ? 'removed' : 'ignored',
             severity: removed ? 'error' : 'info',
-            data: { name, value, version: target.version, argument, secondsAt: `${seconds.file.displayPath}:${seconds.file.position(seconds.range[0]).line}`, expected: 'the line removed, binlog_expire_logs_seconds is set' },
+            data: {
+              name,
+              value,
+              version: target.version,
+              argument,
+              secondsAt: `${seconds.file.displayPath}:${seconds.file.position(seconds.range[0]).line}`,
+              expected: 'the line removed, binlog_expire_logs_seconds is set',
+            },
             fix: () => removeEvery(all),
           });
           return;
         }
         const whole = /^\d+$/.test(value) ? Number(value) : undefined;
-        const expected = whole === undefined ? 'binlog_expire_logs_seconds = days x 86400' : `binlog_expire_logs_seconds = ${whole * DAY} (${whole} days)`;
+        const expected =
+          whole === undefined ? 'binlog_expire_logs_seconds = days x 86400' : `binlog_expire_logs_seconds = ${whole * DAY} (${whole} days)`;
         ctx.report({
           at: days,
           messageId: removed ? 'removed' : 'deprecated',

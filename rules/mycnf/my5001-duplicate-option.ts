@@ -35,7 +35,8 @@ export default defineRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      different: '{{written}} is dead: {{name}} is set again in {{winner}} ({{winnerText}}), which the server reads later and which wins{{order}}',
+      different:
+        '{{written}} is dead: {{name}} is set again in {{winner}} ({{winnerText}}), which the server reads later and which wins{{order}}',
       same: '{{written}} changes nothing: {{winner}} sets {{name}} to the same value later ({{winnerText}}){{order}}; expected this line removed',
     },
   },
@@ -48,7 +49,12 @@ export default defineRule({
         const bySlot = new Map<string, MycnfOptionUse[]>();
         for (const use of mycnf.uses) {
           const key = use.name.key;
-          if (key === 'set_variable' || CUMULATIVE.has(key) || (use.status !== 'exact' && use.status !== 'abbreviation' && use.status !== 'unverified')) continue;
+          if (
+            key === 'set_variable' ||
+            CUMULATIVE.has(key) ||
+            (use.status !== 'exact' && use.status !== 'abbreviation' && use.status !== 'unverified')
+          )
+            continue;
           const slot = use.name.maximum ? `maximum:${key}` : key;
           const list = bySlot.get(slot);
           if (list === undefined) bySlot.set(slot, [use]);
@@ -105,6 +111,7 @@ function unorderedIncludes(a: MycnfOptionUse, b: MycnfOptionUse, mycnf: MycnfCon
   const entryOf = (use: MycnfOptionUse) => mycnf.files.find((entry) => entry.source === use.file);
   const left = entryOf(a);
   const right = entryOf(b);
-  if (left?.via !== 'includedir' || right?.via !== 'includedir' || left.includedFrom?.directive !== right.includedFrom?.directive) return '';
+  if (left?.via !== 'includedir' || right?.via !== 'includedir' || left.includedFrom?.directive !== right.includedFrom?.directive)
+    return '';
   return `; both files come from !includedir ${left.includedFrom?.directive.path ?? ''}, whose order MySQL does not guarantee`;
 }

@@ -10,7 +10,10 @@ export default defineRule({
     description: 'Sizing rules were skipped because the host facts are unknown',
     defaultSeverity: 'info',
     recommended: true,
-    messages: { skipped: 'sizing rules skipped ({{rules}}): RAM is unknown; give --host-ram, --profile, --facts or a host: section in .tune-lint.yaml, or run on the host without --no-probe' },
+    messages: {
+      skipped:
+        'sizing rules skipped ({{rules}}): RAM is unknown; give --host-ram, --profile, --facts or a host: section in .tune-lint.yaml, or run on the host without --no-probe',
+    },
   },
   defaultOptions: {},
   create: () => ({}),

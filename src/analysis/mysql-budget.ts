@@ -10,7 +10,10 @@ export function mysqlBudget(sizing: Sizing): { readonly bytes: number; readonly 
   const ram = sizing.ram;
   if (ram === undefined) return undefined;
   if (sizing.apache.length === 0 || sizing.apacheBudget === undefined || sizing.osReserve === undefined) {
-    return { bytes: Math.floor(ram.value * sizing.budget.mysqlMaxShare), reason: `${formatPercent(sizing.budget.mysqlMaxShare)} of ${formatBytes(ram.value)} RAM, ${ram.source}` };
+    return {
+      bytes: Math.floor(ram.value * sizing.budget.mysqlMaxShare),
+      reason: `${formatPercent(sizing.budget.mysqlMaxShare)} of ${formatBytes(ram.value)} RAM, ${ram.source}`,
+    };
   }
   return {
     bytes: ram.value - sizing.apacheBudget - sizing.osReserve,

@@ -129,11 +129,12 @@ export interface SizingInput {
 export function computeSizing(input: SizingInput): Sizing {
   const { host, budget } = input;
   const ram = host.ram;
-  const dbLocal = input.mycnf !== undefined
-    ? { value: true, reason: `a MySQL/MariaDB config (${input.mycnf.root.displayPath}) is linted with it` }
-    : host.mysqlRunning?.value === true
-      ? { value: true, reason: `mysqld runs on this host (${host.mysqlRunning.source})` }
-      : { value: false, reason: 'no database config linted and none seen running' };
+  const dbLocal =
+    input.mycnf !== undefined
+      ? { value: true, reason: `a MySQL/MariaDB config (${input.mycnf.root.displayPath}) is linted with it` }
+      : host.mysqlRunning?.value === true
+        ? { value: true, reason: `mysqld runs on this host (${host.mysqlRunning.source})` }
+        : { value: false, reason: 'no database config linted and none seen running' };
   const osReserve = ram === undefined ? undefined : clamp(ram.value * budget.osReserveShare, budget.osReserveMin, budget.osReserveMax);
   let apacheBudget: number | undefined;
   let apacheBudgetReason = 'unknown RAM';
@@ -173,10 +174,12 @@ export function computeSizing(input: SizingInput): Sizing {
  */
 function perChildFor(given: Fact<ChildMemory> | undefined, mpm: MpmName, modules: readonly string[], php: boolean): Fact<ChildMemory> {
   const running = given?.value.measuredOn;
-  if (given !== undefined && (running === undefined || ((running.mpm === undefined || running.mpm === mpm) && running.php === php))) return given;
+  if (given !== undefined && (running === undefined || ((running.mpm === undefined || running.mpm === mpm) && running.php === php)))
+    return given;
   const estimate = estimatePerChild(mpm, modules);
   if (running === undefined) return estimate;
-  const what = (name: string | undefined, withPhp: boolean): string => `${name ?? 'an MPM built in'} ${withPhp ? 'with mod_php' : 'without PHP'}`;
+  const what = (name: string | undefined, withPhp: boolean): string =>
+    `${name ?? 'an MPM built in'} ${withPhp ? 'with mod_php' : 'without PHP'}`;
   return {
     ...estimate,
     source: `${estimate.source.replace(/\)$/, '')}; the running Apache's children (${what(running.mpm, running.php)}) are not this config's (${what(mpm, php)}), so their ${formatBytes(given?.value.median ?? 0)} was not used)`,
@@ -218,7 +221,9 @@ function apacheSizing(config: ApacheConfig, host: HostFacts, budget: number | un
 function fastCgiHandOff(config: ApacheConfig): ApacheDirectiveUse | undefined {
   if (!config.hasModule('proxy_fcgi_module')) return undefined;
   const toFastCgi = (use: ApacheDirectiveUse): boolean => use.args.some((arg) => /(^|\|)fcgi:\/\//i.test(arg));
-  return [...config.named('sethandler'), ...config.named('proxypass'), ...config.named('proxypassmatch')].filter(toFastCgi).sort((a, b) => a.order - b.order)[0];
+  return [...config.named('sethandler'), ...config.named('proxypass'), ...config.named('proxypassmatch')]
+    .filter(toFastCgi)
+    .sort((a, b) => a.order - b.order)[0];
 }
 
 /** Memory variables of the worst-case formula (reference/mysql.md §4, MySQLTuner `calculations`). */
@@ -230,13 +235,23 @@ const GLOBAL_BUFFERS = [
   'query_cache_size',
   'aria_pagecache_buffer_size',
 ] as const;
-const PER_CONNECTION_BUFFERS = ['read_buffer_size', 'read_rnd_buffer_size', 'sort_buffer_size', 'thread_stack', 'join_buffer_size'] as const;
+const PER_CONNECTION_BUFFERS = [
+  'read_buffer_size',
+  'read_rnd_buffer_size',
+  'sort_buffer_size',
+  'thread_stack',
+  'join_buffer_size',
+] as const;
 
 function mysqlSizing(config: MycnfConfig): MysqlSizing {
   const term = (name: string): MysqlTerm | undefined => {
     const size = config.size(name);
     if (size === undefined) return undefined;
-    return { name, bytes: size.bytes, from: size.from === 'default' ? `default for ${config.target.product} ${config.target.version}` : `set in ${where(size.from)}` };
+    return {
+      name,
+      bytes: size.bytes,
+      from: size.from === 'default' ? `default for ${config.target.product} ${config.target.version}` : `set in ${where(size.from)}`,
+    };
   };
   const globals = GLOBAL_BUFFERS.flatMap((name) => term(name) ?? []);
   const tmp = term('tmp_table_size');
@@ -247,7 +262,10 @@ function mysqlSizing(config: MycnfConfig): MysqlSizing {
   }
   const perConnection = PER_CONNECTION_BUFFERS.flatMap((name) => term(name) ?? []);
   const connections = term('max_connections');
-  const maxConnections = { value: connections?.bytes ?? 151, from: connections?.from ?? `default for ${config.target.product} ${config.target.version}` };
+  const maxConnections = {
+    value: connections?.bytes ?? 151,
+    from: connections?.from ?? `default for ${config.target.product} ${config.target.version}`,
+  };
   const globalBytes = globals.reduce((sum, t) => sum + t.bytes, 0);
   const perConnectionBytes = perConnection.reduce((sum, t) => sum + t.bytes, 0);
   return {
@@ -260,7 +278,10 @@ function mysqlSizing(config: MycnfConfig): MysqlSizing {
   };
 }
 
-function where(use: { readonly file: { readonly displayPath: string; position(offset: number): { line: number } }; readonly range: readonly [number, number] }): string {
+function where(use: {
+  readonly file: { readonly displayPath: string; position(offset: number): { line: number } };
+  readonly range: readonly [number, number];
+}): string {
   return `${use.file.displayPath}:${use.file.position(use.range[0]).line}`;
 }
 

@@ -42,14 +42,19 @@ function* block(value: object, indent: string): Generator<string> {
 }
 
 function isFlat(value: object): boolean {
-  return !Array.isArray(value) && Object.values(value).every((child) => child === null || typeof child !== 'object' || Array.isArray(child));
+  return (
+    !Array.isArray(value) && Object.values(value).every((child) => child === null || typeof child !== 'object' || Array.isArray(child))
+  );
 }
 
 function inline(item: Record<string, unknown>): string {
   const where = typeof item['file'] === 'string' && typeof item['line'] === 'number' ? ` (${item['file']}:${item['line']})` : '';
   const parts = Object.entries(item)
     .filter(([key]) => key !== 'file' && key !== 'line')
-    .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join(' > ') : value !== null && typeof value === 'object' ? JSON.stringify(value) : scalar(value)}`);
+    .map(
+      ([key, value]) =>
+        `${key}=${Array.isArray(value) ? value.join(' > ') : value !== null && typeof value === 'object' ? JSON.stringify(value) : scalar(value)}`,
+    );
   return `${parts.join(' ')}${where}`;
 }
 

@@ -39,8 +39,17 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
   const language = options.lang ?? languageFromName(hostPath) ?? detectLanguage(hostPath, fs.read(hostPath).text.slice(0, 4096));
   const dump =
     language === 'apache'
-      ? loadApache(hostPath, { fs, httpd: targets.httpd, givenEnv: givenEnvironment(options), ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }) }).toDump()
-      : loadMycnf(hostPath, { fs, target: targets.db, ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }) }).toDump();
+      ? loadApache(hostPath, {
+          fs,
+          httpd: targets.httpd,
+          givenEnv: givenEnvironment(options),
+          ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
+        }).toDump()
+      : loadMycnf(hostPath, {
+          fs,
+          target: targets.db,
+          ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }),
+        }).toDump();
   const write = (chunk: string): void => stdout.write(chunk);
   if (options.json) {
     writeJson(dump, write);

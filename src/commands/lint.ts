@@ -51,22 +51,39 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const config = await loadRunConfig(options, cwd);
   const timingShown = timingRows(process.env['TIMING']);
   const timer = timingShown === undefined ? undefined : new LintTimer();
-  const run: Run = { config, cliRules: parseRuleFlags(options.rule, builtinRules), cliTarget: checkTargetFlag(options.target), options, cwd, probeCache: new ProbeCache(), timer };
+  const run: Run = {
+    config,
+    cliRules: parseRuleFlags(options.rule, builtinRules),
+    cliTarget: checkTargetFlag(options.target),
+    options,
+    cwd,
+    probeCache: new ProbeCache(),
+    timer,
+  };
   if (options.printConfig !== undefined) {
     const lintOnly = [options.fix ? '--fix' : undefined, options.verify ? '--verify' : undefined].filter((flag) => flag !== undefined);
-    if (lintOnly.length > 0) throw new ConfigError(`--print-config prints the configuration for a path and lints nothing, so ${lintOnly.join(' and ')} would do nothing; run them without it`);
+    if (lintOnly.length > 0)
+      throw new ConfigError(
+        `--print-config prints the configuration for a path and lints nothing, so ${lintOnly.join(' and ')} would do nothing; run them without it`,
+      );
     return printConfigOf(options.printConfig, run);
   }
   const units = groupByHost(mainPaths(paths, options, cwd), config);
   const linted = await lintUnits(units, run, options.fixType);
   const outcomes = options.verify ? await verifyUnits(linted, options, cwd) : linted;
   const fixes = outcomes.flatMap((outcome) => outcome.result.fixes);
-  const changes = fixes.map((fix) => ({ patchPath: fix.file.patchPath, before: fix.before, after: fix.after, encoding: fix.file.encoding }));
+  const changes = fixes.map((fix) => ({
+    patchPath: fix.file.patchPath,
+    before: fix.before,
+    after: fix.after,
+    encoding: fix.file.encoding,
+  }));
   const patch = await unifiedDiff(changes);
   const wrote = options.fix && fixes.length > 0;
   if (wrote) {
     const written = (await import('../fix/write.js')).writeFixes(fixes);
-    for (const stale of written.staleTempFiles) stderr.write(`tune-lint: removed ${stale}, a temporary file left by an interrupted --fix\n`);
+    for (const stale of written.staleTempFiles)
+      stderr.write(`tune-lint: removed ${stale}, a temporary file left by an interrupted --fix\n`);
   }
   // After --fix the exit code is about the configs as written, as with ESLint: what the fixes left.
   const judged = wrote ? await lintUnits(units, run, 'none') : outcomes;
@@ -86,9 +103,13 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
           remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
         });
   stdout.write(report);
-  if (timer !== undefined) stderr.write(timer.table(timingShown as number, new Map(builtinRules.map((rule) => [rule.meta.id, rule.meta.name]))));
+  if (timer !== undefined)
+    stderr.write(timer.table(timingShown as number, new Map(builtinRules.map((rule) => [rule.meta.id, rule.meta.name]))));
   if (options.format === 'diff' && patch === '') noteEmptyPatch(outcomes, options);
-  return exitCode(judged.map((outcome) => outcome.result), options);
+  return exitCode(
+    judged.map((outcome) => outcome.result),
+    options,
+  );
 }
 
 /** JSON and SARIF carry fixes: the ones that are exactly the patch. */
@@ -99,7 +120,9 @@ async function withFixesAsPatch(outcomes: readonly UnitOutcome[]): Promise<UnitO
 
 /** An empty diff is ambiguous; as ShellCheck does, say on stderr why there is nothing to patch. */
 function noteEmptyPatch(outcomes: readonly UnitOutcome[], options: LintCommandOptions): void {
-  const shown = outcomes.flatMap((outcome) => outcome.result.diagnostics).filter((diagnostic) => !options.quiet || diagnostic.severity === 'error');
+  const shown = outcomes
+    .flatMap((outcome) => outcome.result.diagnostics)
+    .filter((diagnostic) => !options.quiet || diagnostic.severity === 'error');
   if (shown.length === 0) return;
   const kind = options.fixType === 'all' ? '' : ` with --fix-type ${options.fixType}`;
   stderr.write(`tune-lint: ${shown.length} ${shown.length === 1 ? 'problem' : 'problems'} found, none fixable${kind}: nothing to patch\n`);
@@ -116,7 +139,12 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNulla
   const common = { ...commonLintInput(options, run.cwd), fixType, ...(run.timer === undefined ? {} : { timer: run.timer }) };
   const outcomes: UnitOutcome[] = [];
   for (const unit of units) {
-    const host = await resolveHostFacts({ ...hostSources(options, unit.group), probe: options.probe, probeCache, ...((await spinnerWanted(options)) ? { onSlowProbe: startSpinner } : {}) });
+    const host = await resolveHostFacts({
+      ...hostSources(options, unit.group),
+      probe: options.probe,
+      probeCache,
+      ...((await spinnerWanted(options)) ? { onSlowProbe: startSpinner } : {}),
+    });
     const result = await lint({
       ...common,
       paths: unit.paths,
@@ -163,7 +191,13 @@ function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInp
     },
     ...(options.serverRoot === undefined && options.define.length === 0 && environment.length === 0
       ? {}
-      : { apache: { ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }), defines: options.define, env: environment } }),
+      : {
+          apache: {
+            ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
+            defines: options.define,
+            env: environment,
+          },
+        }),
     ...(options.includeBase === undefined ? {} : { includeBase: path.resolve(cwd, options.includeBase) }),
   };
 }
@@ -236,7 +270,9 @@ async function printConfigOf(file: string, run: Run): Promise<number> {
   const host: HostFacts = await resolveHostFacts({ ...hostSources(run.options, group), probe: false });
   const targets = targetsOf(group, run.cliTarget);
   const { printConfig } = await import('../config/print.js');
-  stdout.write(printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run.cliRules), rules: builtinRules }));
+  stdout.write(
+    printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run.cliRules), rules: builtinRules }),
+  );
   return 0;
 }
 
@@ -291,4 +327,3 @@ async function colorWanted(): Promise<boolean> {
   const noColor = process.env['NO_COLOR'];
   return (noColor === undefined || noColor === '') && process.env['TERM'] !== 'dumb' && (await stdout.isTerminal());
 }
-

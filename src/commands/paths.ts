@@ -22,7 +22,8 @@ export function mainPath(file: string, where: Sysroot, cwd: string): string {
   const root = path.resolve(cwd, where.sysroot);
   if (isInside(root, resolved)) return resolved;
   const onDisk = underSysroot(root, where.sysrootAt, resolved);
-  if (onDisk === undefined) throw new ConfigError(`${file} is outside --sysroot-at ${where.sysrootAt}, the part of the server --sysroot ${where.sysroot} holds`);
+  if (onDisk === undefined)
+    throw new ConfigError(`${file} is outside --sysroot-at ${where.sysrootAt}, the part of the server --sysroot ${where.sysroot} holds`);
   return onDisk;
 }
 
@@ -31,7 +32,8 @@ export function mainPaths(paths: readonly string[], where: Sysroot, cwd: string)
   const root = where.sysroot === undefined ? undefined : path.resolve(cwd, where.sysroot);
   if (root !== undefined && !isDirectory(root)) throw new ConfigError(`--sysroot ${where.sysroot}: not a directory`);
   if (paths.length > 0) return [...new Set(paths.map((file) => mainPath(file, where, cwd)))];
-  const candidates = root === undefined ? SYSTEM_CONFIGS : SYSTEM_CONFIGS.flatMap((file) => underSysroot(root, where.sysrootAt, file) ?? []);
+  const candidates =
+    root === undefined ? SYSTEM_CONFIGS : SYSTEM_CONFIGS.flatMap((file) => underSysroot(root, where.sysrootAt, file) ?? []);
   const found = candidates.filter((file) => fs.existsSync(file));
   if (found.length === 0) {
     const at = where.sysrootAt === undefined || where.sysrootAt === '/' ? '' : ` (as ${where.sysrootAt})`;

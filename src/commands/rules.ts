@@ -25,10 +25,19 @@ export async function runRules(options: { json: boolean }): Promise<number> {
   }
   const rows = [
     ['ID', 'NAME', 'SEVERITY', 'FIX', 'PRESET', 'DESCRIPTION'],
-    ...rules.map((meta) => [meta.id, meta.name, meta.defaultSeverity, meta.fix ?? '-', meta.recommended ? 'recommended' : 'strict', meta.description]),
+    ...rules.map((meta) => [
+      meta.id,
+      meta.name,
+      meta.defaultSeverity,
+      meta.fix ?? '-',
+      meta.recommended ? 'recommended' : 'strict',
+      meta.description,
+    ]),
   ];
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] as string).length))) ?? [];
-  const lines = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number))).join('  '));
+  const lines = rows.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] as number))).join('  '),
+  );
   lines.push('', `Each rule's page: ${docsUrl(version, '<ID>')}; rules take an id or a name in .tune-lint.yaml and --rule.`);
   stdout.write(`${lines.join('\n')}\n`);
   return 0;

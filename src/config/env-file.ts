@@ -19,7 +19,8 @@ export function environmentFromFlags(pairs: readonly string[]): GivenEnvironment
   for (const pair of pairs) {
     const equals = pair.indexOf('=');
     const name = equals === -1 ? pair : pair.slice(0, equals);
-    if (equals === -1 || !NAME.test(name)) throw new ConfigError(`--env ${pair}: expected NAME=VALUE, e.g. --env APACHE_LOG_DIR=/var/log/apache2`);
+    if (equals === -1 || !NAME.test(name))
+      throw new ConfigError(`--env ${pair}: expected NAME=VALUE, e.g. --env APACHE_LOG_DIR=/var/log/apache2`);
     values[name] = pair.slice(equals + 1);
   }
   return { source: '--env', values };

@@ -26,7 +26,15 @@ export function findConfig(start: string): string | undefined {
   }
 }
 
-export const EMPTY_CONFIG: ResolvedConfig = { file: undefined, base: '.', preset: 'recommended', targets: {}, budget: {}, rules: new Map(), overrides: [] };
+export const EMPTY_CONFIG: ResolvedConfig = {
+  file: undefined,
+  base: '.',
+  preset: 'recommended',
+  targets: {},
+  budget: {},
+  rules: new Map(),
+  overrides: [],
+};
 
 type YamlModule = typeof import('yaml');
 type Node = import('yaml').Node;
@@ -90,7 +98,8 @@ class ConfigReader {
     const firstError = this.document.errors[0];
     if (firstError !== undefined) throw new ConfigError(`${this.where(firstError.pos[0])}: ${firstError.message.split('\n')[0]}`);
     const root = this.document.contents;
-    if (root === null || root === undefined || (yaml.isScalar(root) && root.value === null)) return { ...EMPTY_CONFIG, file: this.shown, base };
+    if (root === null || root === undefined || (yaml.isScalar(root) && root.value === null))
+      return { ...EMPTY_CONFIG, file: this.shown, base };
     if (!yaml.isMap(root)) return this.fail(root, `${CONFIG_NAME} must be a mapping with the keys ${TOP_KEYS.join(', ')}`);
     const map = root as YamlMap;
     this.checkKeys(map, TOP_KEYS, '');
@@ -113,7 +122,8 @@ class ConfigReader {
   }
 
   private fail(node: Node | Pair | null | undefined, message: string): never {
-    const target = node !== null && node !== undefined && 'key' in node && this.yaml.isNode(node.key) ? node.key : (node as Node | null | undefined);
+    const target =
+      node !== null && node !== undefined && 'key' in node && this.yaml.isNode(node.key) ? node.key : (node as Node | null | undefined);
     throw new ConfigError(`${this.where(target?.range?.[0] ?? 0)}: ${message}`);
   }
 
@@ -154,7 +164,11 @@ class ConfigReader {
     if (node === undefined) return {};
     const parts: [string, Node][] = [];
     if (yaml.isScalar(node) && typeof node.value === 'string') {
-      for (const part of node.value.split(',').map((p) => p.trim()).filter(Boolean)) parts.push([part, node]);
+      for (const part of node.value
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean))
+        parts.push([part, node]);
     } else if (yaml.isMap(node)) {
       for (const entry of (node as YamlMap).items) {
         const value = this.valueOf(entry);
@@ -203,13 +217,15 @@ class ConfigReader {
       if (kind === undefined) this.fail(entry, `unknown budget key "${key}"; expected ${Object.keys(BUDGET_KEYS).join(', ')}`);
       const valueNode = this.valueOf(entry);
       const raw = valueNode !== undefined && yaml.isScalar(valueNode) ? valueNode.value : undefined;
-      const value = kind === 'size' ? (typeof raw === 'number' ? raw : parseFriendlySize(String(raw))) : typeof raw === 'number' ? raw : Number.NaN;
+      const value =
+        kind === 'size' ? (typeof raw === 'number' ? raw : parseFriendlySize(String(raw))) : typeof raw === 'number' ? raw : Number.NaN;
       const valid =
         value !== undefined &&
         Number.isFinite(value) &&
         (kind === 'share' ? value > 0 && value <= 1 : kind === 'count' ? Number.isInteger(value) && value >= 0 : value >= 0);
       if (!valid) {
-        const expected = kind === 'share' ? 'a share above 0 and at most 1, like 0.5' : kind === 'size' ? 'a size like 512M' : 'a whole number';
+        const expected =
+          kind === 'share' ? 'a share above 0 and at most 1, like 0.5' : kind === 'size' ? 'a size like 512M' : 'a whole number';
         this.fail(valueNode ?? entry, `budget ${key} must be ${expected}`);
       }
       out[key as keyof Budget] = value as number;
@@ -241,7 +257,10 @@ class ConfigReader {
       const items = (node as YamlSeq).items;
       if (items.length === 0 || items.length > 2) this.fail(node, `${rule.meta.id} must be [severity] or [severity, { options }]`);
       const [severityNode, optionsNode] = items;
-      return { severity: this.parseSeverity(severityNode as Node), ...(optionsNode === undefined ? {} : { options: this.parseOptions(rule, optionsNode) }) };
+      return {
+        severity: this.parseSeverity(severityNode as Node),
+        ...(optionsNode === undefined ? {} : { options: this.parseOptions(rule, optionsNode) }),
+      };
     }
     return this.fail(node ?? entry, `${rule.meta.id} must be off, info, warn, error or [severity, { options }]`);
   }
@@ -263,8 +282,14 @@ class ConfigReader {
         this.fail(entry, `${rule.meta.id} has no option "${key}"${names.length === 0 ? '' : `; its options: ${names.join(', ')}`}`);
       }
       const value: unknown = (entry.value as Node | null)?.toJSON?.();
-      const sameType = Array.isArray(expected) ? Array.isArray(value) && value.every((item) => typeof item === 'string') : typeof value === typeof expected;
-      if (!sameType) this.fail((entry.value as Node | null) ?? entry, `${rule.meta.id} option ${key} must be a ${Array.isArray(expected) ? 'list of strings' : typeof expected}`);
+      const sameType = Array.isArray(expected)
+        ? Array.isArray(value) && value.every((item) => typeof item === 'string')
+        : typeof value === typeof expected;
+      if (!sameType)
+        this.fail(
+          (entry.value as Node | null) ?? entry,
+          `${rule.meta.id} option ${key} must be a ${Array.isArray(expected) ? 'list of strings' : typeof expected}`,
+        );
       options[key] = value as RuleOptions[string];
     }
     return options;
@@ -280,7 +305,8 @@ class ConfigReader {
       const entry = item as YamlMap;
       this.checkKeys(entry, OVERRIDE_KEYS, 'override ');
       const nameNode = this.valueOf(this.field(entry, 'name'));
-      if (nameNode !== undefined && !(yaml.isScalar(nameNode) && typeof nameNode.value === 'string')) this.fail(nameNode, 'name must be a string');
+      if (nameNode !== undefined && !(yaml.isScalar(nameNode) && typeof nameNode.value === 'string'))
+        this.fail(nameNode, 'name must be a string');
       const files = this.parseGlobs(this.field(entry, 'files'), entry);
       const host = this.parseHost(this.field(entry, 'host'), `${this.shown} overrides[${index}]`);
       return {
@@ -299,7 +325,11 @@ class ConfigReader {
     const { yaml } = this;
     const node = this.valueOf(pair);
     const nodes = node === undefined ? [] : yaml.isSeq(node) ? (node as YamlSeq).items : [node];
-    const globs = nodes.map((glob) => (yaml.isScalar(glob) && typeof glob.value === 'string' && glob.value !== '' ? glob.value : this.fail(glob, 'a glob must be a non-empty string')));
+    const globs = nodes.map((glob) =>
+      yaml.isScalar(glob) && typeof glob.value === 'string' && glob.value !== ''
+        ? glob.value
+        : this.fail(glob, 'a glob must be a non-empty string'),
+    );
     if (globs.length === 0) this.fail(pair ?? override, 'an override needs files: a glob or a list of globs, relative to the config file');
     return globs;
   }

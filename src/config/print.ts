@@ -31,7 +31,8 @@ export function printConfig(input: PrintConfigInput): string {
   const rules: Record<string, unknown> = {};
   for (const rule of input.rules) {
     const setting = input.selection.setting(rule, source);
-    rules[rule.meta.id] = setting.severity === 'off' || Object.keys(setting.options).length === 0 ? setting.severity : [setting.severity, setting.options];
+    rules[rule.meta.id] =
+      setting.severity === 'off' || Object.keys(setting.options).length === 0 ? setting.severity : [setting.severity, setting.options];
   }
   const printable = {
     file: input.file,

@@ -42,7 +42,10 @@ export function configSchema(rules: readonly Rule[], version: string): object {
         type: 'object',
         additionalProperties: false,
         properties: pick(TOP_KEYS, {
-          extends: section({ enum: ['recommended', 'strict'], description: 'The preset: recommended (the default) or strict, every rule on' }),
+          extends: section({
+            enum: ['recommended', 'strict'],
+            description: 'The preset: recommended (the default) or strict, every rule on',
+          }),
           target: section({ $ref: '#/definitions/target' }),
           host: section({ $ref: '#/definitions/host' }),
           budget: section({ $ref: '#/definitions/budget' }),
@@ -57,15 +60,25 @@ export function configSchema(rules: readonly Rule[], version: string): object {
       severity: { enum: [...SEVERITIES], description: 'off, info, warn or error' },
       size: {
         description: 'A size: a number of bytes, or text like 512M, 1.5G or 2GiB (units are binary and any case)',
-        anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', pattern: `^\\s*\\d+(?:\\.\\d+)?\\s*(?:${FRIENDLY_SIZE_UNITS.map(caseless).join('|')})?\\s*$` }],
+        anyOf: [
+          { type: 'number', minimum: 0 },
+          { type: 'string', pattern: `^\\s*\\d+(?:\\.\\d+)?\\s*(?:${FRIENDLY_SIZE_UNITS.map(caseless).join('|')})?\\s*$` },
+        ],
       },
       target: {
         description: 'Server versions the configs are for: { httpd: "2.4", mariadb: "10.11" } or "httpd=2.4,mariadb=10.11"',
         anyOf: [
-          { type: 'string', pattern: `^[\\s,]*(?:${caseless(inner(TARGET_PART))}(?:\\s*,[\\s,]*${caseless(inner(TARGET_PART))})*)?[\\s,]*$` },
+          {
+            type: 'string',
+            pattern: `^[\\s,]*(?:${caseless(inner(TARGET_PART))}(?:\\s*,[\\s,]*${caseless(inner(TARGET_PART))})*)?[\\s,]*$`,
+          },
           {
             type: 'object',
-            properties: { httpd: { $ref: '#/definitions/httpdVersion' }, mariadb: { $ref: '#/definitions/version' }, mysql: { $ref: '#/definitions/version' } },
+            properties: {
+              httpd: { $ref: '#/definitions/httpdVersion' },
+              mariadb: { $ref: '#/definitions/version' },
+              mysql: { $ref: '#/definitions/version' },
+            },
             patternProperties: {
               [`^(?:${caseless('httpd')}|${caseless('apache')})$`]: { $ref: '#/definitions/httpdVersion' },
               [`^(?:${caseless('mysql')}|${caseless('mariadb')})$`]: { $ref: '#/definitions/version' },
@@ -74,8 +87,17 @@ export function configSchema(rules: readonly Rule[], version: string): object {
           },
         ],
       },
-      httpdVersion: { description: '2.2 or 2.4, or a release of them like 2.4.62', anyOf: [{ type: 'string', pattern: HTTPD_TARGET_VERSION.source }, { enum: [2.2, 2.4] }] },
-      version: { description: 'A version like 10.11 or 8.0.36', anyOf: [{ type: 'string', pattern: '^\\d+(?:\\.\\d+){0,2}$' }, { type: 'number', minimum: 0 }] },
+      httpdVersion: {
+        description: '2.2 or 2.4, or a release of them like 2.4.62',
+        anyOf: [{ type: 'string', pattern: HTTPD_TARGET_VERSION.source }, { enum: [2.2, 2.4] }],
+      },
+      version: {
+        description: 'A version like 10.11 or 8.0.36',
+        anyOf: [
+          { type: 'string', pattern: '^\\d+(?:\\.\\d+){0,2}$' },
+          { type: 'number', minimum: 0 },
+        ],
+      },
       host: {
         type: 'object',
         description: 'Facts about the host the configs run on; they take the place of a probe',
@@ -89,7 +111,11 @@ export function configSchema(rules: readonly Rule[], version: string): object {
         properties: Object.fromEntries(
           Object.entries(BUDGET_KEYS).map(([key, kind]) => {
             const description = BUDGET_DESCRIPTIONS[key as keyof Budget];
-            if (kind === 'share') return [key, { type: 'number', exclusiveMinimum: 0, maximum: 1, description: `${description}: a share above 0 and at most 1` }];
+            if (kind === 'share')
+              return [
+                key,
+                { type: 'number', exclusiveMinimum: 0, maximum: 1, description: `${description}: a share above 0 and at most 1` },
+              ];
             if (kind === 'count') return [key, { type: 'integer', minimum: 0, description }];
             return [key, { $ref: '#/definitions/size', description }];
           }),
@@ -111,7 +137,10 @@ export function configSchema(rules: readonly Rule[], version: string): object {
           name: section({ type: 'string', description: 'The host these files belong to, shown in reports' }),
           files: {
             description: 'A glob or a list of globs relative to this file: ** spans directories',
-            anyOf: [{ type: 'string', minLength: 1 }, { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }],
+            anyOf: [
+              { type: 'string', minLength: 1 },
+              { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+            ],
           },
           host: section({ $ref: '#/definitions/host' }),
           rules: section({ $ref: '#/definitions/rules' }),
@@ -137,7 +166,13 @@ function hostFactSchemas(): Record<HostFactName, object> {
   const size = { $ref: '#/definitions/size' };
   return {
     ram: { ...size, description: 'RAM, like 2G' },
-    cpus: { description: 'CPUs; fractions are allowed (a cgroup quota of 1.5)', anyOf: [{ type: 'number', exclusiveMinimum: 0 }, { type: 'string', pattern: CPUS_TEXT.source }] },
+    cpus: {
+      description: 'CPUs; fractions are allowed (a cgroup quota of 1.5)',
+      anyOf: [
+        { type: 'number', exclusiveMinimum: 0 },
+        { type: 'string', pattern: CPUS_TEXT.source },
+      ],
+    },
     swap: size,
     perChild: {
       description: 'Memory of one Apache child: a size, or { median, max, count, metric } as a probe measures it',
@@ -147,14 +182,25 @@ function hostFactSchemas(): Record<HostFactName, object> {
           type: 'object',
           required: ['median'],
           additionalProperties: false,
-          properties: pick(PER_CHILD_KEYS, { median: size, max: size, count: { type: 'integer', minimum: 0 }, metric: { enum: ['pss', 'rss'] } }),
+          properties: pick(PER_CHILD_KEYS, {
+            median: size,
+            max: size,
+            count: { type: 'integer', minimum: 0 },
+            metric: { enum: ['pss', 'rss'] },
+          }),
         },
       ],
     },
     apacheRunning: { type: 'boolean' },
     mysqlRunning: { type: 'boolean' },
     mysqlRss: size,
-    somaxconn: { description: 'net.core.somaxconn', anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: WHOLE_NUMBER_TEXT.source }] },
+    somaxconn: {
+      description: 'net.core.somaxconn',
+      anyOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', pattern: WHOLE_NUMBER_TEXT.source },
+      ],
+    },
     mounts: {
       type: 'array',
       description: 'Filesystems, for the rules that depend on where files are served from',
@@ -162,7 +208,11 @@ function hostFactSchemas(): Record<HostFactName, object> {
         type: 'object',
         required: ['mountPoint', 'fsType'],
         additionalProperties: false,
-        properties: pick(MOUNT_KEYS, { mountPoint: { type: 'string', pattern: '^/' }, fsType: { type: 'string', minLength: 1 }, source: { type: 'string' } }),
+        properties: pick(MOUNT_KEYS, {
+          mountPoint: { type: 'string', pattern: '^/' },
+          fsType: { type: 'string', minLength: 1 },
+          source: { type: 'string' },
+        }),
       },
     },
   };

@@ -104,7 +104,13 @@ export class ConfigFileSystem {
   private known = new DiskKnowledge();
 
   constructor(
-    options: { sysroot?: string | undefined; sysrootAt?: string | undefined; cwd?: string; limits?: Partial<Limits>; overlay?: ReadonlyMap<string, string> } = {},
+    options: {
+      sysroot?: string | undefined;
+      sysrootAt?: string | undefined;
+      cwd?: string;
+      limits?: Partial<Limits>;
+      overlay?: ReadonlyMap<string, string>;
+    } = {},
   ) {
     this.cwd = options.cwd ?? process.cwd();
     this.overlay = options.overlay ?? new Map();
@@ -114,7 +120,8 @@ export class ConfigFileSystem {
     if (!isNormalAbsolute(this.sysrootAt) && this.sysrootAt !== '/') {
       throw new UserError(`--sysroot-at ${this.sysrootAt}: expected an absolute path without '.', '..' or a trailing '/', e.g. /etc/httpd`);
     }
-    if (this.sysrootAt !== '/' && this.sysroot === undefined) throw new UserError(`--sysroot-at ${this.sysrootAt} needs --sysroot: the directory that holds it`);
+    if (this.sysrootAt !== '/' && this.sysroot === undefined)
+      throw new UserError(`--sysroot-at ${this.sysrootAt} needs --sysroot: the directory that holds it`);
     this.mount = this.sysrootAt === '/' ? '' : this.sysrootAt;
     const maxInputBytes = options.limits?.maxInputBytes ?? Math.max(DEFAULT_LIMITS.maxInputBytes, options.limits?.maxFileBytes ?? 0);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits, maxInputBytes };
@@ -163,7 +170,13 @@ export class ConfigFileSystem {
    * what this view learnt: a fix pass re-reads only the files it changed.
    */
   withOverlay(overlay: ReadonlyMap<string, string>): ConfigFileSystem {
-    const view = new ConfigFileSystem({ sysroot: this.sysrootAsGiven, sysrootAt: this.sysrootAt, cwd: this.cwd, limits: this.limits, overlay });
+    const view = new ConfigFileSystem({
+      sysroot: this.sysrootAsGiven,
+      sysrootAt: this.sysrootAt,
+      cwd: this.cwd,
+      limits: this.limits,
+      overlay,
+    });
     view.known = this.known;
     return view;
   }
@@ -237,7 +250,8 @@ export class ConfigFileSystem {
     // time, its parts being plain names (no '', '.' or '/'): path.join and path.relative would normalise whole
     // strings again for every path resolved.
     const top = root.endsWith('/') ? root.slice(0, -1) : root;
-    const inside = isNormalAbsolute(hostPath) && hostPath.startsWith(`${top}/`) ? hostPath.slice(top.length + 1) : path.relative(root, hostPath);
+    const inside =
+      isNormalAbsolute(hostPath) && hostPath.startsWith(`${top}/`) ? hostPath.slice(top.length + 1) : path.relative(root, hostPath);
     const pending = inside.split(path.sep).filter((part) => part !== '' && part !== '.');
     if (pending[0] === '..') throw new FileAccessError(`${this.display(hostPath)} is outside the sysroot ${root}`, 'escapes-sysroot');
     let resolved = this.mount;
@@ -338,7 +352,8 @@ export class ConfigFileSystem {
   /** Entry names of a directory, unsorted; a FileAccessError when it cannot be read (the servers refuse to start then). */
   readDirectory(hostPath: string): string[] {
     let entries: fs.Dirent[];
-    if (isOutsideSysroot(hostPath)) throw new FileAccessError(`${this.display(hostPath)}: cannot read the directory (ENOENT)`, 'missing', 'ENOENT');
+    if (isOutsideSysroot(hostPath))
+      throw new FileAccessError(`${this.display(hostPath)}: cannot read the directory (ENOENT)`, 'missing', 'ENOENT');
     const directory = this.sysroot === undefined ? hostPath : this.resolve(hostPath);
     try {
       entries = fs.readdirSync(this.native(directory), { withFileTypes: true });
@@ -505,7 +520,8 @@ function readToEnd(fd: number, size: number, limit: number, displayPath: string)
   let filled = 0;
   for (;;) {
     if (filled === bytes.length) {
-      if (filled > limit) throw new FileAccessError(`${displayPath} is more than ${limit} bytes, over the limit (--max-file-size)`, 'too-large');
+      if (filled > limit)
+        throw new FileAccessError(`${displayPath} is more than ${limit} bytes, over the limit (--max-file-size)`, 'too-large');
       const larger = Buffer.allocUnsafe(bytes.length * 2);
       bytes.copy(larger, 0, 0, filled);
       bytes = larger;
@@ -562,5 +578,11 @@ function serverPathOutside(hostPath: string): string | undefined {
 /** An absolute path that path.resolve leaves unchanged: no empty, `.` or `..` component and no trailing `/`. */
 export function isNormalAbsolute(candidate: string): boolean {
   if (candidate.charCodeAt(0) !== 47 || candidate.length === 1 || candidate.endsWith('/')) return false;
-  return !candidate.includes('//') && !candidate.includes('/./') && !candidate.includes('/../') && !candidate.endsWith('/.') && !candidate.endsWith('/..');
+  return (
+    !candidate.includes('//') &&
+    !candidate.includes('/./') &&
+    !candidate.includes('/../') &&
+    !candidate.endsWith('/.') &&
+    !candidate.endsWith('/..')
+  );
 }

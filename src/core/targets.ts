@@ -66,7 +66,10 @@ export const HTTPD_TARGET_VERSION = /^2\.[24](\.\d+)?$/;
 export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): Targets {
   let httpd = base.httpd;
   let db = base.db;
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = TARGET_PART.exec(part);
     if (!match) throw new TargetSpecError(`invalid target "${part}": expected httpd=2.4, mysql=8.0 or mariadb=10.11`);
     const product = (match[1] as string).toLowerCase();
@@ -78,10 +81,14 @@ export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): 
       const major = Number.parseInt(version, 10);
       // MariaDB went from 5.5 to 10.0; MySQL has no 10: the other product is the likely meaning.
       if (product === 'mariadb' && major < 10 && !/^5\.5(\.\d+)?$/.test(version)) {
-        throw new TargetSpecError(`unsupported mariadb target "${version}": MariaDB is 5.5 or 10.0 and later (did you mean mysql=${version}?)`);
+        throw new TargetSpecError(
+          `unsupported mariadb target "${version}": MariaDB is 5.5 or 10.0 and later (did you mean mysql=${version}?)`,
+        );
       }
       if (product === 'mysql' && major >= 10) {
-        throw new TargetSpecError(`unsupported mysql target "${version}": MySQL has no version ${major} (did you mean mariadb=${version}?)`);
+        throw new TargetSpecError(
+          `unsupported mysql target "${version}": MySQL has no version ${major} (did you mean mariadb=${version}?)`,
+        );
       }
       db = { product: product as 'mysql' | 'mariadb', version };
     }

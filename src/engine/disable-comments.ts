@@ -67,7 +67,11 @@ export function applyDisableDirectives(
 }
 
 function names(directive: DisableDirective, diagnostic: Diagnostic): boolean {
-  return directive.rules.length === 0 || directive.rules.includes(diagnostic.ruleId.toLowerCase()) || directive.rules.includes(diagnostic.ruleName);
+  return (
+    directive.rules.length === 0 ||
+    directive.rules.includes(diagnostic.ruleId.toLowerCase()) ||
+    directive.rules.includes(diagnostic.ruleName)
+  );
 }
 
 function coveringDirective(directives: readonly DisableDirective[], diagnostic: Diagnostic): DisableDirective | undefined {

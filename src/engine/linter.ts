@@ -82,7 +82,15 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
     return setting.severity === 'off' ? undefined : setting;
   };
 
-  const push = (rule: AnyRule, file: SourceFile, severity: Severity, message: string, located: Located, context: readonly string[], fix?: Diagnostic['fix']): void => {
+  const push = (
+    rule: AnyRule,
+    file: SourceFile,
+    severity: Severity,
+    message: string,
+    located: Located,
+    context: readonly string[],
+    fix?: Diagnostic['fix'],
+  ): void => {
     raw.push({
       ruleId: rule.meta.id,
       ruleName: rule.meta.name,
@@ -103,7 +111,14 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
     if (rule === undefined) continue;
     const setting = enabledFor(rule, problem.file);
     if (setting === undefined) continue;
-    push(rule, problem.file, setting.explicit ? (setting.severity as Severity) : problem.severity, problem.message, problem, problem.context ?? []);
+    push(
+      rule,
+      problem.file,
+      setting.explicit ? (setting.severity as Severity) : problem.severity,
+      problem.message,
+      problem,
+      problem.context ?? [],
+    );
   }
 
   const skippedForHost: AnyRule[] = [];
@@ -141,7 +156,10 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
       },
     };
     if (timer === undefined) return rule.create(context);
-    return timer.visitors(rule.meta.id, timer.rule(rule.meta.id, () => rule.create(context)));
+    return timer.visitors(
+      rule.meta.id,
+      timer.rule(rule.meta.id, () => rule.create(context)),
+    );
   };
   const optionsOf = (rule: AnyRule): RuleOptions => ({ ...rule.defaultOptions, ...selection.setting(rule, anchor as SourceFile).options });
 
@@ -159,7 +177,13 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
 
   const tool = (id: string): AnyRule | undefined => rulesById.get(id);
   const hostNote = tool('TL0004');
-  if (!fixesOnly && skippedForHost.length > 0 && hostNote !== undefined && anchor !== undefined && enabledFor(hostNote, anchor) !== undefined) {
+  if (
+    !fixesOnly &&
+    skippedForHost.length > 0 &&
+    hostNote !== undefined &&
+    anchor !== undefined &&
+    enabledFor(hostNote, anchor) !== undefined
+  ) {
     const ids = skippedForHost.map((rule) => rule.meta.id).sort();
     push(
       hostNote,
@@ -170,10 +194,19 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
       [],
     );
   }
-  const ruleNames = (rules: Iterable<AnyRule>): Set<string> => new Set([...rules].flatMap((rule) => [rule.meta.id.toLowerCase(), rule.meta.name]));
-  const ran = ruleNames([...apacheRules, ...mycnfRules, ...hostRules, ...[...rulesById.values()].filter((rule) => rule.meta.language === 'tool')]);
+  const ruleNames = (rules: Iterable<AnyRule>): Set<string> =>
+    new Set([...rules].flatMap((rule) => [rule.meta.id.toLowerCase(), rule.meta.name]));
+  const ran = ruleNames([
+    ...apacheRules,
+    ...mycnfRules,
+    ...hostRules,
+    ...[...rulesById.values()].filter((rule) => rule.meta.language === 'tool'),
+  ]);
   const known = ruleNames(rulesById.values());
-  const files = [...unit.apache.flatMap((config) => config.files.map((entry) => entry.source)), ...(unit.mycnf?.files.map((entry) => entry.source) ?? [])];
+  const files = [
+    ...unit.apache.flatMap((config) => config.files.map((entry) => entry.source)),
+    ...(unit.mycnf?.files.map((entry) => entry.source) ?? []),
+  ];
   const unusedRule = fixesOnly ? undefined : tool('TL0003');
   // A disable for a rule that did not run (off, or skipped for lack of host facts) is not unused; a typo is.
   const reportUnused = (file: SourceFile, names: readonly string[]): Severity | undefined => {
@@ -248,7 +281,8 @@ function buildFix(rule: AnyRule, descriptor: ReportDescriptor<string>): Diagnost
 function contextOf(at: Located, apache: ApacheConfig | undefined): readonly string[] {
   const candidate = at as Located & { parent?: unknown; context?: readonly string[] };
   if (candidate.context !== undefined) return candidate.context;
-  if (apache !== undefined && 'parent' in candidate && 'order' in candidate) return apache.context(candidate as Parameters<ApacheConfig['context']>[0]);
+  if (apache !== undefined && 'parent' in candidate && 'order' in candidate)
+    return apache.context(candidate as Parameters<ApacheConfig['context']>[0]);
   return [];
 }
 

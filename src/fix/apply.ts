@@ -17,7 +17,9 @@ function fixAllowed(kind: FixKind, fixType: FixType): boolean {
 export function chooseFixes(diagnostics: readonly Diagnostic[], fixType: FixType): Fix[] {
   const allowed = diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && fixAllowed(diagnostic.fix.kind, fixType));
   // Deferred fixes (budgets over values other fixes still change) wait until nothing else is pending.
-  const ready = allowed.some((diagnostic) => diagnostic.fix?.deferred !== true) ? allowed.filter((diagnostic) => diagnostic.fix?.deferred !== true) : allowed;
+  const ready = allowed.some((diagnostic) => diagnostic.fix?.deferred !== true)
+    ? allowed.filter((diagnostic) => diagnostic.fix?.deferred !== true)
+    : allowed;
   const taken: Fix[] = [];
   const byFile = new Map<string, TextEdit[]>();
   const takenIn = (file: SourceFile): TextEdit[] => {
@@ -75,7 +77,7 @@ function firstStartingAtOrAfter(sorted: readonly TextEdit[], edit: TextEdit): nu
 
 function overlaps(a: TextEdit, b: TextEdit): boolean {
   if (a.range[0] === a.range[1] && b.range[0] === b.range[1]) return a.range[0] === b.range[0];
-  return a.range[0] < b.range[1] && b.range[0] < a.range[1] || a.range[0] === b.range[0];
+  return (a.range[0] < b.range[1] && b.range[0] < a.range[1]) || a.range[0] === b.range[0];
 }
 
 /** A rule's mistake (a range past the end, or backwards) must never reach a file. */
@@ -91,8 +93,8 @@ function inBounds(edit: TextEdit): boolean {
  * of thousands of edits (one per physical line of a long continued comment).
  */
 function selfOverlapping(edits: readonly TextEdit[]): boolean {
-  const sorted = [...edits].sort(
-    (a, b) => (a.file.realPath < b.file.realPath ? -1 : a.file.realPath > b.file.realPath ? 1 : a.range[0] - b.range[0] || a.range[1] - b.range[1]),
+  const sorted = [...edits].sort((a, b) =>
+    a.file.realPath < b.file.realPath ? -1 : a.file.realPath > b.file.realPath ? 1 : a.range[0] - b.range[0] || a.range[1] - b.range[1],
   );
   let furthest = 0;
   for (const [index, edit] of sorted.entries()) {

@@ -23,7 +23,9 @@ export function fixesAsPatch(result: LintResult): Diagnostic[] {
   };
   const fixable = result.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined);
   for (const file of result.fixes) {
-    const touching = fixable.flatMap((diagnostic) => (diagnostic.fix?.edits ?? []).filter((edit) => edit.file.realPath === file.file.realPath).map((edit) => ({ diagnostic, edit })));
+    const touching = fixable.flatMap((diagnostic) =>
+      (diagnostic.fix?.edits ?? []).filter((edit) => edit.file.realPath === file.file.realPath).map((edit) => ({ diagnostic, edit })),
+    );
     for (const region of changedLineRegions(file.before, file.after)) {
       const here = touching.filter(({ edit }) => touches(edit.range, region));
       const replacement: TextEdit = { file: file.file, range: [region.start, region.end], text: region.text };
@@ -32,7 +34,13 @@ export function fixesAsPatch(result: LintResult): Diagnostic[] {
         // Written by a later pass only (a follow-up, a deferred tune fix): carried by the finding that led there.
         const owner = ownerOfLaterChange(fixable, file.file.realPath);
         if (owner !== undefined) keep(owner, replacement);
-      } else if (applied(file.before, region, here.map(({ edit }) => edit)) === region.text) {
+      } else if (
+        applied(
+          file.before,
+          region,
+          here.map(({ edit }) => edit),
+        ) === region.text
+      ) {
         for (const { diagnostic, edit } of here) keep(diagnostic, edit);
       } else {
         keep(first.diagnostic, replacement);
@@ -43,7 +51,9 @@ export function fixesAsPatch(result: LintResult): Diagnostic[] {
     if (diagnostic.fix === undefined) return diagnostic;
     const edits = kept.get(diagnostic);
     if (edits === undefined) return withoutFix(diagnostic);
-    return edits.length === diagnostic.fix.edits.length && edits.every((edit, index) => edit === diagnostic.fix?.edits[index]) ? diagnostic : { ...diagnostic, fix: { ...diagnostic.fix, edits } };
+    return edits.length === diagnostic.fix.edits.length && edits.every((edit, index) => edit === diagnostic.fix?.edits[index])
+      ? diagnostic
+      : { ...diagnostic, fix: { ...diagnostic.fix, edits } };
   });
 }
 

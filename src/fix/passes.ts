@@ -80,7 +80,9 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     const { first, initial } = subject;
     this.remember(first.files);
     this.baselineErrors = parseErrorCount(initial.diagnostics);
-    this.fixableAtFirst = new Set(initial.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && diagnostic.fix.deferred !== true).map(findingKey));
+    this.fixableAtFirst = new Set(
+      initial.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && diagnostic.fix.deferred !== true).map(findingKey),
+    );
     this.state = { overlay: new Map(), current: first, diagnostics: initial.diagnostics, sizingAfter: undefined, followUps: 0 };
     this.states = [this.state];
   }
@@ -99,7 +101,10 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     const { diagnostics, overlay } = this.state;
     const { fixType } = this.subject;
     if (fixType === 'none') return false;
-    const fixes = chooseFixes(diagnostics.filter((diagnostic) => !this.withoutEffect.has(findingKey(diagnostic))), fixType);
+    const fixes = chooseFixes(
+      diagnostics.filter((diagnostic) => !this.withoutEffect.has(findingKey(diagnostic))),
+      fixType,
+    );
     if (fixes.length === 0) return false;
     const chosen = new Set(fixes);
     const applying = diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && chosen.has(diagnostic.fix));
@@ -112,7 +117,8 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     const relinted = this.subject.relint(loaded);
     if (parseErrorCount(relinted.diagnostics) > this.baselineErrors) return false;
     this.remember(loaded.files);
-    if (this.passes > 0) for (const diagnostic of applying) if (!this.fixableAtFirst.has(findingKey(diagnostic))) this.followUps.push(diagnostic);
+    if (this.passes > 0)
+      for (const diagnostic of applying) if (!this.fixableAtFirst.has(findingKey(diagnostic))) this.followUps.push(diagnostic);
     for (const diagnostic of applying) {
       const key = findingKey(diagnostic);
       const applied = this.appliedIn.get(key);
@@ -120,7 +126,13 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
       else if (applied.passes[applied.passes.length - 1] !== this.passes) applied.passes.push(this.passes);
     }
     this.passes++;
-    this.state = { overlay: next, current: loaded, diagnostics: relinted.diagnostics, sizingAfter: relinted.sizing, followUps: this.followUps.length };
+    this.state = {
+      overlay: next,
+      current: loaded,
+      diagnostics: relinted.diagnostics,
+      sizingAfter: relinted.sizing,
+      followUps: this.followUps.length,
+    };
     this.states.push(this.state);
     return true;
   }
@@ -150,7 +162,8 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     }
     const reported = this.subject.initial.diagnostics;
     return {
-      diagnostics: this.withoutEffect.size === 0 ? reported : droppingFixes(reported, this.withoutEffect, this.subject.rules, this.originals),
+      diagnostics:
+        this.withoutEffect.size === 0 ? reported : droppingFixes(reported, this.withoutEffect, this.subject.rules, this.originals),
       fixes,
       sizingAfter: fixes.length === 0 ? undefined : this.state.sizingAfter,
       passes: this.passes,
@@ -177,7 +190,9 @@ function droppingFixes(
   rules: RuleSelection,
   originals: ReadonlyMap<string, SourceFile>,
 ): Diagnostic[] {
-  const out = diagnostics.map((diagnostic) => (diagnostic.fix !== undefined && withoutEffect.has(findingKey(diagnostic)) ? withoutFix(diagnostic) : diagnostic));
+  const out = diagnostics.map((diagnostic) =>
+    diagnostic.fix !== undefined && withoutEffect.has(findingKey(diagnostic)) ? withoutFix(diagnostic) : diagnostic,
+  );
   const rule = rules.rules.find((candidate) => candidate.meta.id === FIX_WITHOUT_EFFECT);
   if (rule === undefined) return out;
   for (const [key, later] of withoutEffect) {
@@ -214,5 +229,7 @@ function findingKey(diagnostic: Diagnostic): string {
 
 /** Errors of the readers: a parse error, or an option file the server's reader refuses (MY1001). */
 function parseErrorCount(diagnostics: readonly Diagnostic[]): number {
-  return diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001' || (diagnostic.ruleId === 'MY1001' && diagnostic.severity === 'error')).length;
+  return diagnostics.filter(
+    (diagnostic) => diagnostic.ruleId === 'TL0001' || (diagnostic.ruleId === 'MY1001' && diagnostic.severity === 'error'),
+  ).length;
 }

@@ -46,7 +46,9 @@ async function fileSections(changes: readonly FileChange[]): Promise<{ text: str
       }
       const patch = structuredPatch(`a/${path}`, `b/${path}`, window.before, window.after, undefined, undefined, { context: CONTEXT });
       for (const hunk of patch.hunks) {
-        out.push(`@@ -${range(hunk.oldStart + window.oldOffset, hunk.oldLines)} +${range(hunk.newStart + window.newOffset, hunk.newLines)} @@\n`);
+        out.push(
+          `@@ -${range(hunk.oldStart + window.oldOffset, hunk.oldLines)} +${range(hunk.newStart + window.newOffset, hunk.newLines)} @@\n`,
+        );
         for (const line of hunk.lines) out.push(`${line}\n`);
       }
     }
@@ -109,12 +111,23 @@ function changedWindows(before: string, after: string): (DiffWindow | Replacemen
     const startOld = Math.max(0, i - CONTEXT);
     const startNew = j - (i - startOld);
     if (endOld === old.length && endNew === now.length && endOld - i + (endNew - j) > REPLACED_ABOVE) {
-      windows.push({ context: old.slice(startOld, i), replaced: old.slice(i), replacing: now.slice(j), oldOffset: startOld, newOffset: startNew });
+      windows.push({
+        context: old.slice(startOld, i),
+        replaced: old.slice(i),
+        replacing: now.slice(j),
+        oldOffset: startOld,
+        newOffset: startNew,
+      });
       break;
     }
     const stopOld = Math.min(old.length, endOld + CONTEXT);
     const stopNew = endNew + (stopOld - endOld);
-    windows.push({ before: old.slice(startOld, stopOld).join(''), after: now.slice(startNew, stopNew).join(''), oldOffset: startOld, newOffset: startNew });
+    windows.push({
+      before: old.slice(startOld, stopOld).join(''),
+      after: now.slice(startNew, stopNew).join(''),
+      oldOffset: startOld,
+      newOffset: startNew,
+    });
     i = endOld;
     j = endNew;
   }
@@ -169,7 +182,9 @@ export function changedLineRegions(before: string, after: string): { start: numb
  * find next to nothing in common.
  */
 function replacementHunk(hunk: Replacement): string {
-  const out = [`@@ -${range(hunk.oldOffset + 1, hunk.context.length + hunk.replaced.length)} +${range(hunk.newOffset + 1, hunk.context.length + hunk.replacing.length)} @@\n`];
+  const out = [
+    `@@ -${range(hunk.oldOffset + 1, hunk.context.length + hunk.replaced.length)} +${range(hunk.newOffset + 1, hunk.context.length + hunk.replacing.length)} @@\n`,
+  ];
   const emit = (mark: string, line: string): void => {
     out.push(line.endsWith('\n') ? `${mark}${line}` : `${mark}${line}\n\\ No newline at end of file\n`);
   };

@@ -66,7 +66,8 @@ export function writeFixes(pending: readonly PendingWrite[]): WriteReport {
       fs.renameSync(temp, nativeOf(entry));
     } catch (error) {
       for (const rest of temps.slice(index)) fs.rmSync(rest.temp, { force: true });
-      const done = written.length === 0 ? 'nothing was written' : `already written: ${written.map((real) => shownOf(changes, real)).join(', ')}`;
+      const done =
+        written.length === 0 ? 'nothing was written' : `already written: ${written.map((real) => shownOf(changes, real)).join(', ')}`;
       throw new WriteError(`${entry.file.displayPath}: could not replace it (${codeOf(error)}); it is unchanged, ${done}`);
     }
     written.push(entry.file.realPath);
@@ -83,7 +84,9 @@ function distinctChanges(pending: readonly PendingWrite[]): PendingWrite[] {
     const seen = byReal.get(entry.file.realPath);
     if (seen === undefined) byReal.set(entry.file.realPath, entry);
     else if (seen.after !== entry.after || seen.before !== entry.before) {
-      throw new WriteError(`${entry.file.displayPath}: fixed differently for two hosts that share it; nothing written, fix it for one host at a time`);
+      throw new WriteError(
+        `${entry.file.displayPath}: fixed differently for two hosts that share it; nothing written, fix it for one host at a time`,
+      );
     }
   }
   return [...byReal.values()];
@@ -101,7 +104,9 @@ function check(entry: PendingWrite): void {
   if (!stat.isFile()) throw new WriteError(`${shown}: no longer a regular file; nothing written`);
   unchangedSinceRead(entry);
   if (stat.nlink > 1) {
-    throw new WriteError(`${shown}: has ${stat.nlink} hard links, which replacing it would split; nothing written, apply the patch by hand`);
+    throw new WriteError(
+      `${shown}: has ${stat.nlink} hard links, which replacing it would split; nothing written, apply the patch by hand`,
+    );
   }
   if ((stat.mode & 0o222) === 0) {
     throw new WriteError(`${shown}: read-only (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}); nothing written`);
@@ -114,7 +119,9 @@ function check(entry: PendingWrite): void {
   try {
     fs.accessSync(parentOf(real), fs.constants.W_OK | fs.constants.X_OK);
   } catch (error) {
-    throw new WriteError(`${shown}: its directory ${path.dirname(entry.file.realPath)} is not writable (${codeOf(error)}), and the file is replaced by renaming a new file over it; nothing written`);
+    throw new WriteError(
+      `${shown}: its directory ${path.dirname(entry.file.realPath)} is not writable (${codeOf(error)}), and the file is replaced by renaming a new file over it; nothing written`,
+    );
   }
 }
 
@@ -169,8 +176,13 @@ function keepAttributes(entry: PendingWrite, temp: string | Buffer): void {
   const cp = findServerTool('cp', SERVER_TOOL_PATH.split(':'));
   const copied = cp === undefined ? undefined : copyAttributes(cp, nativeOf(entry), temp);
   if (copied?.status === 0) return;
-  const why = copied === undefined ? 'no GNU cp in the system directories' : (copied.stderr.trim().split('\n').pop() ?? `cp exited with ${copied.status}`);
-  throw new WriteError(`${entry.file.displayPath}: could not give the new version its ACL and extended attributes (${printable(why)}); nothing written`);
+  const why =
+    copied === undefined
+      ? 'no GNU cp in the system directories'
+      : (copied.stderr.trim().split('\n').pop() ?? `cp exited with ${copied.status}`);
+  throw new WriteError(
+    `${entry.file.displayPath}: could not give the new version its ACL and extended attributes (${printable(why)}); nothing written`,
+  );
 }
 
 /** Most file systems take names of at most 255 bytes; a file whose own name is near that still gets a temporary file beside it. */
@@ -184,7 +196,16 @@ function besideOf(file: string | Buffer): string | Buffer {
   let base = bytes.subarray(slash + 1);
   const room = NAME_MAX_BYTES - 1 - suffix.length;
   // Cut on a byte boundary; a UTF-8 name also loses the character the cut split.
-  if (base.length > room) base = typeof file === 'string' ? Buffer.from(base.subarray(0, room).toString('utf8').replace(/\uFFFD$/, '')) : base.subarray(0, room);
+  if (base.length > room)
+    base =
+      typeof file === 'string'
+        ? Buffer.from(
+            base
+              .subarray(0, room)
+              .toString('utf8')
+              .replace(/\uFFFD$/, ''),
+          )
+        : base.subarray(0, room);
   const temp = Buffer.concat([bytes.subarray(0, slash + 1), Buffer.from('.'), base, Buffer.from(suffix)]);
   return typeof file === 'string' ? temp.toString('utf8') : temp;
 }
@@ -203,12 +224,23 @@ function parentOf(file: string | Buffer): string | Buffer {
  * UTF-8 goes to it as a descriptor of this process's, opened here and
  * handed down (`/proc/self/fd/N`).
  */
-function copyAttributes(cp: string, from: string | Buffer, to: string | Buffer): { readonly status: number | null; readonly stderr: string } {
-  if (typeof from === 'string' && typeof to === 'string') return spawnSync(cp, ['--attributes-only', '--preserve=mode,xattr', '--', from, to], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+function copyAttributes(
+  cp: string,
+  from: string | Buffer,
+  to: string | Buffer,
+): { readonly status: number | null; readonly stderr: string } {
+  if (typeof from === 'string' && typeof to === 'string')
+    return spawnSync(cp, ['--attributes-only', '--preserve=mode,xattr', '--', from, to], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   const source = fs.openSync(from, 'r');
   const target = fs.openSync(to, 'r');
   try {
-    return spawnSync(cp, ['--attributes-only', '--preserve=mode,xattr', '--', '/proc/self/fd/3', '/proc/self/fd/4'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe', source, target] });
+    return spawnSync(cp, ['--attributes-only', '--preserve=mode,xattr', '--', '/proc/self/fd/3', '/proc/self/fd/4'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe', source, target],
+    });
   } finally {
     fs.closeSync(source);
     fs.closeSync(target);

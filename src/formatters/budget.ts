@@ -33,7 +33,8 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined, paint: 
   const first = consumersOf(before);
   if (first.length === 1) return [];
   const second = after === undefined ? undefined : consumersOf(after);
-  const changed = second !== undefined && second.some((consumer, i) => consumer.bytes !== first[i]?.bytes || consumer.detail !== first[i]?.detail);
+  const changed =
+    second !== undefined && second.some((consumer, i) => consumer.bytes !== first[i]?.bytes || consumer.detail !== first[i]?.detail);
   const labelWidth = Math.max(...first.map((consumer) => consumer.label.length), 'free'.length);
   const lines = [`Memory at peak against ${formatBytes(ram)} RAM (${printable(before.ram?.source ?? '')}):`];
   lines.push(...picture(changed ? 'before the patch' : undefined, first, ram, labelWidth, paint));
@@ -41,10 +42,13 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined, paint: 
   for (const apache of before.apache) {
     if (apache.fastCgi === undefined) continue;
     const handOff = `${apache.fastCgi.node.name} ${apache.fastCgi.argsText} (${lineOf(apache.fastCgi)})`;
-    lines.push(`  FastCGI server not counted: ${printable(handOff)} passes requests to it; its processes (php-fpm: pm.max_children x one worker) come on top`);
+    lines.push(
+      `  FastCGI server not counted: ${printable(handOff)} passes requests to it; its processes (php-fpm: pm.max_children x one worker) come on top`,
+    );
   }
   if (!before.dbLocal.value) lines.push(`  no database counted: ${printable(before.dbLocal.reason)}`);
-  else if (before.mysql === undefined) lines.push(`  MySQL not counted: ${printable(before.dbLocal.reason)}, but no my.cnf was linted with it`);
+  else if (before.mysql === undefined)
+    lines.push(`  MySQL not counted: ${printable(before.dbLocal.reason)}, but no my.cnf was linted with it`);
   return lines;
 }
 
@@ -75,7 +79,12 @@ function consumersOf(sizing: Sizing): Consumer[] {
   const reserve = sizing.osReserve ?? 0;
   const { osReserveShare, osReserveMin, osReserveMax } = sizing.budget;
   const ram = sizing.ram?.value ?? 0;
-  const clamp = ram * osReserveShare < osReserveMin ? `, at least ${formatBytes(osReserveMin)}` : ram * osReserveShare > osReserveMax ? `, at most ${formatBytes(osReserveMax)}` : '';
+  const clamp =
+    ram * osReserveShare < osReserveMin
+      ? `, at least ${formatBytes(osReserveMin)}`
+      : ram * osReserveShare > osReserveMax
+        ? `, at most ${formatBytes(osReserveMax)}`
+        : '';
   consumers.push({ label: 'OS reserve', kind: 'os', bytes: reserve, detail: `${formatPercent(osReserveShare)} of RAM${clamp}` });
   return consumers;
 }
@@ -86,7 +95,9 @@ function picture(title: string | undefined, consumers: readonly Consumer[], ram:
   const column = (bytes: number): number => Math.round((bytes / scale) * BAR_WIDTH);
   const ramColumn = column(ram);
   const verdict = total > ram ? `${formatBytes(total - ram)} more than RAM` : `${formatBytes(ram - total)} free`;
-  const lines = [`  ${title === undefined ? '' : `${title}: `}${formatBytes(total)} at peak, ${verdict} (one column = ${formatBytes(scale / BAR_WIDTH)})`];
+  const lines = [
+    `  ${title === undefined ? '' : `${title}: `}${formatBytes(total)} at peak, ${verdict} (one column = ${formatBytes(scale / BAR_WIDTH)})`,
+  ];
   const row = (label: string, cells: string, bytes: number, detail: string): string =>
     `    ${label.padEnd(labelWidth)} ${cells} ${formatBytes(bytes).padStart(9)}  ${detail}`.trimEnd();
   let used = 0;

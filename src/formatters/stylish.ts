@@ -57,13 +57,18 @@ export const formatStylish: Formatter = (input) => {
   if (followUps.length > 0) {
     out.push('', paint.bold('The patch also applies what its own changes call for:'));
     for (const diagnostic of followUps) {
-      out.push(`  ${printable(diagnostic.file.displayPath)}: ${printable(diagnostic.message)}  ${paint.dim(`${diagnostic.ruleId} ${diagnostic.ruleName}`)}`);
+      out.push(
+        `  ${printable(diagnostic.file.displayPath)}: ${printable(diagnostic.message)}  ${paint.dim(`${diagnostic.ruleId} ${diagnostic.ruleName}`)}`,
+      );
     }
   }
   if (input.patch !== '') {
-    const title = input.wrote ? 'Patch written:' : 'Suggested patch (tune-lint --fix writes it; --format diff prints it alone, for git apply):';
+    const title = input.wrote
+      ? 'Patch written:'
+      : 'Suggested patch (tune-lint --fix writes it; --format diff prints it alone, for git apply):';
     const verifiedBy = input.units.flatMap((unit) => unit.result.verifiedBy ?? []);
-    const checked = verifiedBy.length === 0 ? [] : [`Checked with the servers (--verify): ${verifiedBy.map(printable).join('; ')}: no new problem.`];
+    const checked =
+      verifiedBy.length === 0 ? [] : [`Checked with the servers (--verify): ${verifiedBy.map(printable).join('; ')}: no new problem.`];
     appendAll(out, ['', paint.bold(title), ...checked]);
     appendAll(out, patchLines(input.patch));
   }
@@ -116,8 +121,13 @@ function hostLines(unit: UnitOutcome, paint: Paint): string[] {
 function summaryLines(counts: Counts, input: FormatInput, paint: Paint): string[] {
   const total = counts.error + counts.warn + counts.info;
   if (total === 0) return [paint.bold('No problems found.')];
-  const parts = [`${counts.error} ${plural(counts.error, 'error')}`, `${counts.warn} ${plural(counts.warn, 'warning')}`, `${counts.info} info`];
-  const mark = counts.error > 0 ? paint.severity('error', '✖') : counts.warn > 0 ? paint.severity('warn', '!') : paint.severity('info', 'i');
+  const parts = [
+    `${counts.error} ${plural(counts.error, 'error')}`,
+    `${counts.warn} ${plural(counts.warn, 'warning')}`,
+    `${counts.info} info`,
+  ];
+  const mark =
+    counts.error > 0 ? paint.severity('error', '✖') : counts.warn > 0 ? paint.severity('warn', '!') : paint.severity('info', 'i');
   const lines = [`${mark} ${paint.bold(`${total} ${plural(total, 'problem')} (${parts.join(', ')})`)}`];
   const { safe, tune } = counts.fixable;
   if (safe + tune === 0) return lines;

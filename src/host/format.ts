@@ -38,7 +38,8 @@ export function describeHostFacts(facts: HostFacts): string[] {
   if (facts.cpus) lines.push(`CPUs ${facts.cpus.value} ${origin(facts.cpus.source)}`);
   if (facts.swap) lines.push(`swap ${formatBytes(facts.swap.value)} ${origin(facts.swap.source)}`);
   if (facts.perChild) lines.push(perChildLine(facts.perChild));
-  if (facts.apacheRunning) lines.push(`Apache ${facts.apacheRunning.value ? 'running' : 'not running'} ${origin(facts.apacheRunning.source)}`);
+  if (facts.apacheRunning)
+    lines.push(`Apache ${facts.apacheRunning.value ? 'running' : 'not running'} ${origin(facts.apacheRunning.source)}`);
   if (facts.mysqlRunning) lines.push(`MySQL ${facts.mysqlRunning.value ? 'running' : 'not running'} ${origin(facts.mysqlRunning.source)}`);
   if (facts.mysqlRss) lines.push(`MySQL RSS ${formatBytes(facts.mysqlRss.value)} ${origin(facts.mysqlRss.source)}`);
   if (facts.somaxconn) lines.push(`net.core.somaxconn ${facts.somaxconn.value} ${origin(facts.somaxconn.source)}`);

@@ -2,7 +2,17 @@ import * as os from 'node:os';
 import type { ChildMemory, HostFacts } from './facts.js';
 import { summarizeChildMemory } from './facts.js';
 import type { CgroupContext, ProcessInfo } from './proc.js';
-import { cpuQuota, listProcesses, mappedApache, memoryLimit, parseCgroupFile, parseKeyedLines, parseMountInfo, ProcReader, readPss } from './proc.js';
+import {
+  cpuQuota,
+  listProcesses,
+  mappedApache,
+  memoryLimit,
+  parseCgroupFile,
+  parseKeyedLines,
+  parseMountInfo,
+  ProcReader,
+  readPss,
+} from './proc.js';
 
 export interface MemoryTotals {
   readonly total: number;
@@ -110,7 +120,13 @@ async function probeMemory(
   }
 }
 
-function probeCpus(options: ProbeOptions, reader: ProcReader, cgroups: CgroupContext | undefined, facts: MutableFacts, notes: string[]): void {
+function probeCpus(
+  options: ProbeOptions,
+  reader: ProcReader,
+  cgroups: CgroupContext | undefined,
+  facts: MutableFacts,
+  notes: string[],
+): void {
   let affinity: number | undefined;
   try {
     affinity = (options.cpuAffinity ?? os.availableParallelism)();
@@ -174,12 +190,19 @@ function parseRss(statusText: string): number | undefined {
  */
 export function childMemoryFrom(samples: readonly ChildSample[], notes: string[]): ChildMemory | undefined {
   const denied = samples.find((sample) => sample.pss === undefined);
-  if (denied === undefined) return summarizeChildMemory(samples.map((sample) => sample.pss as number), 'pss');
+  if (denied === undefined)
+    return summarizeChildMemory(
+      samples.map((sample) => sample.pss as number),
+      'pss',
+    );
   notes.push(
     `smaps_rollup of PID ${denied.pid} unreadable (${denied.pssError ?? 'unknown'}); used RSS, ` +
       'which counts shared pages in every process and so over-estimates (run as root for PSS)',
   );
-  return summarizeChildMemory(samples.map((sample) => sample.rss), 'rss');
+  return summarizeChildMemory(
+    samples.map((sample) => sample.rss),
+    'rss',
+  );
 }
 
 function pidList(processes: readonly ProcessInfo[]): string {
@@ -187,7 +210,12 @@ function pidList(processes: readonly ProcessInfo[]): string {
   return `${pids.length === 1 ? 'PID' : 'PIDs'} ${pids.slice(0, 5).join(', ')}${pids.length > 5 ? ', ...' : ''}`;
 }
 
-function probeProcesses(reader: ProcReader, mounts: ReturnType<typeof parseMountInfo> | undefined, facts: MutableFacts, notes: string[]): void {
+function probeProcesses(
+  reader: ProcReader,
+  mounts: ReturnType<typeof parseMountInfo> | undefined,
+  facts: MutableFacts,
+  notes: string[],
+): void {
   const processes = listProcesses(reader);
   if (processes === undefined) {
     notes.push('/proc cannot be listed: Apache and MySQL processes not probed');
@@ -195,13 +223,18 @@ function probeProcesses(reader: ProcReader, mounts: ReturnType<typeof parseMount
   }
   // With hidepid, processes of other users are invisible: not seeing Apache proves nothing.
   const procMount = mounts?.find((mount) => mount.mountPoint === '/proc' && mount.fsType === 'proc');
-  const hidden = procMount?.superOptions.some((option) => /^hidepid=(1|2|noaccess|invisible)$/.test(option)) === true && process.geteuid?.() !== 0;
-  if (hidden) notes.push('/proc is mounted with hidepid: other users\' processes are invisible, so a missing Apache or MySQL is not reported');
+  const hidden =
+    procMount?.superOptions.some((option) => /^hidepid=(1|2|noaccess|invisible)$/.test(option)) === true && process.geteuid?.() !== 0;
+  if (hidden)
+    notes.push("/proc is mounted with hidepid: other users' processes are invisible, so a missing Apache or MySQL is not reported");
 
   const apache = findApacheProcesses(processes);
   const apacheName = apache.parents[0]?.name ?? apache.children[0]?.name ?? 'apache2';
   if (apache.parents.length > 0 || apache.children.length > 0) {
-    facts.apacheRunning = { value: true, source: `probe (${apacheName} ${pidList(apache.parents.length > 0 ? apache.parents : apache.children)})` };
+    facts.apacheRunning = {
+      value: true,
+      source: `probe (${apacheName} ${pidList(apache.parents.length > 0 ? apache.parents : apache.children)})`,
+    };
   } else if (!hidden) {
     facts.apacheRunning = { value: false, source: 'probe (no apache2 or httpd process)' };
   }

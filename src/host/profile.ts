@@ -54,7 +54,9 @@ export function locateYaml(yaml: YamlModule, document: Document, node: YamlNode,
     return { value: {}, where: position, entries };
   }
   if (yaml.isSeq(resolved)) {
-    const items = resolved.items.map((item) => (yaml.isNode(item) ? locateYaml(yaml, document, item, where) : { value: item, where: position }));
+    const items = resolved.items.map((item) =>
+      yaml.isNode(item) ? locateYaml(yaml, document, item, where) : { value: item, where: position },
+    );
     return { value: [], where: position, items };
   }
   return { value: yaml.isScalar(resolved) ? resolved.value : null, where: position };
@@ -82,8 +84,27 @@ function sizeText(bytes: number): string {
 
 /** Kernel pseudo filesystems: never where a DocumentRoot lives, only noise in a profile meant for a config repo. */
 const PSEUDO_FILESYSTEMS = new Set([
-  'proc', 'sysfs', 'cgroup', 'cgroup2', 'devpts', 'devtmpfs', 'mqueue', 'debugfs', 'tracefs', 'securityfs', 'pstore',
-  'bpf', 'configfs', 'fusectl', 'hugetlbfs', 'autofs', 'binfmt_misc', 'rpc_pipefs', 'nsfs', 'efivarfs', 'selinuxfs',
+  'proc',
+  'sysfs',
+  'cgroup',
+  'cgroup2',
+  'devpts',
+  'devtmpfs',
+  'mqueue',
+  'debugfs',
+  'tracefs',
+  'securityfs',
+  'pstore',
+  'bpf',
+  'configfs',
+  'fusectl',
+  'hugetlbfs',
+  'autofs',
+  'binfmt_misc',
+  'rpc_pipefs',
+  'nsfs',
+  'efivarfs',
+  'selinuxfs',
 ]);
 
 /** A YAML string that is always read back as the same string: JSON's escapes are valid in YAML double quotes. */
@@ -120,7 +141,12 @@ export function hostFactsToProfileYaml(facts: HostFacts): string {
       case 'perChild': {
         const child = fact.value as ChildMemory;
         lines.push(`perChild:${comment(fact.source)}`);
-        lines.push(`  median: ${sizeText(child.median)}`, `  max: ${sizeText(child.max)}`, `  count: ${child.count}`, `  metric: ${child.metric}`);
+        lines.push(
+          `  median: ${sizeText(child.median)}`,
+          `  max: ${sizeText(child.max)}`,
+          `  count: ${child.count}`,
+          `  metric: ${child.metric}`,
+        );
         break;
       }
       case 'mounts': {

@@ -87,7 +87,8 @@ const MAXIMUM_CPUS = 8192;
 /** A CPU count; fractions are allowed because a cgroup quota of 1.5 CPUs is a real limit. */
 export function checkCpus(value: unknown): Checked<number> {
   const number = typeof value === 'number' ? value : typeof value === 'string' && CPUS_TEXT.test(value) ? Number(value) : NaN;
-  if (Number.isNaN(number) || !Number.isFinite(number)) return fail(`expected a number of CPUs written as digits, such as 2 or 1.5, got ${shown(value)}`);
+  if (Number.isNaN(number) || !Number.isFinite(number))
+    return fail(`expected a number of CPUs written as digits, such as 2 or 1.5, got ${shown(value)}`);
   if (number <= 0) return fail(`expected a number of CPUs greater than 0, such as 2 or 1.5, got ${shown(value)}`);
   if (number > MAXIMUM_CPUS) return fail(`${shown(value)} is more CPUs than Linux supports (at most ${MAXIMUM_CPUS})`);
   return { ok: true, value: number };
@@ -168,10 +169,12 @@ function checkPerChild(node: Located, keyPath: string): ChildMemory {
 }
 
 function checkMounts(node: Located, keyPath: string): MountEntry[] {
-  if (node.items === undefined) throw at(node.where, keyPath, `expected a list of { mountPoint, fsType, source }, got ${shown(node.value)}`);
+  if (node.items === undefined)
+    throw at(node.where, keyPath, `expected a list of { mountPoint, fsType, source }, got ${shown(node.value)}`);
   return node.items.map((item, index) => {
     const itemPath = `${keyPath}[${index}]`;
-    if (item.entries === undefined) throw at(item.where, itemPath, `expected a mapping with mountPoint and fsType, got ${shown(item.value)}`);
+    if (item.entries === undefined)
+      throw at(item.where, itemPath, `expected a mapping with mountPoint and fsType, got ${shown(item.value)}`);
     const fields = checkKeys(item, MOUNT_KEYS, itemPath);
     const text = (key: string, required: boolean): string => {
       const entry = fields.get(key);
@@ -202,7 +205,9 @@ export function hostFactsFromLocated(node: Located, source: string, keyPrefix = 
   const root = keyPrefix.replace(/\.$/, '');
   if (node.entries === undefined) {
     const prefix = root === '' ? '' : `${root}: `;
-    throw new HostFactsError(`${node.where}: ${prefix}expected a mapping of host facts (${HOST_FACT_NAMES.join(', ')}), got ${shown(node.value)}`);
+    throw new HostFactsError(
+      `${node.where}: ${prefix}expected a mapping of host facts (${HOST_FACT_NAMES.join(', ')}), got ${shown(node.value)}`,
+    );
   }
   const fields = checkKeys(node, HOST_FACT_NAMES, root);
   const facts: Partial<Record<HostFactName, Fact<unknown>>> = {};

@@ -7,13 +7,15 @@
  */
 
 /** php-fpm's own keys: the process manager's and the [global] section's. */
-const PHP_FPM_KEY = /^(pm(\.[a-z_]+)?|listen(\.[a-z_]+)?|process_control_timeout|daemonize|emergency_restart_threshold|request_terminate_timeout|slowlog|catch_workers_output)$/;
+const PHP_FPM_KEY =
+  /^(pm(\.[a-z_]+)?|listen(\.[a-z_]+)?|process_control_timeout|daemonize|emergency_restart_threshold|request_terminate_timeout|slowlog|catch_workers_output)$/;
 
 /** Keys of php-fpm.conf's [global] section, which a stock file has alone: `pid`, `error_log`, `include=pool.d/*.conf`. */
 const PHP_FPM_GLOBAL_KEY = /^(pid|error_log|include|syslog\.[a-z_]+|log_level)$/;
 
 /** Directives only php.ini has. */
-const PHP_INI_KEY = /^(engine|short_open_tag|memory_limit|max_execution_time|display_errors|error_reporting|upload_max_filesize|post_max_size|zend_extension|extension|opcache\.[a-z_]+|session\.[a-z_]+|date\.timezone)$/;
+const PHP_INI_KEY =
+  /^(engine|short_open_tag|memory_limit|max_execution_time|display_errors|error_reporting|upload_max_filesize|post_max_size|zend_extension|extension|opcache\.[a-z_]+|session\.[a-z_]+|date\.timezone)$/;
 
 /** What a main file is when it is php-fpm's or PHP's, from its first lines; undefined for anything else. */
 export function foreignConfig(text: string): string | undefined {

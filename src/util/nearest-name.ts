@@ -45,7 +45,11 @@ export class NearestName {
   readonly #answers = new Map<string, string | undefined>();
 
   /** `accept` skips candidates of another kind (a section for a directive). */
-  constructor(candidates: readonly string[], limitOf: (name: string) => number, accept: (name: string, candidate: string) => boolean = () => true) {
+  constructor(
+    candidates: readonly string[],
+    limitOf: (name: string) => number,
+    accept: (name: string, candidate: string) => boolean = () => true,
+  ) {
     this.#candidates = candidates;
     this.#limitOf = limitOf;
     this.#accept = accept;

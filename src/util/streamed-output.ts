@@ -82,7 +82,11 @@ function writeItems(items: Iterable<unknown>, indent: string, emit: (text: strin
   for (const item of items) {
     emit(`${first ? '[' : ','}\n${inner}`);
     // As JSON.stringify writes an item it cannot represent in an array.
-    emit(item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : indented(JSON.stringify(item, null, 2), inner));
+    emit(
+      item === undefined || typeof item === 'function' || typeof item === 'symbol'
+        ? 'null'
+        : indented(JSON.stringify(item, null, 2), inner),
+    );
     first = false;
   }
   emit(first ? '[]' : `\n${indent}]`);
@@ -92,4 +96,3 @@ function writeItems(items: Iterable<unknown>, indent: string, emit: (text: strin
 function indented(json: string, indent: string): string {
   return indent === '' || !json.includes('\n') ? json : json.replaceAll('\n', `\n${indent}`);
 }
-

@@ -35,7 +35,14 @@ const SYSTEM_LIBRARY_DIRS = ['/usr/lib/', '/usr/lib64/', '/lib/', '/lib64/', '/u
 const OPENED_WHILE_READING = new Set(['secauditlog', 'secauditlog2', 'secdebuglog', 'secguardianlog']);
 
 /** mod_perl runs Perl while httpd reads the config: these directives and `<Perl>` sections. */
-const RUNS_CODE_WHILE_READING = new Set(['perlrequire', 'perlmodule', 'perlloadmodule', 'perlconfigrequire', 'perlpostconfigrequire', 'perl']);
+const RUNS_CODE_WHILE_READING = new Set([
+  'perlrequire',
+  'perlmodule',
+  'perlloadmodule',
+  'perlconfigrequire',
+  'perlpostconfigrequire',
+  'perl',
+]);
 
 /** Options by which mariadbd loads plugins (shared libraries) while it reads its options, even for --help. */
 const PLUGIN_OPTIONS = ['plugin_load', 'plugin_load_add', 'plugin_dir', 'early_plugin_load'];
@@ -103,14 +110,23 @@ export function apacheVerifyHazards(files: readonly GuardedFile[], context: Apac
       item.lines ??= new LineIndex(file.text);
       return `${file.displayPath}:${item.lines.lineOf(node.range[0])}`;
     };
-    const libraryArgs = node.kind !== 'directive' ? [] : node.nameLower === 'loadmodule' ? node.args.slice(1, 2) : node.nameLower === 'loadfile' ? node.args : [];
+    const libraryArgs =
+      node.kind !== 'directive'
+        ? []
+        : node.nameLower === 'loadmodule'
+          ? node.args.slice(1, 2)
+          : node.nameLower === 'loadfile'
+            ? node.args
+            : [];
     for (const arg of libraryArgs) {
       const verdict = judgeLibrary(arg.value, expand, context, [...serverRoots]);
       if (typeof verdict === 'string') hazards.push(`${node.name} ${arg.value} (${where()}): ${verdict}`);
       else appendAll(libraries, verdict);
     }
-    if (OPENED_WHILE_READING.has(node.nameLower)) hazards.push(`${node.name} ${node.args[0]?.value ?? ''} (${where()}): mod_security opens it while the config is read`);
-    if (RUNS_CODE_WHILE_READING.has(node.nameLower)) hazards.push(`${node.kind === 'section' ? `<${node.name}>` : node.name} (${where()}): mod_perl runs code while the config is read`);
+    if (OPENED_WHILE_READING.has(node.nameLower))
+      hazards.push(`${node.name} ${node.args[0]?.value ?? ''} (${where()}): mod_security opens it while the config is read`);
+    if (RUNS_CODE_WHILE_READING.has(node.nameLower))
+      hazards.push(`${node.kind === 'section' ? `<${node.name}>` : node.name} (${where()}): mod_perl runs code while the config is read`);
     if (node.args.some((arg) => arg.value.startsWith('|'))) hazards.push(`${node.name} ${node.argsText} (${where()}): a piped program`);
   }
   return { hazards, libraries };
@@ -125,7 +141,9 @@ export function mycnfVerifyHazards(files: readonly GuardedFile[]): string[] {
       const name = normaliseOptionName(line.rawName);
       const inner = legacySetVariable(name, line.value)?.name;
       if (![name, inner].some((candidate) => candidate !== undefined && namesPluginOption(candidate.key))) continue;
-      hazards.push(`${line.rawName}${line.value === undefined ? '' : `=${line.value}`} (${file.displayPath}:${line.number}): mariadbd loads plugins while it reads its options`);
+      hazards.push(
+        `${line.rawName}${line.value === undefined ? '' : `=${line.value}`} (${file.displayPath}:${line.number}): mariadbd loads plugins while it reads its options`,
+      );
     }
   }
   return hazards;
@@ -142,11 +160,18 @@ function namesPluginOption(key: string): boolean {
  * as the server would, a `..`, a file that is not a root-owned one of the
  * system library directories.
  */
-function judgeLibrary(written: string, expand: (value: string) => string | undefined, context: ApacheGuardContext, serverRoots: readonly string[]): TrustedLibrary[] | string {
+function judgeLibrary(
+  written: string,
+  expand: (value: string) => string | undefined,
+  context: ApacheGuardContext,
+  serverRoots: readonly string[],
+): TrustedLibrary[] | string {
   const expanded = expand(written);
   if (expanded === undefined) return 'a ${NAME} in a library path that the server environment does not settle';
   if (expanded.split('/').includes('..')) return "a '..' in a library path";
-  const candidates = path.posix.isAbsolute(expanded) ? [path.posix.normalize(expanded)] : serverRoots.map((root) => path.posix.join(root, expanded));
+  const candidates = path.posix.isAbsolute(expanded)
+    ? [path.posix.normalize(expanded)]
+    : serverRoots.map((root) => path.posix.join(root, expanded));
   const trusted: TrustedLibrary[] = [];
   for (const serverPath of candidates) {
     const verdict = systemLibrary(serverPath, context);
@@ -197,7 +222,10 @@ function nearestExisting(file: string): string {
 }
 
 /** Every directive and section of a file, inside every section, whatever its condition. */
-export function visitApacheNodes(nodes: readonly ApacheNode[], visit: (node: Extract<ApacheNode, { kind: 'directive' | 'section' }>) => void): void {
+export function visitApacheNodes(
+  nodes: readonly ApacheNode[],
+  visit: (node: Extract<ApacheNode, { kind: 'directive' | 'section' }>) => void,
+): void {
   for (const node of nodes) {
     if (node.kind === 'directive') visit(node);
     else if (node.kind === 'section') {

@@ -73,7 +73,8 @@ export class Sandbox {
         timeout: 10_000,
         ...identity(),
       });
-      if (probe.status !== 0) return `bwrap cannot make a sandbox here (${(probe.stderr ?? '').trim().split('\n').pop() || `exit ${probe.status ?? probe.signal}`})`;
+      if (probe.status !== 0)
+        return `bwrap cannot make a sandbox here (${(probe.stderr ?? '').trim().split('\n').pop() || `exit ${probe.status ?? probe.signal}`})`;
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -90,7 +91,13 @@ export class Sandbox {
   run(root: string, command: SandboxCommand): Promise<ToolRun> {
     return new Promise((resolve, reject) => {
       // A process group of its own: killed as a group, the sandbox's first process goes too before bwrap has said which it is.
-      const child = spawn(this.bwrap, ['--info-fd', '3', ...this.arguments(root, command)], { env: {}, cwd: '/', stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true, ...identity() });
+      const child = spawn(this.bwrap, ['--info-fd', '3', ...this.arguments(root, command)], {
+        env: {},
+        cwd: '/',
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+        detached: true,
+        ...identity(),
+      });
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
       let info = '';
@@ -142,11 +149,24 @@ export class Sandbox {
     for (const dir of SYSTEM_DIRS) if (isRealDirectory(dir)) args.push('--ro-bind', dir, dir);
     args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
     // A configuration under /tmp (a checkout there) stays visible, read-only, in the sandbox's own /tmp.
-    for (const name of fs.readdirSync(path.join(root, 'tmp'))) args.push('--ro-bind', path.join(root, 'tmp', name), path.join('/tmp', name));
+    for (const name of fs.readdirSync(path.join(root, 'tmp')))
+      args.push('--ro-bind', path.join(root, 'tmp', name), path.join('/tmp', name));
     args.push('--chdir', command.cwd);
     // A second clock inside: whatever escapes the kill from outside still ends at the time limit.
     const seconds = Math.max(1, Math.ceil(command.timeoutMs / 1000));
-    args.push('--', this.prlimit, `--as=${ADDRESS_SPACE_BYTES}`, `--fsize=${FILE_SIZE_BYTES}`, '--core=0', '--', this.timeout, '--signal=KILL', `${seconds}s`, command.binary, ...command.args);
+    args.push(
+      '--',
+      this.prlimit,
+      `--as=${ADDRESS_SPACE_BYTES}`,
+      `--fsize=${FILE_SIZE_BYTES}`,
+      '--core=0',
+      '--',
+      this.timeout,
+      '--signal=KILL',
+      `${seconds}s`,
+      command.binary,
+      ...command.args,
+    );
     return args;
   }
 }

@@ -21,7 +21,13 @@ export interface ToolRun {
 }
 
 /** Runs a binary to completion (SIGKILL after `timeoutMs`), collecting its output. Rejects only when it cannot be started. */
-export function runTool(binary: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, cwd = '/'): Promise<ToolRun> {
+export function runTool(
+  binary: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  cwd = '/',
+): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];

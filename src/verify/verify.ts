@@ -116,11 +116,19 @@ export class FixVerifier {
     }
     if (rejected.size === 0) return verifiedBy.length === 0 ? result : { ...result, verifiedBy };
     const diagnostics = result.diagnostics.map((diagnostic) =>
-      diagnostic.fix !== undefined && diagnostic.fix.edits.some((edit) => rejected.has(edit.file.realPath)) ? withoutFix(diagnostic) : diagnostic,
+      diagnostic.fix !== undefined && diagnostic.fix.edits.some((edit) => rejected.has(edit.file.realPath))
+        ? withoutFix(diagnostic)
+        : diagnostic,
     );
     for (const { fix, reason } of rejected.values()) diagnostics.push(rejection(fix, reason));
     diagnostics.sort(compareDiagnostics);
-    return { ...result, diagnostics, fixes: result.fixes.filter((fix) => !rejected.has(fix.file.realPath)), sizingAfter: undefined, verifiedBy };
+    return {
+      ...result,
+      diagnostics,
+      fixes: result.fixes.filter((fix) => !rejected.has(fix.file.realPath)),
+      sizingAfter: undefined,
+      verifiedBy,
+    };
   }
 
   /** Real paths of the fixes to drop, with the problem each adds; undefined when the check could not run. */
@@ -131,7 +139,9 @@ export class FixVerifier {
     const after = this.guarded(subject, new Map(fixes.map((fix) => [fix.file.realPath, fix])));
     const hazards = [...new Set([...subject.hazards(before), ...subject.hazards(after)])];
     if (hazards.length > 0) {
-      this.note(`${subject.label} is not run: the configuration or the patch would make the server run code or open files it names (${hazards[0]}); not verified`);
+      this.note(
+        `${subject.label} is not run: the configuration or the patch would make the server run code or open files it names (${hazards[0]}); not verified`,
+      );
       return undefined;
     }
     const extras = subject.extras([...before, ...after]);
@@ -143,7 +153,10 @@ export class FixVerifier {
       for (const fix of fixes) drop.set(fix.file.realPath, `${subject.label}: ${this.timedOut} on the configuration as it is`);
       return drop;
     }
-    if (baseline.length > 0) this.note(`${subject.label} already reports a problem without the patch (${baseline[0]}); only problems the patch adds are held against it`);
+    if (baseline.length > 0)
+      this.note(
+        `${subject.label} already reports a problem without the patch (${baseline[0]}); only problems the patch adds are held against it`,
+      );
     const added = async (subset: readonly FileFix[]): Promise<string | undefined> => {
       const problems = await run(subset);
       return problems?.find((problem) => problem === this.timedOut || !baseline.includes(problem));
@@ -205,16 +218,25 @@ export class FixVerifier {
     const main = this.serverPath(config.root.path);
     const label = `apache2 -t on ${config.root.displayPath}`;
     const envvarsFile = config.fs.locate('envvars', serverRoot);
-    const env = apacheEnvironment(fs.existsSync(envvarsFile) ? fs.readFileSync(envvarsFile, 'latin1') : undefined, givenVariables(this.options.env ?? []));
+    const env = apacheEnvironment(
+      fs.existsSync(envvarsFile) ? fs.readFileSync(envvarsFile, 'latin1') : undefined,
+      givenVariables(this.options.env ?? []),
+    );
     const files = config.files.map((entry) => entry.source);
     const ownPaths = new Set(files.map((file) => this.serverPath(file.path)));
-    const inSysroot = this.paths.sysroot === undefined ? undefined : (serverPath: string): boolean => this.paths.kind(this.paths.locate(serverPath)) !== 'missing';
+    const inSysroot =
+      this.paths.sysroot === undefined
+        ? undefined
+        : (serverPath: string): boolean => this.paths.kind(this.paths.locate(serverPath)) !== 'missing';
     const guardContext = { env, serverRoot, inSysroot };
     return {
       label,
       files,
       hazards: (texts) => apacheVerifyHazards(texts, guardContext).hazards,
-      extras: (texts) => ({ links: apacheVerifyHazards(texts, guardContext).libraries.filter((library) => !underSystemDirs(library.serverPath)), ...this.apacheStandIns(texts, env, serverRoot) }),
+      extras: (texts) => ({
+        links: apacheVerifyHazards(texts, guardContext).libraries.filter((library) => !underSystemDirs(library.serverPath)),
+        ...this.apacheStandIns(texts, env, serverRoot),
+      }),
       check: async (tree) => {
         const binary = this.tool(['apache2', 'httpd'], 'the Apache patch is not verified');
         if (binary === undefined) return undefined;
@@ -225,7 +247,8 @@ export class FixVerifier {
         if (run.exitCode === 0 && stderr.syntaxOk) return [];
         const { error } = stderr;
         if (error === undefined) return [oneLine(lastLine(run.stderr) ?? describeExit(run))];
-        if (!quotedFiles(error.file).every((file) => ownPaths.has(file))) return [`an error at ${error.file}:${error.line}, which is not one of the configuration's files (not shown)`];
+        if (!quotedFiles(error.file).every((file) => ownPaths.has(file)))
+          return [`an error at ${error.file}:${error.line}, which is not one of the configuration's files (not shown)`];
         return [oneLine(`${error.message} (${error.file}:${error.line})`)];
       },
     };
@@ -239,7 +262,11 @@ export class FixVerifier {
    * (`DefaultRuntimeDir`, the directory of each `ErrorLog`) are made even
    * when they do not exist here, as for a repository's tree.
    */
-  private apacheStandIns(texts: readonly GuardedFile[], env: Readonly<Record<string, string>>, serverRoot: string): Pick<Extras, 'files' | 'directories'> {
+  private apacheStandIns(
+    texts: readonly GuardedFile[],
+    env: Readonly<Record<string, string>>,
+    serverRoot: string,
+  ): Pick<Extras, 'files' | 'directories'> {
     const files = new Set<string>();
     const directories = new Set<string>();
     const consider = (value: string, always: boolean): void => {
@@ -270,7 +297,12 @@ export class FixVerifier {
 
   private mycnfSubject(config: MycnfConfig): Subject {
     const main = this.serverPath(config.root.path);
-    const base = this.options.includeBase === undefined ? (this.paths.sysroot === undefined ? this.options.cwd : '/') : this.serverPath(this.options.includeBase);
+    const base =
+      this.options.includeBase === undefined
+        ? this.paths.sysroot === undefined
+          ? this.options.cwd
+          : '/'
+        : this.serverPath(this.options.includeBase);
     return {
       label: `the option files of ${config.root.displayPath}`,
       files: config.files.map((entry) => entry.source),
@@ -294,12 +326,16 @@ export class FixVerifier {
         if (read.timedOut) return [this.timedOut];
         if (read.exitCode !== 0) return [oneLine(`my_print_defaults: ${read.stderr.trim() || describeExit(read)}`)];
         if (config.target.product !== 'mariadb') {
-          this.note(`the option names and values are checked with mariadbd only for MariaDB targets; for ${config.target.product} ${config.target.version} only the reader (my_print_defaults) checked the patch`);
+          this.note(
+            `the option names and values are checked with mariadbd only for MariaDB targets; for ${config.target.product} ${config.target.version} only the reader (my_print_defaults) checked the patch`,
+          );
           return [];
         }
         const hazards = mycnfVerifyHazards(tree.files);
         if (hazards.length > 0) {
-          this.note(`mariadbd is not run on ${config.root.displayPath}: it would load libraries the options name (${hazards[0]}); only the reader (my_print_defaults) checked the option-file patch`);
+          this.note(
+            `mariadbd is not run on ${config.root.displayPath}: it would load libraries the options name (${hazards[0]}); only the reader (my_print_defaults) checked the option-file patch`,
+          );
           return [];
         }
         const server = this.tool(['mariadbd', 'mysqld'], 'only the reader (my_print_defaults) checked the option-file patch');
@@ -355,7 +391,8 @@ const MADE_ON_A_REAL_HOST = new Map<string, (value: string) => string>([
  * variable given for `${NAME}` never steers the loader or the C library, even
  * from an `--env-file` the repository holds.
  */
-const NOT_GIVEN = /^(LD_[A-Z_]*|GCONV_PATH|GETCONF_DIR|GLIBC_TUNABLES|HOSTALIASES|LOCALDOMAIN|LOCPATH|MALLOC_[A-Z_]*|NIS_PATH|NLSPATH|RESOLV_HOST_CONF|RES_OPTIONS|TMPDIR|TZDIR|PATH|LANG|LANGUAGE|LC_[A-Z_]*)$/;
+const NOT_GIVEN =
+  /^(LD_[A-Z_]*|GCONV_PATH|GETCONF_DIR|GLIBC_TUNABLES|HOSTALIASES|LOCALDOMAIN|LOCPATH|MALLOC_[A-Z_]*|NIS_PATH|NLSPATH|RESOLV_HOST_CONF|RES_OPTIONS|TMPDIR|TZDIR|PATH|LANG|LANGUAGE|LC_[A-Z_]*)$/;
 
 function givenVariables(given: readonly GivenEnvironment[]): Record<string, string> {
   const values: Record<string, string> = {};
@@ -365,7 +402,12 @@ function givenVariables(given: readonly GivenEnvironment[]): Record<string, stri
 
 /** Paths the sandbox's root may hold a file at: not the system directories it shows from the host, nor its own `/proc` and `/dev`. */
 function standsIn(serverPath: string): boolean {
-  return serverPath !== '/' && serverPath !== '/tmp' && !underSystemDirs(serverPath) && !['/proc', '/dev'].some((dir) => serverPath === dir || serverPath.startsWith(`${dir}/`));
+  return (
+    serverPath !== '/' &&
+    serverPath !== '/tmp' &&
+    !underSystemDirs(serverPath) &&
+    !['/proc', '/dev'].some((dir) => serverPath === dir || serverPath.startsWith(`${dir}/`))
+  );
 }
 
 /**

@@ -68,7 +68,13 @@ export function runTuneLint(
         peakRssKiB = undefined;
       }
       fs.rmSync(path.dirname(rssFile), { recursive: true, force: true });
-      resolve({ status, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8'), peakRssKiB });
+      resolve({
+        status,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+        peakRssKiB,
+      });
     });
   });
 }
@@ -95,7 +101,10 @@ export function jsonFiles(stdout: string): string[] {
 /** Why tune-lint cannot be run as nobody here, or undefined when it can (root, and the build readable by that user). */
 export function cannotRunAsNobody(): string | undefined {
   if (process.geteuid?.() !== 0) return 'needs root to run the CLI as another user';
-  const probe = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(CLI)}, require('fs').constants.R_OK)`], { uid: NOBODY, gid: NOBODY });
+  const probe = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(CLI)}, require('fs').constants.R_OK)`], {
+    uid: NOBODY,
+    gid: NOBODY,
+  });
   return probe.status === 0 ? undefined : `the checkout (${CLI}) is not readable by uid ${NOBODY}`;
 }
 

@@ -45,7 +45,9 @@ async function main(): Promise<number> {
       };
       const totals = await runPropertyInWorker(name, run, STALL_MS);
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`${name}: ok, ${totals.runs} runs in ${seconds} s (${totals.withRuleDiagnostics} with rule findings, ${totals.withFixes} with fixes, at most ${totals.maxPasses} fix passes)\n`);
+      process.stdout.write(
+        `${name}: ok, ${totals.runs} runs in ${seconds} s (${totals.withRuleDiagnostics} with rule findings, ${totals.withFixes} with fixes, at most ${totals.maxPasses} fix passes)\n`,
+      );
     } catch (error) {
       failed++;
       process.stdout.write(`${name}: FAILED\n${error instanceof Error ? error.message : String(error)}\n`);

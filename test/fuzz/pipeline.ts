@@ -81,12 +81,20 @@ export async function checkScenario(workspace: Workspace, scenario: Scenario, bu
   const parseErrors = result.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001').length;
   // The fix passes leave out a fix whose finding survives it (TL0009): each is a rule's bug for the fuzzer to find.
   const withoutEffect = result.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0009');
-  assert.deepEqual(withoutEffect.map((diagnostic) => `${diagnostic.file.displayPath}:${diagnostic.start.line} ${diagnostic.message}`), [], 'a fix did not take effect');
+  assert.deepEqual(
+    withoutEffect.map((diagnostic) => `${diagnostic.file.displayPath}:${diagnostic.start.line} ${diagnostic.message}`),
+    [],
+    'a fix did not take effect',
+  );
 
   for (const fix of result.fixes) {
     assert.equal(fix.before, fix.file.text, `${fix.file.displayPath}: a fix starts from the text read`);
     assert.notEqual(fix.after, fix.before, `${fix.file.displayPath}: a fix changes something`);
-    assert.equal(fix.file.encode(fix.after).toString(fix.file.encoding === 'latin1' ? 'latin1' : 'utf8'), fix.after, `${fix.file.displayPath}: the fixed text survives its ${fix.file.encoding} encoding`);
+    assert.equal(
+      fix.file.encode(fix.after).toString(fix.file.encoding === 'latin1' ? 'latin1' : 'utf8'),
+      fix.after,
+      `${fix.file.displayPath}: the fixed text survives its ${fix.file.encoding} encoding`,
+    );
   }
   if (result.fixes.length > 0) {
     assert.ok(result.passes < MAX_FIX_PASSES, `the fix passes did not settle within ${MAX_FIX_PASSES} passes`);
@@ -97,7 +105,10 @@ export async function checkScenario(workspace: Workspace, scenario: Scenario, bu
     }
     const again = await lintOnce(workspace.dir, mains, scenario);
     const parseErrorsAfter = again.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0001');
-    assert.ok(parseErrorsAfter.length <= parseErrors, `the fixes added parse errors: ${parseErrorsAfter.map((d) => `${d.file.displayPath}:${d.start.line} ${d.message}`).join('; ')}`);
+    assert.ok(
+      parseErrorsAfter.length <= parseErrors,
+      `the fixes added parse errors: ${parseErrorsAfter.map((d) => `${d.file.displayPath}:${d.start.line} ${d.message}`).join('; ')}`,
+    );
     assert.deepEqual(
       again.fixes.map((fix) => ({ file: fix.file.displayPath, patch: shortDiff(fix.before, fix.after) })),
       [],
@@ -133,7 +144,16 @@ function writeScenario(dir: string, scenario: Scenario): string[] {
 async function lintOnce(dir: string, paths: readonly string[], scenario: Scenario): Promise<LintResult> {
   // The workspace is the sysroot: a generated `!includedir /etc/mysql/...` or `Include /etc/apache2/...` reads (and its fix would
   // write) inside it, never this machine's configs.
-  return lint({ paths, cwd: dir, sysroot: dir, rules: ALL_RULES, host: scenario.host, targets: scenario.targets, fixType: 'all', includeBase: dir });
+  return lint({
+    paths,
+    cwd: dir,
+    sysroot: dir,
+    rules: ALL_RULES,
+    host: scenario.host,
+    targets: scenario.targets,
+    fixType: 'all',
+    includeBase: dir,
+  });
 }
 
 function snapshot(dir: string): Map<string, string> {
@@ -168,13 +188,23 @@ function checkDiagnostic(diagnostic: Diagnostic, result: LintResult): void {
   assert.ok(['error', 'warn', 'info'].includes(diagnostic.severity), `severity: ${where}`);
   assert.ok(result.files.includes(diagnostic.file), `a diagnostic on a file that was not read: ${where}`);
   assert.doesNotMatch(diagnostic.message, /[\x00-\x08\x0a-\x1f\x7f-\x9f]/, `a message is one printable line: ${where}`);
-  for (const label of diagnostic.context) assert.doesNotMatch(label, /[\x00-\x08\x0a-\x1f\x7f-\x9f]/, `a context label is printable: ${where}`);
+  for (const label of diagnostic.context)
+    assert.doesNotMatch(label, /[\x00-\x08\x0a-\x1f\x7f-\x9f]/, `a context label is printable: ${where}`);
   assert.ok(diagnostic.message.length > 0, `a message says something: ${where}`);
   const [start, end] = diagnostic.range;
-  assert.ok(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= diagnostic.file.text.length, `range inside the file: ${where} [${start}, ${end}]`);
-  assert.ok(diagnostic.start.line >= 1 && diagnostic.start.column >= 1 && diagnostic.end.line >= diagnostic.start.line, `positions: ${where}`);
+  assert.ok(
+    Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= diagnostic.file.text.length,
+    `range inside the file: ${where} [${start}, ${end}]`,
+  );
+  assert.ok(
+    diagnostic.start.line >= 1 && diagnostic.start.column >= 1 && diagnostic.end.line >= diagnostic.start.line,
+    `positions: ${where}`,
+  );
   for (const edit of diagnostic.fix?.edits ?? []) {
-    assert.ok(edit.range[0] >= 0 && edit.range[0] <= edit.range[1] && edit.range[1] <= edit.file.text.length, `fix edit inside its file: ${where}`);
+    assert.ok(
+      edit.range[0] >= 0 && edit.range[0] <= edit.range[1] && edit.range[1] <= edit.file.text.length,
+      `fix edit inside its file: ${where}`,
+    );
   }
 }
 

@@ -41,7 +41,7 @@ export function loadSeeds(): Seeds {
 
 function seedKind(file: string): 'apache' | 'mycnf' | undefined {
   const base = path.basename(file);
-  if (/\.(cnf|cnf\.sh|cnf\.in|ini)$/.test(base) || /(^|\/)(mysql|mycnf)\//.test(file) && !/\.(json|md|tsv)$/.test(base)) return 'mycnf';
+  if (/\.(cnf|cnf\.sh|cnf\.in|ini)$/.test(base) || (/(^|\/)(mysql|mycnf)\//.test(file) && !/\.(json|md|tsv)$/.test(base))) return 'mycnf';
   if (/\.(conf|load)$/.test(base) || base === '.htaccess' || base === 'envvars') return 'apache';
   return undefined;
 }

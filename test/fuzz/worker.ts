@@ -7,7 +7,10 @@ import { loadSeeds } from './seeds.js';
 const { name, run } = workerData as { name: PropertyName; run: Omit<PropertyRun, 'onRun'> };
 const post = (message: WorkerMessage): void => parentPort?.postMessage(message);
 try {
-  const totals = await runProperty(name, loadSeeds(), { ...run, onRun: (scenario) => post({ kind: 'run', scenario: JSON.stringify(scenario) }) });
+  const totals = await runProperty(name, loadSeeds(), {
+    ...run,
+    onRun: (scenario) => post({ kind: 'run', scenario: JSON.stringify(scenario) }),
+  });
   post({ kind: 'done', totals });
 } catch (error) {
   post({ kind: 'failed', error: error instanceof Error ? error.message : String(error) });

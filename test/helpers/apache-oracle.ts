@@ -305,7 +305,10 @@ async function withSysroot<T>(sysroot: string, use: (copy: SysrootCopy) => Promi
   const source = path.resolve(sysroot);
   let needsMapping = false;
   forEachFile(source, (file) => {
-    needsMapping ||= fs.readFileSync(file, 'latin1').split('\n').some((line) => APACHE_PATH_DIRECTIVE.test(line));
+    needsMapping ||= fs
+      .readFileSync(file, 'latin1')
+      .split('\n')
+      .some((line) => APACHE_PATH_DIRECTIVE.test(line));
   });
   return needsMapping ? withSysrootCopy(source, use) : use(sysrootView(source));
 }

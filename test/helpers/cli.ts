@@ -12,7 +12,9 @@ import { repoPath } from './paths.js';
 export const CLI_NODE = process.env['TUNE_LINT_CLI_NODE'] ?? process.execPath;
 
 /** package.json's `bin`, what `npx tune-lint` and the pre-commit hook run: the bundled CLI built with these tests. */
-export const CLI = repoPath((JSON.parse(fs.readFileSync(repoPath('package.json'), 'utf8')) as { bin: Record<string, string> }).bin['tune-lint'] as string);
+export const CLI = repoPath(
+  (JSON.parse(fs.readFileSync(repoPath('package.json'), 'utf8')) as { bin: Record<string, string> }).bin['tune-lint'] as string,
+);
 
 export interface CliRun {
   readonly status: number | null;
@@ -26,7 +28,13 @@ export interface CliRun {
  * the variables that change colour or add to stderr (TIMING), plus `env`.
  */
 export function runCli(args: readonly string[], options: { cwd: string; env?: Record<string, string | undefined> }): CliRun {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined, TIMING: undefined, ...options.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: undefined,
+    FORCE_COLOR: undefined,
+    TIMING: undefined,
+    ...options.env,
+  };
   const result = spawnSync(CLI_NODE, [CLI, ...args], { cwd: options.cwd, env: definedOnly(env), encoding: 'utf8', timeout: 120_000 });
   if (result.error !== undefined) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };

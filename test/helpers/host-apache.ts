@@ -103,7 +103,11 @@ export async function startApache(apache2: string, register: (stop: () => Promis
     const port = await freeLoopbackPort();
     const conf = path.join(root, 'apache2.conf');
     fs.writeFileSync(conf, configuration(root, port, modules, asRoot));
-    const run = spawnSync(apache2, ['-d', root, '-f', conf, '-k', 'start'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C' }, timeout: 20_000 });
+    const run = spawnSync(apache2, ['-d', root, '-f', conf, '-k', 'start'], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C' },
+      timeout: 20_000,
+    });
     if (run.status === 0 && (await waitFor(() => parentPid() > 0 && childrenOf(parentPid()).length >= START_SERVERS, 10_000))) {
       const pid = parentPid();
       for (const child of childrenOf(pid)) seenChildren.add(child);

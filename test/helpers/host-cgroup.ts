@@ -41,7 +41,8 @@ function ownV1Group(controller: string): string | undefined {
     .split('\n')
     .find((entry) => (entry.split(':')[1] ?? '').split(',').includes(controller));
   const groupPath = line?.split(':').slice(2).join(':') ?? '/';
-  const relative = mount.root !== '/' && groupPath.startsWith(mount.root) ? groupPath.slice(mount.root.length) : mount.root === '/' ? groupPath : '/';
+  const relative =
+    mount.root !== '/' && groupPath.startsWith(mount.root) ? groupPath.slice(mount.root.length) : mount.root === '/' ? groupPath : '/';
   const directory = path.join(mount.mountPoint, relative);
   return fs.existsSync(directory) ? directory : mount.mountPoint;
 }
@@ -55,7 +56,8 @@ export function cgroupV1ShouldBeCreatable(): boolean {
   return process.geteuid?.() === 0 && v1Mount('memory')?.writable === true;
 }
 
-export type CreatedGroup = { readonly ok: true; readonly dir: string; readonly remove: () => Promise<void> } | { readonly ok: false; readonly reason: string };
+export type CreatedGroup =
+  { readonly ok: true; readonly dir: string; readonly remove: () => Promise<void> } | { readonly ok: false; readonly reason: string };
 
 /** Creates `NAME` under this process's group of `controller`, with `settings` written into its files. */
 export function createV1Group(controller: string, name: string, settings: ReadonlyArray<readonly [string, string]>): CreatedGroup {
@@ -65,7 +67,10 @@ export function createV1Group(controller: string, name: string, settings: Readon
   try {
     fs.mkdirSync(dir);
   } catch (error) {
-    return { ok: false, reason: `cannot create a ${controller} cgroup under ${parent} (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+    return {
+      ok: false,
+      reason: `cannot create a ${controller} cgroup under ${parent} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    };
   }
   const remove = async () => {
     // A group can only be removed once its last process is gone, which the kernel notes a moment after exit.
@@ -84,7 +89,10 @@ export function createV1Group(controller: string, name: string, settings: Readon
     for (const [file, value] of settings) fs.writeFileSync(path.join(dir, file), value);
   } catch (error) {
     fs.rmdirSync(dir);
-    return { ok: false, reason: `cannot configure the ${controller} cgroup ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+    return {
+      ok: false,
+      reason: `cannot configure the ${controller} cgroup ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    };
   }
   return { ok: true, dir, remove };
 }

@@ -35,7 +35,15 @@ export function writeTree(root: string, files: Record<string, string>): void {
 
 /** A /proc/PID/status as the kernel writes it, with the fields the probe reads. */
 export function statusFile(name: string, pid: number, ppid: number, rssKb?: number): string {
-  const lines = [`Name:\t${name}`, 'Umask:\t0022', 'State:\tS (sleeping)', `Tgid:\t${pid}`, `Pid:\t${pid}`, `PPid:\t${ppid}`, 'Uid:\t33\t33\t33\t33'];
+  const lines = [
+    `Name:\t${name}`,
+    'Umask:\t0022',
+    'State:\tS (sleeping)',
+    `Tgid:\t${pid}`,
+    `Pid:\t${pid}`,
+    `PPid:\t${ppid}`,
+    'Uid:\t33\t33\t33\t33',
+  ];
   if (rssKb !== undefined) lines.push(`VmRSS:\t${String(rssKb).padStart(8)} kB`);
   lines.push('Threads:\t1');
   return `${lines.join('\n')}\n`;

@@ -42,7 +42,13 @@ export function fixtureTrees(): FixtureTree[] {
   const reader = fs
     .readdirSync(path.join(FIXTURES, 'reader'))
     .sort()
-    .map((name) => ({ name: `reader/${name}`, dir: path.join(FIXTURES, 'reader', name), main: 'my.cnf', sysroot: false, target: MARIADB_10_11 }));
+    .map((name) => ({
+      name: `reader/${name}`,
+      dir: path.join(FIXTURES, 'reader', name),
+      main: 'my.cnf',
+      sysroot: false,
+      target: MARIADB_10_11,
+    }));
   const layouts: FixtureTree[] = [
     { name: 'debian', dir: path.join(FIXTURES, 'debian'), main: 'etc/mysql/my.cnf', sysroot: true, target: MARIADB_10_11 },
     { name: 'rhel', dir: path.join(FIXTURES, 'rhel'), main: 'etc/my.cnf', sysroot: true, target: MYSQL_8_0 },

@@ -25,7 +25,11 @@ export function ourArguments(config: MycnfConfig, groups?: readonly string[]): s
 }
 
 /** The variables table of `mariadbd --defaults-file=FILE --help --verbose` (never starts a server), names with `_`. */
-export function serverVariables(tool: string, file: string | undefined, cwd: string): { status: number | null; stderr: string; values: Map<string, string> } {
+export function serverVariables(
+  tool: string,
+  file: string | undefined,
+  cwd: string,
+): { status: number | null; stderr: string; values: Map<string, string> } {
   const first = file === undefined ? '--no-defaults' : `--defaults-file=${file}`;
   const run = spawnSync(tool, [first, '--help', '--verbose'], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const values = new Map<string, string>();

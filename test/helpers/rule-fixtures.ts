@@ -53,7 +53,10 @@ export function ruleCases(rule: Rule): RuleCase[] {
     const kind = match[1] as 'bad' | 'good';
     if (entry.isDirectory()) {
       const caseDir = path.join(dir, entry.name);
-      const settings = parseYaml(fs.readFileSync(path.join(caseDir, 'fixture.yaml'), 'utf8')) as CaseSettings & { paths: string[]; sysroot?: boolean };
+      const settings = parseYaml(fs.readFileSync(path.join(caseDir, 'fixture.yaml'), 'utf8')) as CaseSettings & {
+        paths: string[];
+        sysroot?: boolean;
+      };
       cases.push({
         rule,
         name: entry.name,

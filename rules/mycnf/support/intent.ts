@@ -27,9 +27,17 @@ export function intendedOptions(config: MycnfConfig): readonly IntendedOption[] 
   if (cached !== undefined) return cached;
   const options = config.uses.map((use): IntendedOption => {
     const legacy = legacySetVariable(use.name, use.value);
-    if (legacy === undefined) return { use, name: use.name, status: use.status, candidates: use.candidates, value: use.value, viaSetVariable: false };
+    if (legacy === undefined)
+      return { use, name: use.name, status: use.status, candidates: use.candidates, value: use.value, viaSetVariable: false };
     const resolved = resolveOptionName(legacy.name.raw, config.target);
-    return { use, name: resolved.name, status: resolved.status, candidates: resolved.candidates, value: legacy.value, viaSetVariable: true };
+    return {
+      use,
+      name: resolved.name,
+      status: resolved.status,
+      candidates: resolved.candidates,
+      value: legacy.value,
+      viaSetVariable: true,
+    };
   });
   cache.set(config, options);
   return options;

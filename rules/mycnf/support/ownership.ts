@@ -11,7 +11,10 @@ import { writtenKey } from './intent.js';
  * client option in a server group (MY1007), a removed option (MY4002), the
  * MySQL 8.0.30 redo setting (MY4004). MY1006 reports the rest.
  */
-export function unknownNameOwner(name: OptionName, target: DatabaseTarget): 'MY4001' | 'MY1003' | 'MY1007' | 'MY4002' | 'MY4004' | undefined {
+export function unknownNameOwner(
+  name: OptionName,
+  target: DatabaseTarget,
+): 'MY4001' | 'MY1003' | 'MY1007' | 'MY4002' | 'MY4004' | undefined {
   const written = writtenKey(name);
   if (written === 'set_variable') return 'MY4001';
   if (name.raw.includes(';')) return 'MY1003';

@@ -186,7 +186,15 @@ export function argumentCountError(spec: DirectiveSpec, given: number, mpm: MpmN
   const args = spec.args;
   if (args.kind === 'listen') return given >= 1 && given <= 2 ? undefined : 'Listen requires 1 or 2 arguments.';
   const check = args.kind === 'checked' ? argumentCheck(spec.name.toLowerCase()) : undefined;
-  if (check === undefined || check === 'FLAG' || !refusesArguments(check, Array.from({ length: given }, () => 'x'))) return undefined;
+  if (
+    check === undefined ||
+    check === 'FLAG' ||
+    !refusesArguments(
+      check,
+      Array.from({ length: given }, () => 'x'),
+    )
+  )
+    return undefined;
   return argumentsError(spec.name, check, mpm);
 }
 
@@ -210,9 +218,21 @@ export function flagError(spec: DirectiveSpec): string {
  * spelling httpd uses in `X not allowed in <Directory> context`.
  */
 export const DIRECTORY_SECTIONS: ReadonlyMap<string, string> = new Map(
-  ['Directory', 'DirectoryMatch', 'Location', 'LocationMatch', 'Files', 'FilesMatch', 'If', 'ElseIf', 'Else', 'Limit', 'LimitExcept', 'Proxy', 'ProxyMatch'].map(
-    (name) => [name.toLowerCase(), name],
-  ),
+  [
+    'Directory',
+    'DirectoryMatch',
+    'Location',
+    'LocationMatch',
+    'Files',
+    'FilesMatch',
+    'If',
+    'ElseIf',
+    'Else',
+    'Limit',
+    'LimitExcept',
+    'Proxy',
+    'ProxyMatch',
+  ].map((name) => [name.toLowerCase(), name]),
 );
 
 /**

@@ -13,10 +13,17 @@ import type { ApacheConfig } from './model.js';
  * deciding line sits in a regex or wildcard section (a new line elsewhere
  * might not win), or `${VAR}` is in the way.
  */
-export function planDirectoryFlag(config: ApacheConfig, place: ServedPlace, name: string, value: string, decided: PathSetting): TextEdit | null {
+export function planDirectoryFlag(
+  config: ApacheConfig,
+  place: ServedPlace,
+  name: string,
+  value: string,
+  decided: PathSetting,
+): TextEdit | null {
   const decidingSection = decided.use === undefined ? undefined : config.container(decided.use);
   if (decided.use !== undefined && decidingSection !== undefined && decidingSection.name !== 'virtualhost') {
-    if (isExactDirectory(decidingSection, place.path)) return replaceApacheArg(decided.use, 0, inCaseOf(decided.use.args[0] ?? value, value));
+    if (isExactDirectory(decidingSection, place.path))
+      return replaceApacheArg(decided.use, 0, inCaseOf(decided.use.args[0] ?? value, value));
     if (decidingSection.name !== 'directory' || decidingSection.args[0] === '~' || /[*?[]/.test(decidingSection.args[0] ?? '')) return null;
   }
   const exact = exactDirectorySections(config, place.path, place.vhost);

@@ -286,7 +286,12 @@ export function linesIn(config: ApacheConfig, lowerName: string, sections: reado
 }
 
 /** The value of a per-directory directive for files in a directory of a server. */
-export function settingAtPath(config: ApacheConfig, lowerName: string, directory: string, vhost: ApacheSectionUse | undefined): PathSetting {
+export function settingAtPath(
+  config: ApacheConfig,
+  lowerName: string,
+  directory: string,
+  vhost: ApacheSectionUse | undefined,
+): PathSetting {
   const lines = linesAtPath(config, lowerName, directory, vhost);
   const last = lines[lines.length - 1];
   if (last !== undefined) return { args: last.args, use: last };
@@ -406,7 +411,12 @@ export function flagOnNetworkPlaces(
  * on a network filesystem (the mount point above a DocumentRoot, say), that
  * section is the place to change: one edit covers everything below it.
  */
-function decidingDirectoryOnNetwork(config: ApacheConfig, mounts: readonly MountEntry[], setting: PathSetting, served: ServedPlace): MountedPlace | undefined {
+function decidingDirectoryOnNetwork(
+  config: ApacheConfig,
+  mounts: readonly MountEntry[],
+  setting: PathSetting,
+  served: ServedPlace,
+): MountedPlace | undefined {
   const section = setting.use === undefined ? undefined : config.container(setting.use);
   if (section === undefined || section.name !== 'directory' || section.args[0] === '~') return undefined;
   const written = section.args[0];
@@ -419,5 +429,9 @@ function decidingDirectoryOnNetwork(config: ApacheConfig, mounts: readonly Mount
 
 /** `DocumentRoot /srv/www`, `Alias target /mnt/media`, `<Directory /srv/www>`, for messages. */
 export function placeLabel(place: ServedPlace): string {
-  return place.kind === 'Directory' ? `<Directory ${place.path}>` : place.kind === 'Alias' ? `Alias target ${place.path}` : `DocumentRoot ${place.path}`;
+  return place.kind === 'Directory'
+    ? `<Directory ${place.path}>`
+    : place.kind === 'Alias'
+      ? `Alias target ${place.path}`
+      : `DocumentRoot ${place.path}`;
 }

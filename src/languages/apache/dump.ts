@@ -50,7 +50,15 @@ export function dumpApacheConfig(config: ApacheConfig): object {
     for (const vhost of config.sections) {
       if (vhost.name !== 'virtualhost') continue;
       const settings: Record<string, object> = {};
-      for (const lower of ['keepalive', 'keepalivetimeout', 'maxkeepaliverequests', 'timeout', 'hostnamelookups', 'enablesendfile', 'enablemmap']) {
+      for (const lower of [
+        'keepalive',
+        'keepalivetimeout',
+        'maxkeepaliverequests',
+        'timeout',
+        'hostnamelookups',
+        'enablesendfile',
+        'enablemmap',
+      ]) {
         const setting = effectiveSetting(config, lower, vhost);
         if (setting.use !== undefined && config.container(setting.use) === vhost) settings[setting.name] = settingJson(setting);
       }
@@ -68,7 +76,9 @@ export function dumpApacheConfig(config: ApacheConfig): object {
         match: directory.name === 'directorymatch',
         ...where(directory),
         virtualHost: enclosingVirtualHost(directory),
-        allowOverride: own ? settingJson(allowOverride) : { value: CORE_SETTINGS['allowoverride']?.default(config.httpd) ?? 'None', default: true },
+        allowOverride: own
+          ? settingJson(allowOverride)
+          : { value: CORE_SETTINGS['allowoverride']?.default(config.httpd) ?? 'None', default: true },
       };
     }
   });
@@ -80,7 +90,11 @@ export function dumpApacheConfig(config: ApacheConfig): object {
     serverRoot: config.serverRoot,
     files: new LazyList(function* () {
       for (const entry of config.files) {
-        yield { path: entry.source.displayPath, depth: entry.depth, includedFrom: entry.includedFrom === undefined ? null : where(entry.includedFrom) };
+        yield {
+          path: entry.source.displayPath,
+          depth: entry.depth,
+          includedFrom: entry.includedFrom === undefined ? null : where(entry.includedFrom),
+        };
       }
     }),
     modules: [...config.modules.values()].map((module) =>

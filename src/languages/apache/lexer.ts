@@ -174,7 +174,14 @@ function physicalLine(text: string, start: number, end: number, contentEnd: numb
   return new PhysicalLine(start, end, text.slice(from, to), from, eol);
 }
 
-function joinedLine(start: number, end: number, pieces: Int32Array, joined: string, physical: number, eol: '\n' | '\r\n' | ''): LogicalLine {
+function joinedLine(
+  start: number,
+  end: number,
+  pieces: Int32Array,
+  joined: string,
+  physical: number,
+  eol: '\n' | '\r\n' | '',
+): LogicalLine {
   let from = 0;
   let to = joined.length;
   while (from < to && isSpace(joined.charCodeAt(from))) from++;

@@ -379,13 +379,19 @@ export class ApacheConfig {
     const parentOf = (parent: ApacheSectionUse | undefined): ApacheSectionUse | undefined =>
       parent === undefined ? undefined : (movedSections.get(parent.order) ?? parent);
 
-    for (const section of mergeByOrder(previous.sections, previous.conditionals.map((evaluation) => evaluation.section))) {
+    for (const section of mergeByOrder(
+      previous.sections,
+      previous.conditionals.map((evaluation) => evaluation.section),
+    )) {
       const file = sources.get(section.file);
       const parent = parentOf(section.parent);
       if (file === undefined && parent === section.parent) continue;
       const node = file === undefined ? section.node : nodes.get(section.node);
       if (node?.kind !== 'section') return undefined;
-      movedSections.set(section.order, new SectionInEffect(node, file ?? section.file, parent, section.order, section.argsText, section.conditional));
+      movedSections.set(
+        section.order,
+        new SectionInEffect(node, file ?? section.file, parent, section.order, section.argsText, section.conditional),
+      );
     }
     const uses = previous.uses.slice();
     // Uses come in runs from one file: one lookup per run.
@@ -442,9 +448,9 @@ export class ApacheConfig {
    * its new document and its nodes paired with the new ones; undefined when
    * a difference could change the walk or the reader's problems.
    */
-  private changedFiles(fs: ConfigFileSystem):
-    | { sources: Map<SourceFile, SourceFile>; documents: Map<string, ApacheDocument>; nodes: Map<ApacheNode, ApacheNode> }
-    | undefined {
+  private changedFiles(
+    fs: ConfigFileSystem,
+  ): { sources: Map<SourceFile, SourceFile>; documents: Map<string, ApacheDocument>; nodes: Map<ApacheNode, ApacheNode> } | undefined {
     const sources = new Map<SourceFile, SourceFile>();
     const documents = new Map<string, ApacheDocument>();
     const nodes = new Map<ApacheNode, ApacheNode>();
@@ -469,7 +475,12 @@ export class ApacheConfig {
     return { sources, documents, nodes };
   }
 
-  private readFile(source: SourceFile, depth: number, includedFrom: ApacheDirectiveUse | undefined, parent: ApacheSectionUse | undefined): void {
+  private readFile(
+    source: SourceFile,
+    depth: number,
+    includedFrom: ApacheDirectiveUse | undefined,
+    parent: ApacheSectionUse | undefined,
+  ): void {
     let document = this.parsed.get(source.path);
     if (document === undefined) {
       document = parsedDocument(source, this.fs.limits.maxNesting);
@@ -530,7 +541,12 @@ export class ApacheConfig {
     let references: References | undefined;
     if (variables.length > 0) {
       const expansion = this.expand(node.argsText, file, node.line.content);
-      references = { variables, unresolved: expansion.unresolved, text: expansion.text, args: splitWords(expansion.text).map((word) => word.value) };
+      references = {
+        variables,
+        unresolved: expansion.unresolved,
+        text: expansion.text,
+        args: splitWords(expansion.text).map((word) => word.value),
+      };
     }
     const use = new DirectiveInEffect(node, file, parent, this.order++, references);
     const name = use.name;
@@ -582,7 +598,13 @@ export class ApacheConfig {
     );
     this.record(use);
     if (depth + 1 > this.fs.limits.maxIncludeDepth) {
-      this.problem('TL0006', 'error', `Exceeded maximum include depth of ${this.fs.limits.maxIncludeDepth}, There appears to be a recursion`, base.file, base.range);
+      this.problem(
+        'TL0006',
+        'error',
+        `Exceeded maximum include depth of ${this.fs.limits.maxIncludeDepth}, There appears to be a recursion`,
+        base.file,
+        base.range,
+      );
       return;
     }
     for (const serverPath of resolution.files) {
@@ -602,7 +624,13 @@ export class ApacheConfig {
       if (this.budget.exhausted) return;
       // The main file is one of `files`, and --max-files counts only what the includes read.
       if (this.files.length > this.fs.limits.maxFiles) {
-        this.problem('TL0006', 'error', `more than ${this.fs.limits.maxFiles} files included; the rest is not read (--max-files)`, base.file, base.range);
+        this.problem(
+          'TL0006',
+          'error',
+          `more than ${this.fs.limits.maxFiles} files included; the rest is not read (--max-files)`,
+          base.file,
+          base.range,
+        );
         return;
       }
       let source: SourceFile;
@@ -686,7 +714,8 @@ export class ApacheConfig {
     if (candidates.length === 0) return optional ? undefined : `No matches for the wildcard '${component}' in '${dir}', failing`;
     for (const name of candidates) {
       const next = childPath(dir, name);
-      const error = remaining.length === 0 ? this.readPlain(next, optional, files, 0) : this.matchComponents(next, remaining, optional, files);
+      const error =
+        remaining.length === 0 ? this.readPlain(next, optional, files, 0) : this.matchComponents(next, remaining, optional, files);
       if (error !== undefined) return error;
     }
     return undefined;
@@ -697,7 +726,13 @@ export class ApacheConfig {
     return this.fs.entryKind(hostPath) === 'directory';
   }
 
-  private readPlain(serverPath: string, optional: boolean, files: string[], dirDepth: number, walking: readonly { real: string; serverPath: string }[] = []): string | undefined {
+  private readPlain(
+    serverPath: string,
+    optional: boolean,
+    files: string[],
+    dirDepth: number,
+    walking: readonly { real: string; serverPath: string }[] = [],
+  ): string | undefined {
     const hostPath = this.fs.locate(serverPath);
     const kind = this.fs.kind(hostPath);
     if (kind === 'directory') {
@@ -705,7 +740,8 @@ export class ApacheConfig {
       const real = this.realPathOf(hostPath);
       // httpd follows a symlink back to a directory it is reading until the path is too long; with two such links that takes forever.
       const again = walking.find((entry) => entry.real === real);
-      if (again !== undefined) return `Directory ${serverPath} is ${again.serverPath} again through a symlink; httpd would follow the loop until the path is too long to open, and with two such links practically forever`;
+      if (again !== undefined)
+        return `Directory ${serverPath} is ${again.serverPath} again through a symlink; httpd would follow the loop until the path is too long to open, and with two such links practically forever`;
       const inside = [...walking, { real, serverPath }];
       const listed = this.listDirectory(hostPath, serverPath);
       if (typeof listed === 'string') return listed;
@@ -785,7 +821,13 @@ export class ApacheConfig {
     }
     const result = negated ? !truth : truth;
     if (assumed) {
-      this.problem('TL0007', 'info', `<${section.node.name} ${section.args.join(' ')}> cannot be evaluated without the server binary; assumed true`, section.file, section.range);
+      this.problem(
+        'TL0007',
+        'info',
+        `<${section.node.name} ${section.args.join(' ')}> cannot be evaluated without the server binary; assumed true`,
+        section.file,
+        section.range,
+      );
     }
     return { section, subject, negated, result, assumed };
   }
@@ -856,7 +898,12 @@ function mergeByOrder(a: readonly ApacheSectionUse[], b: readonly ApacheSectionU
 function sameFile(a: SourceFile, b: SourceFile): boolean {
   return (
     a === b ||
-    (a.text === b.text && a.path === b.path && a.displayPath === b.displayPath && a.encoding === b.encoding && a.patchPath === b.patchPath && a.realPath === b.realPath)
+    (a.text === b.text &&
+      a.path === b.path &&
+      a.displayPath === b.displayPath &&
+      a.encoding === b.encoding &&
+      a.patchPath === b.patchPath &&
+      a.realPath === b.realPath)
   );
 }
 
@@ -941,7 +988,8 @@ function ifVersionHolds(target: string, args: readonly string[]): boolean | stri
   return reverse ? !match : match;
 }
 
-const INVALID_VERSION = 'Version appears to be invalid. It must have the format major[.minor[.patch]] where major, minor and patch are numbers.';
+const INVALID_VERSION =
+  'Version appears to be invalid. It must have the format major[.minor[.patch]] where major, minor and patch are numbers.';
 
 /**
  * The target against a version in the config, as mod_version compares: up to

@@ -48,7 +48,11 @@ export function planMpmSetting(config: ApacheConfig, mpm: MpmSettings, directive
   );
   if (block !== undefined) {
     const edit = insertApacheLineInto(block.section, `${name} ${value}`);
-    if (edit !== null) return { edit, where: `${block.section.file.displayPath}:${block.section.file.position(block.section.node.close?.range[0] ?? 0).line}` };
+    if (edit !== null)
+      return {
+        edit,
+        where: `${block.section.file.displayPath}:${block.section.file.position(block.section.node.close?.range[0] ?? 0).line}`,
+      };
   }
   const load = mpm.module?.use;
   // A LoadModule inside a container (an unclosed <VirtualHost> above it) is no place for a server-wide line: it would not take effect.

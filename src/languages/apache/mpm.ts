@@ -65,7 +65,14 @@ export const MPM_ALIASES: Readonly<Record<string, MpmDirective>> = lookupTable({
   maxsparethreads: 'MaxSpareThreads',
 });
 
-const PREFORK_DIRECTIVES: readonly MpmDirective[] = ['ServerLimit', 'MaxRequestWorkers', 'StartServers', 'MinSpareServers', 'MaxSpareServers', 'MaxConnectionsPerChild'];
+const PREFORK_DIRECTIVES: readonly MpmDirective[] = [
+  'ServerLimit',
+  'MaxRequestWorkers',
+  'StartServers',
+  'MinSpareServers',
+  'MaxSpareServers',
+  'MaxConnectionsPerChild',
+];
 const THREADED_DIRECTIVES: readonly MpmDirective[] = [
   'ServerLimit',
   'MaxRequestWorkers',
@@ -164,11 +171,21 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
     value.ServerLimit = Math.min(value.ServerLimit, MAX_SERVER_LIMIT[mpm]);
     const limit = mpm === 'prefork' ? serverLimitAtLine : serverLimitAtLine * value.ThreadsPerChild;
     if (value.MaxRequestWorkers > limit) {
-      adjust('MaxRequestWorkers', limit, undefined, `WARNING: MaxClients of ${value.MaxRequestWorkers} exceeds ServerLimit value of ${serverLimitAtLine} servers, lowering MaxClients to ${limit}.  To increase, please see the ServerLimit directive.`);
+      adjust(
+        'MaxRequestWorkers',
+        limit,
+        undefined,
+        `WARNING: MaxClients of ${value.MaxRequestWorkers} exceeds ServerLimit value of ${serverLimitAtLine} servers, lowering MaxClients to ${limit}.  To increase, please see the ServerLimit directive.`,
+      );
     }
   } else if (mpm === 'prefork') {
     if (value.ServerLimit > MAX_SERVER_LIMIT.prefork) {
-      adjust('ServerLimit', MAX_SERVER_LIMIT.prefork, 'AH00175', `WARNING: ServerLimit of ${value.ServerLimit} exceeds compile-time limit of 200000 servers, decreasing to 200000.`);
+      adjust(
+        'ServerLimit',
+        MAX_SERVER_LIMIT.prefork,
+        'AH00175',
+        `WARNING: ServerLimit of ${value.ServerLimit} exceeds compile-time limit of 200000 servers, decreasing to 200000.`,
+      );
     } else if (value.ServerLimit < 1) {
       adjust('ServerLimit', 1, 'AH00177', `WARNING: ServerLimit of ${value.ServerLimit} not allowed, increasing to 1.`);
     }
@@ -180,23 +197,45 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
         `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} exceeds ServerLimit value of ${value.ServerLimit} servers, decreasing MaxRequestWorkers to ${value.ServerLimit}. To increase, please see the ServerLimit directive.`,
       );
     }
-    if (value.MaxRequestWorkers < 1) adjust('MaxRequestWorkers', 1, 'AH00182', `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} not allowed, increasing to 1.`);
-    if (value.StartServers < 1) adjust('StartServers', 1, 'AH00184', `WARNING: StartServers of ${value.StartServers} not allowed, increasing to 1.`);
+    if (value.MaxRequestWorkers < 1)
+      adjust('MaxRequestWorkers', 1, 'AH00182', `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} not allowed, increasing to 1.`);
+    if (value.StartServers < 1)
+      adjust('StartServers', 1, 'AH00184', `WARNING: StartServers of ${value.StartServers} not allowed, increasing to 1.`);
     if (value.MinSpareServers < 1) {
-      adjust('MinSpareServers', 1, 'AH00186', `WARNING: MinSpareServers of ${value.MinSpareServers} not allowed, increasing to 1 to avoid almost certain server failure. Please read the documentation.`);
+      adjust(
+        'MinSpareServers',
+        1,
+        'AH00186',
+        `WARNING: MinSpareServers of ${value.MinSpareServers} not allowed, increasing to 1 to avoid almost certain server failure. Please read the documentation.`,
+      );
     }
     if (value.MaxSpareServers < value.MinSpareServers + 1) {
-      adjust('MaxSpareServers', value.MinSpareServers + 1, undefined, `MaxSpareServers of ${value.MaxSpareServers} is raised at run time to MinSpareServers + 1 = ${value.MinSpareServers + 1}`);
+      adjust(
+        'MaxSpareServers',
+        value.MinSpareServers + 1,
+        undefined,
+        `MaxSpareServers of ${value.MaxSpareServers} is raised at run time to MinSpareServers + 1 = ${value.MinSpareServers + 1}`,
+      );
     }
   } else {
     const codes = THREADED_CODES[mpm];
     if (value.ServerLimit > MAX_SERVER_LIMIT[mpm]) {
-      adjust('ServerLimit', MAX_SERVER_LIMIT[mpm], codes[0], `WARNING: ServerLimit of ${value.ServerLimit} exceeds compile-time limit of ${MAX_SERVER_LIMIT[mpm]} servers, decreasing to ${MAX_SERVER_LIMIT[mpm]}.`);
+      adjust(
+        'ServerLimit',
+        MAX_SERVER_LIMIT[mpm],
+        codes[0],
+        `WARNING: ServerLimit of ${value.ServerLimit} exceeds compile-time limit of ${MAX_SERVER_LIMIT[mpm]} servers, decreasing to ${MAX_SERVER_LIMIT[mpm]}.`,
+      );
     } else if (value.ServerLimit < 1) {
       adjust('ServerLimit', 1, codes[1], `WARNING: ServerLimit of ${value.ServerLimit} not allowed, increasing to 1.`);
     }
     if (value.ThreadLimit > MAX_THREAD_LIMIT[mpm]) {
-      adjust('ThreadLimit', MAX_THREAD_LIMIT[mpm], codes[2], `WARNING: ThreadLimit of ${value.ThreadLimit} exceeds compile-time limit of ${MAX_THREAD_LIMIT[mpm]} threads, decreasing to ${MAX_THREAD_LIMIT[mpm]}.`);
+      adjust(
+        'ThreadLimit',
+        MAX_THREAD_LIMIT[mpm],
+        codes[2],
+        `WARNING: ThreadLimit of ${value.ThreadLimit} exceeds compile-time limit of ${MAX_THREAD_LIMIT[mpm]} threads, decreasing to ${MAX_THREAD_LIMIT[mpm]}.`,
+      );
     } else if (value.ThreadLimit < 1) {
       adjust('ThreadLimit', 1, codes[3], `WARNING: ThreadLimit of ${value.ThreadLimit} not allowed, increasing to 1.`);
     }
@@ -237,14 +276,25 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
         `WARNING: MaxRequestWorkers of ${value.MaxRequestWorkers} would require ${processes} servers and would exceed ServerLimit of ${value.ServerLimit}, decreasing to ${capped}. To increase, please see the ServerLimit directive.`,
       );
     }
-    if (value.StartServers < 1) adjust('StartServers', 1, codes[9], `WARNING: StartServers of ${value.StartServers} not allowed, increasing to 1.`);
+    if (value.StartServers < 1)
+      adjust('StartServers', 1, codes[9], `WARNING: StartServers of ${value.StartServers} not allowed, increasing to 1.`);
     if (value.MinSpareThreads < 1) {
-      adjust('MinSpareThreads', 1, codes[10], `WARNING: MinSpareThreads of ${value.MinSpareThreads} not allowed, increasing to 1 to avoid almost certain server failure. Please read the documentation.`);
+      adjust(
+        'MinSpareThreads',
+        1,
+        codes[10],
+        `WARNING: MinSpareThreads of ${value.MinSpareThreads} not allowed, increasing to 1 to avoid almost certain server failure. Please read the documentation.`,
+      );
     }
     // Since 2.4.21 the floor is MinSpareThreads + ThreadsPerChild + 1 (measured on 2.4.71 by counting idle threads).
     const sparesFloor = value.MinSpareThreads + value.ThreadsPerChild + (versionAtLeast(config.httpd, '2.4.21') ? 1 : 0);
     if (value.MaxSpareThreads < sparesFloor) {
-      adjust('MaxSpareThreads', sparesFloor, undefined, `MaxSpareThreads of ${value.MaxSpareThreads} is raised at run time to ${sparesFloor}`);
+      adjust(
+        'MaxSpareThreads',
+        sparesFloor,
+        undefined,
+        `MaxSpareThreads of ${value.MaxSpareThreads} is raised at run time to ${sparesFloor}`,
+      );
     }
   }
 

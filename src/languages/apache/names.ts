@@ -56,7 +56,13 @@ const SPECIAL_SOURCE_NAMES: Readonly<Record<string, string>> = lookupTable({
 
 /** Modules that are not thread-safe and tie httpd to prefork. */
 export function isNonThreadSafeModule(identifier: string): boolean {
-  return /^php\d*_module$/.test(identifier) || identifier === 'python_module' || identifier === 'ruid2_module' || identifier === 'itk_module' || identifier === 'mpm_itk_module';
+  return (
+    /^php\d*_module$/.test(identifier) ||
+    identifier === 'python_module' ||
+    identifier === 'ruid2_module' ||
+    identifier === 'itk_module' ||
+    identifier === 'mpm_itk_module'
+  );
 }
 
 /**

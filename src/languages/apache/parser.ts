@@ -193,7 +193,17 @@ function openSection(line: LogicalLine, firstText: string, first: Word, problems
   const afterClose = lastGt === -1 ? '' : rest.slice(lastGt + 1);
   const argsOffset = argsText === '' ? first.end : line.text.indexOf(argsText, first.end);
   const nameEnd = first.start + 1 + bareName.length;
-  return { line, name: bareName, nameLower: bareName.toLowerCase(), nameStart: first.start + 1, nameEnd, argsText, argsOffset, afterClose, children: [] };
+  return {
+    line,
+    name: bareName,
+    nameLower: bareName.toLowerCase(),
+    nameStart: first.start + 1,
+    nameEnd,
+    argsText,
+    argsOffset,
+    afterClose,
+    children: [],
+  };
 }
 
 function closeSection(line: LogicalLine, firstText: string, stack: OpenSections, root: ApacheNode[], problems: ParseProblem[]): void {

@@ -12,17 +12,24 @@ import { remembered } from '../../util/remembered.js';
 const indexes = new WeakMap<ApacheConfig, Map<string, Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>>>();
 
 /** The lines of a directive grouped by innermost container (conditionals skipped), in read order. */
-export function linesByContainer(config: ApacheConfig, lowerName: string): ReadonlyMap<ApacheSectionUse | undefined, readonly ApacheDirectiveUse[]> {
-  return remembered(remembered(indexes, config, () => new Map()), lowerName, () => {
-    const grouped = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>();
-    for (const use of config.named(lowerName)) {
-      const container = config.container(use);
-      const list = grouped.get(container);
-      if (list === undefined) grouped.set(container, [use]);
-      else list.push(use);
-    }
-    return grouped;
-  });
+export function linesByContainer(
+  config: ApacheConfig,
+  lowerName: string,
+): ReadonlyMap<ApacheSectionUse | undefined, readonly ApacheDirectiveUse[]> {
+  return remembered(
+    remembered(indexes, config, () => new Map()),
+    lowerName,
+    () => {
+      const grouped = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>();
+      for (const use of config.named(lowerName)) {
+        const container = config.container(use);
+        const list = grouped.get(container);
+        if (list === undefined) grouped.set(container, [use]);
+        else list.push(use);
+      }
+      return grouped;
+    },
+  );
 }
 
 /**

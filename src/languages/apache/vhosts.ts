@@ -29,11 +29,15 @@ const vhostLists = new WeakMap<ApacheConfig, readonly ApacheSectionUse[]>();
  * same one (KeepAlive for three) and a tree can have 10,000 vhosts.
  */
 export function perServer(config: ApacheConfig, lowerName: string): readonly ServerSetting[] {
-  return remembered(remembered(serverSettings, config, () => new Map()), lowerName, () => {
-    const servers: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
-    for (const vhost of virtualHosts(config)) servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
-    return servers;
-  });
+  return remembered(
+    remembered(serverSettings, config, () => new Map()),
+    lowerName,
+    () => {
+      const servers: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
+      for (const vhost of virtualHosts(config)) servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
+      return servers;
+    },
+  );
 }
 
 const serverSettings = new WeakMap<ApacheConfig, Map<string, readonly ServerSetting[]>>();
@@ -57,5 +61,7 @@ const KEEPALIVE_OFF_22 = /^(off|0)$/i;
 /** The lines deciding a keep-alive setting for at least one server that keeps connections alive, in read order. */
 export function keepAliveLines(config: ApacheConfig, lowerName: string): ApacheDirectiveUse[] {
   const keepAlive = perServer(config, 'keepalive');
-  return decidingLines(perServer(config, lowerName).filter((_server, index) => keepsAlive(config, (keepAlive[index] as ServerSetting).setting)));
+  return decidingLines(
+    perServer(config, lowerName).filter((_server, index) => keepsAlive(config, (keepAlive[index] as ServerSetting).setting)),
+  );
 }

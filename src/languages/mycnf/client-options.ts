@@ -62,4 +62,3 @@ export const CLIENT_PROGRAMS = [
   'mariadb-upgrade',
   'mariadb-binlog',
 ] as const;
-

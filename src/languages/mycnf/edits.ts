@@ -91,7 +91,8 @@ export function renameMycnfOption(use: MycnfOptionUse, canonical: string): TextE
   const prefixLength = use.name.prefixes.reduce((length, prefix) => length + prefix.length + 1, 0);
   const keyWritten = written.slice(prefixLength);
   const keyLength = keyWritten.length;
-  if (keyLength === 0 || normaliseKey(written.slice(0, prefixLength)) !== use.name.prefixes.map((prefix) => `${prefix}_`).join('')) return null;
+  if (keyLength === 0 || normaliseKey(written.slice(0, prefixLength)) !== use.name.prefixes.map((prefix) => `${prefix}_`).join(''))
+    return null;
   // A key without separators (`skip-locking`) takes the style of the whole name, prefixes included.
   let name = inSeparatorStyleOf(/[-_]/.test(keyWritten) ? keyWritten : written, canonical);
   if (keyWritten === keyWritten.toUpperCase() && keyWritten !== keyWritten.toLowerCase()) name = name.toUpperCase();
@@ -150,7 +151,9 @@ export function insertMycnfOption(config: MycnfConfig, name: string, value: stri
   const section = chooseSection(config);
   if (section === undefined) return appendSection(config, name, written);
   const file = section.entry.source;
-  const template = [...section.lines].reverse().find((line) => line.kind === 'comment' && commentedOutKey(file, line) === normaliseKey(name));
+  const template = [...section.lines]
+    .reverse()
+    .find((line) => line.kind === 'comment' && commentedOutKey(file, line) === normaliseKey(name));
   if (template !== undefined) {
     const body = file.slice(template.range).replace(/\r?\n$/, '');
     const match = /^([ \t]*)[#;][ \t]*([A-Za-z0-9_-]+)([ \t]*=[ \t]*)?/.exec(body) as RegExpExecArray;

@@ -186,7 +186,8 @@ class MycnfModel implements MycnfConfig {
       const source = this.fs.read(hostPath);
       result = { source, document: parsedOptionFile(source) };
     } catch (error) {
-      result = error instanceof FileAccessError ? error : new FileAccessError(`${this.fs.display(hostPath)}: ${String(error)}`, 'unreadable');
+      result =
+        error instanceof FileAccessError ? error : new FileAccessError(`${this.fs.display(hostPath)}: ${String(error)}`, 'unreadable');
     }
     this.documents.set(hostPath, result);
     return result;
@@ -196,7 +197,13 @@ class MycnfModel implements MycnfConfig {
     // `reads` counts the main file, and --max-files only what the includes read.
     if (this.reads > this.fs.limits.maxFiles) {
       if (includedFrom !== undefined) {
-        this.problem('TL0006', 'error', `more than ${this.fs.limits.maxFiles} option files read; the rest is not read (--max-files)`, includedFrom.file, includedFrom.directive.range);
+        this.problem(
+          'TL0006',
+          'error',
+          `more than ${this.fs.limits.maxFiles} option files read; the rest is not read (--max-files)`,
+          includedFrom.file,
+          includedFrom.directive.range,
+        );
       }
       return;
     }
@@ -221,11 +228,18 @@ class MycnfModel implements MycnfConfig {
     }
     const overBudget = this.budget.charge(opened.source);
     if (overBudget !== undefined) {
-      if (includedFrom !== undefined && overBudget !== '') this.problem('TL0006', 'error', overBudget, includedFrom.file, includedFrom.directive.range);
+      if (includedFrom !== undefined && overBudget !== '')
+        this.problem('TL0006', 'error', overBudget, includedFrom.file, includedFrom.directive.range);
       return;
     }
     this.reads++;
-    const entry: { -readonly [Key in keyof MycnfFileEntry]: MycnfFileEntry[Key] } = { source: opened.source, document: opened.document, depth, via, ...(includedFrom === undefined ? {} : { includedFrom }) };
+    const entry: { -readonly [Key in keyof MycnfFileEntry]: MycnfFileEntry[Key] } = {
+      source: opened.source,
+      document: opened.document,
+      depth,
+      via,
+      ...(includedFrom === undefined ? {} : { includedFrom }),
+    };
     this.files.push(entry);
     const real = this.realPath(hostPath);
     this.stack.push(real);
@@ -258,7 +272,13 @@ class MycnfModel implements MycnfConfig {
             continue;
           }
           if (line.path === '') {
-            this.readerError(source, line, depth, `!${line.kind} has no path`, `error: Wrong '!${line.kind}' directive in config file: ${serverPath} at line ${line.number}`);
+            this.readerError(
+              source,
+              line,
+              depth,
+              `!${line.kind} has no path`,
+              `error: Wrong '!${line.kind}' directive in config file: ${serverPath} at line ${line.number}`,
+            );
             return line;
           }
           if (line.kind === 'include') this.include(source, line, depth);
@@ -267,19 +287,27 @@ class MycnfModel implements MycnfConfig {
         }
         case 'group':
           if (!line.closed) {
-            this.readerError(source, line, depth, `group header "${source.slice(line.range).trimEnd()}" has no closing "]"`, `error: Wrong group definition in config file: ${serverPath} at line ${line.number}`);
+            this.readerError(
+              source,
+              line,
+              depth,
+              `group header "${source.slice(line.range).trimEnd()}" has no closing "]"`,
+              `error: Wrong group definition in config file: ${serverPath} at line ${line.number}`,
+            );
             return line;
           }
           group = line.name;
           continue;
         case 'option': {
           if (group === undefined) {
-            const what = document.bom && line.number === 1
-              ? `the file starts with a UTF-8 byte order mark, which the server reads as part of line 1, so "${source.slice(line.contentRange).replace(/^\uFEFF|^\xEF\xBB\xBF/, '')}" counts as an option before any [group] header`
-              : `option "${line.rawName}" comes before any [group] header`;
-            const wording = this.target.product === 'mysql'
-              ? `Found option without preceding group in config file ${serverPath} at line ${line.number}`
-              : `error: Found option without preceding group in config file: ${serverPath} at line: ${line.number}`;
+            const what =
+              document.bom && line.number === 1
+                ? `the file starts with a UTF-8 byte order mark, which the server reads as part of line 1, so "${source.slice(line.contentRange).replace(/^\uFEFF|^\xEF\xBB\xBF/, '')}" counts as an option before any [group] header`
+                : `option "${line.rawName}" comes before any [group] header`;
+            const wording =
+              this.target.product === 'mysql'
+                ? `Found option without preceding group in config file ${serverPath} at line ${line.number}`
+                : `error: Found option without preceding group in config file: ${serverPath} at line: ${line.number}`;
             this.readerError(source, line, depth, what, wording);
             return line;
           }
@@ -338,11 +366,23 @@ class MycnfModel implements MycnfConfig {
     if (reason !== undefined) {
       const wording = `Can't read dir of '${line.path}' (${reason})`;
       if (depth === 0) {
-        const problem = this.problem('TL0002', 'error', `!includedir ${line.path}: ${found}; the server refuses to start: ${wording}`, source, line.range);
+        const problem = this.problem(
+          'TL0002',
+          'error',
+          `!includedir ${line.path}: ${found}; the server refuses to start: ${wording}`,
+          source,
+          line.range,
+        );
         this.startupError ??= problem;
         this.aborted = true;
       } else {
-        this.problem('TL0002', 'error', `!includedir ${line.path}: ${found}; the server reports "${wording}" and ignores the rest of ${source.displayPath}`, source, line.range);
+        this.problem(
+          'TL0002',
+          'error',
+          `!includedir ${line.path}: ${found}; the server reports "${wording}" and ignores the rest of ${source.displayPath}`,
+          source,
+          line.range,
+        );
       }
       return false;
     }
@@ -393,14 +433,23 @@ class MycnfModel implements MycnfConfig {
       this.startupError ??= problem;
       this.aborted = true;
     } else {
-      this.problem('MY1001', 'error', `${what}; the server reports "${wording}" and ignores the rest of ${source.displayPath}`, source, line.range);
+      this.problem(
+        'MY1001',
+        'error',
+        `${what}; the server reports "${wording}" and ignores the rest of ${source.displayPath}`,
+        source,
+        line.range,
+      );
     }
   }
 
   private lineProblems(source: SourceFile, line: MycnfLine): void {
     if (line.cutAtReadLimit && !line.continuesCutLine) {
       const physical = source.position(line.range[0]).line;
-      const bytes = Buffer.byteLength(source.text.slice(source.lines.lineStart(physical), source.lines.lineStart(physical + 1)), source.encoding);
+      const bytes = Buffer.byteLength(
+        source.text.slice(source.lines.lineStart(physical), source.lines.lineStart(physical + 1)),
+        source.encoding,
+      );
       this.problem(
         'TL0001',
         'error',
@@ -411,7 +460,10 @@ class MycnfModel implements MycnfConfig {
     }
     if (line.nulAt !== undefined && line.kind !== 'comment') {
       const column = source.position(line.nulAt).column;
-      this.problem('TL0001', 'error', `NUL byte at column ${column}; the server ignores the rest of the line after it`, source, [line.nulAt, line.nulAt + 1]);
+      this.problem('TL0001', 'error', `NUL byte at column ${column}; the server ignores the rest of the line after it`, source, [
+        line.nulAt,
+        line.nulAt + 1,
+      ]);
     }
     if (line.kind === 'option' && line.splitsCharacter) {
       const written = source.slice(line.contentRange);
@@ -438,7 +490,12 @@ class MycnfModel implements MycnfConfig {
     }
   }
 
-  private reportUnreadable(hostPath: string, error: FileAccessError, includedFrom: MycnfFileEntry['includedFrom'], via: MycnfFileEntry['via']): void {
+  private reportUnreadable(
+    hostPath: string,
+    error: FileAccessError,
+    includedFrom: MycnfFileEntry['includedFrom'],
+    via: MycnfFileEntry['via'],
+  ): void {
     const display = this.fs.display(hostPath);
     if (includedFrom === undefined) {
       this.problem('TL0002', 'error', `${error.message}; expected a readable option file`, this.root, [0, 0]);
@@ -447,11 +504,18 @@ class MycnfModel implements MycnfConfig {
     const directive = includedFrom.directive;
     const written = `!${directive.kind} ${directive.path}`;
     const entry = via === 'includedir' ? `${display} ` : '';
-    const where = !directive.path.startsWith('/') && this.includeBase === undefined && via === 'include'
-      ? ` (a relative path is resolved against the server's working directory, taken to be ${this.fs.sysroot === undefined ? this.fs.cwd : '/'}; see --include-base)`
-      : this.fs.sysroot !== undefined ? ` (looked for ${display})` : '';
+    const where =
+      !directive.path.startsWith('/') && this.includeBase === undefined && via === 'include'
+        ? ` (a relative path is resolved against the server's working directory, taken to be ${this.fs.sysroot === undefined ? this.fs.cwd : '/'}; see --include-base)`
+        : this.fs.sysroot !== undefined
+          ? ` (looked for ${display})`
+          : '';
     const outcomes: Record<FileAccessError['code'], [string, string, Severity]> = {
-      missing: [`${entry}no such file${where}`, `the server skips a missing ${via === 'include' ? '!include' : 'file'} without a word`, 'warn'],
+      missing: [
+        `${entry}no such file${where}`,
+        `the server skips a missing ${via === 'include' ? '!include' : 'file'} without a word`,
+        'warn',
+      ],
       'is-directory': [`${entry}is a directory`, 'the server reads nothing from it', 'warn'],
       unreadable: [error.message, 'the server skips a file it cannot open without a word', 'warn'],
       'not-a-file': [error.message, 'tune-lint does not read it', 'warn'],

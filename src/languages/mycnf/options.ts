@@ -72,7 +72,10 @@ export function resolveOptionName(raw: string, target: DatabaseTarget): Resolved
       const full = found[0] as string;
       const abbreviation = full === key ? undefined : key;
       const canonical = MARIADB_ALIASES[full];
-      const name = withPrefixes(raw, normalised, canonical ?? full, prefixes, { abbreviation, alias: canonical === undefined ? undefined : full });
+      const name = withPrefixes(raw, normalised, canonical ?? full, prefixes, {
+        abbreviation,
+        alias: canonical === undefined ? undefined : full,
+      });
       return { name, status: abbreviation === undefined ? 'exact' : 'abbreviation', candidates: found };
     }
     if (found.length > 1) return { name: withPrefixes(raw, normalised, key, prefixes), status: 'ambiguous', candidates: found };
@@ -91,5 +94,9 @@ function resolveMysql(raw: string, normalised: string, target: DatabaseTarget): 
   const full = found[0] as string;
   // WL#6978: unique-prefix matching was deprecated in 5.5/5.6 and removed in 5.7.
   if (versionAtLeast(target.version, '5.7')) return { name: plain, status: 'abbreviation-refused', candidates: found };
-  return { name: withPrefixes(raw, normalised, full, plain.prefixes, { abbreviation: plain.key }), status: 'abbreviation', candidates: found };
+  return {
+    name: withPrefixes(raw, normalised, full, plain.prefixes, { abbreviation: plain.key }),
+    status: 'abbreviation',
+    candidates: found,
+  };
 }

@@ -144,7 +144,8 @@ function splitReads(text: string, start: number, end: number, encoding: TextEnco
   const line = text.slice(start, end);
   const simple = encoding === 'latin1' || !NON_ASCII.test(line);
   if (simple) {
-    if (line.length <= READ_LIMIT_BYTES) return [{ start, end, bytes: line, charAt: undefined, cutAtReadLimit: false, continuesCutLine: false }];
+    if (line.length <= READ_LIMIT_BYTES)
+      return [{ start, end, bytes: line, charAt: undefined, cutAtReadLimit: false, continuesCutLine: false }];
     const reads: Read[] = [];
     for (let at = 0; at < line.length; at += READ_LIMIT_BYTES) {
       const stop = Math.min(at + READ_LIMIT_BYTES, line.length);

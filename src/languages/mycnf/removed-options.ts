@@ -84,7 +84,19 @@ const REMOVED_OPTIONS: readonly RemovedOption[] = [
     source: WL5182,
   },
   {
-    names: ['master_host', 'master_user', 'master_password', 'master_port', 'master_connect_retry', 'master_ssl', 'master_ssl_ca', 'master_ssl_capath', 'master_ssl_cert', 'master_ssl_cipher', 'master_ssl_key'],
+    names: [
+      'master_host',
+      'master_user',
+      'master_password',
+      'master_port',
+      'master_connect_retry',
+      'master_ssl',
+      'master_ssl_ca',
+      'master_ssl_capath',
+      'master_ssl_cert',
+      'master_ssl_cipher',
+      'master_ssl_key',
+    ],
     mysql: { deprecated: '5.1.17', removed: '5.5.3' },
     instead: 'CHANGE MASTER TO (the values live in master.info)',
     source: 'WL#5265 https://dev.mysql.com/worklog/task/?id=5265',
@@ -316,7 +328,8 @@ const NOT_YET: ReadonlySet<string> = new Set(MARIADB_MYSQL_NOT_YET.trim().split(
 /** The warning MariaDB prints at start for an option it accepts only to ignore, after the quoted name; the lists are 10.11's, so older targets get undefined. */
 export function mariadbNoop(key: string, target: DatabaseTarget): { readonly warning: string; readonly mysqlOnly: boolean } | undefined {
   if (target.product !== 'mariadb' || !versionAtLeast(target.version, '10.11')) return undefined;
-  if (REMOVED_NOOPS.has(key)) return { warning: 'was removed. It does nothing now and exists only for compatibility with old my.cnf files.', mysqlOnly: false };
+  if (REMOVED_NOOPS.has(key))
+    return { warning: 'was removed. It does nothing now and exists only for compatibility with old my.cnf files.', mysqlOnly: false };
   if (NOT_USED.has(key)) return { warning: 'is MySQL 5.6 / 5.7 compatible option. Not used or needed in MariaDB.', mysqlOnly: true };
   if (NOT_YET.has(key)) return { warning: 'is MySQL 5.6 / 5.7 compatible option. To be implemented in later versions.', mysqlOnly: true };
   return undefined;

@@ -28,7 +28,7 @@ function strtoull(text: string): Strtoull {
   if (i === digitsStart) return { value: 0n, end: 0, outOfRange: false };
   const magnitude = BigInt(text.slice(digitsStart, i));
   if (magnitude > UINT64) return { value: UINT64, end: i, outOfRange: true };
-  return { value: negative ? (-magnitude) & UINT64 : magnitude, end: i, outOfRange: false };
+  return { value: negative ? -magnitude & UINT64 : magnitude, end: i, outOfRange: false };
 }
 
 /**
@@ -54,7 +54,9 @@ function parseMariadb(value: string, target: DatabaseTarget, variable: string): 
   if (suffix === undefined) return withWarnings({ bytes: toNumber(number.value) }, value, number.end, undefined);
   const shift = SUFFIX_SHIFT[suffix.toLowerCase()];
   if (shift === undefined || (!large && shift > 30n)) {
-    return { error: `Unknown suffix '${suffix}' used for variable '${variable}' (value '${value}'). Legal suffix characters are: ${legal}` };
+    return {
+      error: `Unknown suffix '${suffix}' used for variable '${variable}' (value '${value}'). Legal suffix characters are: ${legal}`,
+    };
   }
   // MariaDB multiplies without an overflow check: 16E wraps to 0.
   const bytes = (number.value << shift) & UINT64;
@@ -73,7 +75,8 @@ function parseMysql(value: string, target: DatabaseTarget, variable: string): Se
   const suffix = value[number.end];
   if (suffix === undefined) return withWarnings({ bytes: toNumber(number.value) }, value, number.end, undefined);
   const shift = SUFFIX_SHIFT[suffix.toLowerCase()];
-  if (shift === undefined || (!large && shift > 30n)) return { error: `Unknown suffix '${suffix}' used for variable '${variable}' (value '${value}')` };
+  if (shift === undefined || (!large && shift > 30n))
+    return { error: `Unknown suffix '${suffix}' used for variable '${variable}' (value '${value}')` };
   const product = number.value << shift;
   if (product > UINT64) {
     if (large) return { error: `Incorrect unsigned integer value: '${value}'` };
@@ -99,8 +102,19 @@ function toNumber(value: bigint): number {
 /** Writes bytes the way an admin would in my.cnf: the largest suffix that divides it exactly (`1536M`, `64K`, `1000`). */
 export function formatServerSize(bytes: number, target: DatabaseTarget): string {
   const units: [string, number][] = acceptsLargeSuffixes(target)
-    ? [['E', 2 ** 60], ['P', 2 ** 50], ['T', 2 ** 40], ['G', 2 ** 30], ['M', 2 ** 20], ['K', 2 ** 10]]
-    : [['G', 2 ** 30], ['M', 2 ** 20], ['K', 2 ** 10]];
+    ? [
+        ['E', 2 ** 60],
+        ['P', 2 ** 50],
+        ['T', 2 ** 40],
+        ['G', 2 ** 30],
+        ['M', 2 ** 20],
+        ['K', 2 ** 10],
+      ]
+    : [
+        ['G', 2 ** 30],
+        ['M', 2 ** 20],
+        ['K', 2 ** 10],
+      ];
   if (bytes > 0) {
     for (const [suffix, size] of units) if (bytes % size === 0) return `${bytes / size}${suffix}`;
   }
