@@ -159,7 +159,7 @@ async function main(): Promise<void> {
       repetitions,
       rss: withRss,
       measured: describeBuild(cli),
-      extraCaCerts: process.env['NODE_EXTRA_CA_CERTS'],
+      extraCaCerts: process.env.NODE_EXTRA_CA_CERTS,
     };
     process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes, instructions }));
     if (values.json !== undefined) {

@@ -38,7 +38,7 @@ const STEPS = {
   unused: () => run(bin('knip'), ['--no-progress']),
   generated: () =>
     run('npm', ['run', '--silent', 'build']) &&
-    ['gen-registry.mjs', 'gen-docs-index.mjs', 'gen-config-schema.mjs'].every((script) =>
+    ['gen-registry.mjs', 'gen-docs-index.mjs', 'gen-rule-pages.mjs', 'gen-config-schema.mjs'].every((script) =>
       run(process.execPath, [join(root, 'scripts', script), '--check']),
     ),
 };

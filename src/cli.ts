@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { DumpOptions } from './commands/dump.js';
 import type { LintCommandOptions } from './commands/options.js';
 import { describeError } from './commands/errors.js';
 import { readVersion } from './commands/version.js';
@@ -33,7 +34,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--sysroot <dir>', 'resolve absolute include paths under DIR (a config repository)')
     .option('--sysroot-at <path>', 'the server directory --sysroot holds, e.g. /etc/httpd for a repository of its files (default /)')
     .option('--target <spec>', 'versions to lint for, e.g. httpd=2.4,mysql=8.0 or mariadb=10.11')
-    .option('--config <file>', `configuration file (default: ${'.tune-lint.yaml'} found upward)`)
+    .option('--config <file>', `configuration file (default: .tune-lint.yaml found upward)`)
     .option('--rule <id=severity>', 'set a rule: AP2001=off|info|warn|error (repeatable)', collect, [])
     .option('--max-warnings <n>', 'exit 1 when there are more warnings than this (a negative number: no limit)', integer)
     .option('--quiet', 'report and count errors only', false)
@@ -72,7 +73,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--include-base <dir>', 'directory relative !include paths resolve against')
     .option('--env <name=value>', 'a variable of the environment httpd starts with, for ${NAME} (repeatable)', collect, [])
     .option('--env-file <file>', 'variables from a KEY=VALUE file (repeatable)', collect, [])
-    .action(async (file: string, options) => {
+    .action(async (file: string, options: DumpOptions) => {
       const { runDump } = await import('./commands/dump.js');
       setExit(await runDump(file, options));
     });

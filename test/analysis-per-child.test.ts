@@ -5,7 +5,6 @@ import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { builtinRules } from '../rules/index.js';
 import { selectRules } from '../src/engine/selection.js';
-import type { Rule } from '../src/engine/types.js';
 import type { ChildMemory, Fact } from '../src/host/facts.js';
 import { lint } from '../src/lint.js';
 
@@ -32,7 +31,7 @@ async function perChildUsed(measuredOn: ChildMemory['measuredOn']): Promise<Fact
     paths: ['prefork-php.conf'],
     cwd: dir,
     host: { ram: { value: 2048 * MIB, source: 'flag --host-ram' }, perChild },
-    rules: selectRules(builtinRules as Rule[], 'recommended', new Map()),
+    rules: selectRules(builtinRules, 'recommended', new Map()),
   });
   return result.sizing.apache[0]?.perChild as Fact<ChildMemory>;
 }

@@ -29,7 +29,7 @@ import { inCI, requireTool } from './helpers/tools.js';
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const apacheFixtures = path.join(repoRoot, 'fixtures', 'apache');
 const MODULE_DIR = '/usr/lib/apache2/modules';
-const UPDATE = process.env['UPDATE_APACHE_EXPECTATIONS'] === '1';
+const UPDATE = process.env.UPDATE_APACHE_EXPECTATIONS === '1';
 
 /** Like requireTool, for a module package the fixture needs next to apache2. */
 function requireModuleFile(t: TestContext, file: string, debianPackage: string): boolean {
@@ -580,8 +580,8 @@ async function recordCase(
     })),
   };
   if (result.exitCode !== 0) return recorded;
-  recorded['includes'] = (await apacheDumpIncludes(options)).map((include) => ({ ...include, file: relative(include.file) }));
-  recorded['directives'] = (await apacheDumpConfig(options))
+  recorded.includes = (await apacheDumpIncludes(options)).map((include) => ({ ...include, file: relative(include.file) }));
+  recorded.directives = (await apacheDumpConfig(options))
     .filter((directive) => directive.file.startsWith(`${root}/`))
     .map(({ file, line, name, args, depth }): RecordedDirective => {
       if (args.length <= MAX_RECORDED_ARGS) return { file: relative(file), line, name, args, depth };

@@ -271,7 +271,7 @@ describe('Apache reader against the live apache2 (differential)', { concurrency:
       if (binary === undefined) return;
       const missing = tree.modules.filter((module) => !fs.existsSync(path.join(MODULE_DIR, module)));
       if (missing.length > 0) {
-        if (process.env['CI'] === 'true') assert.fail(`CI=true but ${missing.join(', ')} is not installed`);
+        if (process.env.CI === 'true') assert.fail(`CI=true but ${missing.join(', ')} is not installed`);
         t.skip(`${missing.join(', ')} not installed`);
         return;
       }

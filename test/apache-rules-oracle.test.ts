@@ -881,7 +881,7 @@ describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
       if (requireTool(t, 'apache2') === undefined) return;
       const { result, diagnostics } = await configTest(fixtureCase('AP1015', name));
       const error = fatalOf(result);
-      const first = diagnostics.filter((d) => d.ruleId === 'AP1015')[0];
+      const first = diagnostics.find((d) => d.ruleId === 'AP1015');
       assert.equal(first?.start.line, result.error?.line, result.stderr);
       assert.ok(first?.message.includes(`"${error}"`), `${first?.message} should quote "${error}"`);
     });
@@ -1121,7 +1121,7 @@ async function serveStatus(
   );
   const server = spawn(findTool('apache2') as string, ['-d', dir, '-f', 'httpd.conf', '-X'], {
     stdio: 'ignore',
-    env: { PATH: process.env['PATH'] ?? '', LANG: 'C' },
+    env: { PATH: process.env.PATH ?? '', LANG: 'C' },
   });
   try {
     return await getStatus(port, '/index.html');

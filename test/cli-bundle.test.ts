@@ -108,9 +108,9 @@ describe('the bundled bin', () => {
 
   it("loads what it needs on demand without Node's ES module loader, except for ora, an ES module", async (t) => {
     const loader = createRequire(import.meta.url)(CLI) as { importOnDemand(specifier: string): Promise<Record<string, unknown>> };
-    assert.equal(typeof (await loader.importOnDemand('node:tty'))['isatty'], 'function');
-    assert.equal(typeof (await loader.importOnDemand('systeminformation'))['mem'], 'function');
-    assert.equal(typeof (await loader.importOnDemand('ora'))['default'], 'function');
+    assert.equal(typeof (await loader.importOnDemand('node:tty')).isatty, 'function');
+    assert.equal(typeof (await loader.importOnDemand('systeminformation')).mem, 'function');
+    assert.equal(typeof (await loader.importOnDemand('ora')).default, 'function');
     await assert.rejects(loader.importOnDemand('no-such-package'), { code: 'MODULE_NOT_FOUND' });
 
     // A run whose stdout is a character device asks node:tty whether it is a terminal.

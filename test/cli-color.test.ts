@@ -18,7 +18,7 @@ function onTerminal(t: TestContext, args: readonly string[], env: Record<string,
   if (script === undefined) return undefined;
   const command = [CLI_NODE, CLI, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const merged: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm', NO_COLOR: undefined, FORCE_COLOR: undefined, ...env };
-  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) Reflect.deleteProperty(merged, name);
   const result = spawnSync(script, ['-qec', command, '/dev/null'], { cwd: root, env: merged, encoding: 'utf8', timeout: 60_000 });
   assert.equal(result.status, 1, result.stderr);
   return result.stdout.replace(/\r\n/g, '\n');

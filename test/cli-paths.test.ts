@@ -100,7 +100,7 @@ describe('paths: a repository of several hosts (.tune-lint.yaml overrides with h
     const report = json(paths, root);
     assert.equal(report.host, undefined);
     assert.deepEqual(
-      report.hosts?.map((host) => [host.name, host.facts['ram']?.value, host.facts['ram']?.source]),
+      report.hosts?.map((host) => [host.name, host.facts.ram?.value, host.facts.ram?.source]),
       [
         ['lamp1', 1024 ** 3, '.tune-lint.yaml overrides[0]'],
         ['web2', 4 * 1024 ** 3, '.tune-lint.yaml overrides[1]'],
@@ -115,28 +115,28 @@ describe('paths: a repository of several hosts (.tune-lint.yaml overrides with h
 
   it('run from a subdirectory, the config is found upward and its globs stay relative to it', () => {
     const report = json(['apache2.conf', 'my.cnf'], path.join(root, 'hosts', 'lamp1'));
-    assert.equal(report.host?.['ram']?.source, `${path.join(root, '.tune-lint.yaml')} overrides[0]`);
+    assert.equal(report.host?.ram?.source, `${path.join(root, '.tune-lint.yaml')} overrides[0]`);
   });
 
   it('--print-config shows what a path is linted with: its host group, facts, targets, budget and rules', () => {
     const lamp = JSON.parse(runCli(['--print-config', 'hosts/lamp1/my.cnf'], { cwd: root }).stdout) as Record<string, unknown>;
     assert.deepEqual(Object.keys(lamp), ['file', 'config', 'extends', 'hostGroup', 'host', 'target', 'budget', 'rules']);
-    assert.equal(lamp['hostGroup'], 'lamp1');
-    assert.deepEqual(lamp['target'], { httpd: '2.4', mariadb: '10.11' });
-    assert.equal((lamp['budget'] as Record<string, number>)['apacheShare'], 0.4);
-    assert.deepEqual((lamp['host'] as Record<string, { value: unknown }>)['cpus'], { value: 1, source: '.tune-lint.yaml overrides[0]' });
-    assert.deepEqual((lamp['rules'] as Record<string, unknown>)['HO2001'], ['error', { warnShare: 0.9 }]);
-    assert.equal((lamp['rules'] as Record<string, unknown>)['AP4001'], 'warn');
+    assert.equal(lamp.hostGroup, 'lamp1');
+    assert.deepEqual(lamp.target, { httpd: '2.4', mariadb: '10.11' });
+    assert.equal((lamp.budget as Record<string, number>).apacheShare, 0.4);
+    assert.deepEqual((lamp.host as Record<string, { value: unknown }>).cpus, { value: 1, source: '.tune-lint.yaml overrides[0]' });
+    assert.deepEqual((lamp.rules as Record<string, unknown>).HO2001, ['error', { warnShare: 0.9 }]);
+    assert.equal((lamp.rules as Record<string, unknown>).AP4001, 'warn');
     const legacy = JSON.parse(
       runCli(['--print-config', 'hosts/legacy/httpd.conf', '--rule', 'HO2001=off', '--target', 'mysql=8.0', '--host-ram', '3G'], {
         cwd: root,
       }).stdout,
     ) as Record<string, unknown>;
-    assert.equal(legacy['hostGroup'], null);
-    assert.equal((legacy['rules'] as Record<string, unknown>)['AP4001'], 'info', 'the glob override');
-    assert.equal((legacy['rules'] as Record<string, unknown>)['HO2001'], 'off', '--rule wins');
-    assert.deepEqual(legacy['target'], { httpd: '2.4', mysql: '8.0' });
-    assert.deepEqual((legacy['host'] as Record<string, unknown>)['ram'], { value: 3 * 1024 ** 3, source: 'flag --host-ram' });
-    assert.equal((legacy['budget'] as Record<string, number>)['apacheShare'], 0.5);
+    assert.equal(legacy.hostGroup, null);
+    assert.equal((legacy.rules as Record<string, unknown>).AP4001, 'info', 'the glob override');
+    assert.equal((legacy.rules as Record<string, unknown>).HO2001, 'off', '--rule wins');
+    assert.deepEqual(legacy.target, { httpd: '2.4', mysql: '8.0' });
+    assert.deepEqual((legacy.host as Record<string, unknown>).ram, { value: 3 * 1024 ** 3, source: 'flag --host-ram' });
+    assert.equal((legacy.budget as Record<string, number>).apacheShare, 0.5);
   });
 });

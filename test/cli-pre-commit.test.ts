@@ -82,7 +82,7 @@ describe('pre-commit', () => {
     const npm = requireTool(t, 'npm');
     if (npm === undefined) return;
     const manifest = JSON.parse(fs.readFileSync(repoPath('package.json'), 'utf8')) as { scripts: Record<string, string> };
-    assert.ok(manifest.scripts['prepare'] !== undefined, 'tune-lint builds on install from git, with prepare');
+    assert.ok(manifest.scripts.prepare !== undefined, 'tune-lint builds on install from git, with prepare');
     const pkg = path.join(scratch, 'pack');
     writeFiles(pkg, {
       'package.json': JSON.stringify({ name: 'pack-probe', version: '1.0.0', scripts: { prepare: 'echo built' } }),
@@ -105,7 +105,7 @@ describe('pre-commit', () => {
     const repo = path.join(scratch, 'repo');
     fs.mkdirSync(repo);
     const env: NodeJS.ProcessEnv = {
-      PATH: process.env['PATH'],
+      PATH: process.env.PATH,
       HOME: scratch,
       PRE_COMMIT_HOME: path.join(scratch, 'cache'),
       GIT_AUTHOR_NAME: 'Test',

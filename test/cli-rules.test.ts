@@ -11,7 +11,7 @@ describe('tune-lint rules', () => {
     const catalogue = JSON.parse(run.stdout) as { version: number; rules: Record<string, unknown>[] };
     assert.equal(catalogue.version, 1);
     assert.deepEqual(
-      catalogue.rules.map((rule) => rule['id']),
+      catalogue.rules.map((rule) => rule.id),
       builtinRules.map((rule) => rule.meta.id),
     );
     for (const [index, rule] of catalogue.rules.entries()) {
@@ -28,10 +28,10 @@ describe('tune-lint rules', () => {
         'needsHost',
         'docs',
       ]);
-      assert.equal(rule['name'], meta?.name);
-      assert.equal(rule['defaultSeverity'], meta?.defaultSeverity);
-      assert.equal(rule['fix'], meta?.fix ?? null);
-      assert.match(rule['docs'] as string, new RegExp(`/blob/v\\d+\\.\\d+\\.\\d+[^/]*/docs/rules/${meta?.id}\\.md$`));
+      assert.equal(rule.name, meta?.name);
+      assert.equal(rule.defaultSeverity, meta?.defaultSeverity);
+      assert.equal(rule.fix, meta?.fix ?? null);
+      assert.match(rule.docs as string, new RegExp(`/blob/v\\d+\\.\\d+\\.\\d+[^/]*/docs/rules/${meta?.id}\\.md$`));
     }
   });
 

@@ -27,9 +27,9 @@ function timingTable(stderr: string): { rows: { label: string; ms: number; share
   const rows = lines.slice(2, -2).map((line) => {
     const match = ROW.exec(line);
     assert.ok(match?.groups, `row: ${JSON.stringify(line)}`);
-    return { label: match.groups['label'] as string, ms: Number(match.groups['ms']), share: Number(match.groups['share']) };
+    return { label: match.groups.label as string, ms: Number(match.groups.ms), share: Number(match.groups.share) };
   });
-  return { rows, total: Number(footer.groups['total']), rules: Number(footer.groups['rules']) };
+  return { rows, total: Number(footer.groups.total), rules: Number(footer.groups.rules) };
 }
 
 describe('TIMING', () => {

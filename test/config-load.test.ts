@@ -67,7 +67,7 @@ describe('.tune-lint.yaml: reading', () => {
     assert.equal(config.preset, 'strict');
     assert.deepEqual(config.targets, { db: { product: 'mysql', version: '8.0' }, httpd: '2.4' });
     assert.equal(config.host?.facts.ram?.value, 2 * 1024 ** 3);
-    assert.equal(config.host?.facts.perChild?.value.median, 40 * 1024 ** 2);
+    assert.equal(config.host.facts.perChild?.value.median, 40 * 1024 ** 2);
     assert.deepEqual(config.budget, { apacheShare: 0.4, osReserveMin: 128 * 1024 ** 2, adminConnections: 5 });
     assert.deepEqual(
       [...config.rules],
@@ -80,11 +80,11 @@ describe('.tune-lint.yaml: reading', () => {
     assert.equal(config.overrides.length, 2);
     const [db1, sites] = config.overrides;
     assert.equal(db1?.name, 'db1');
-    assert.deepEqual(db1?.files, ['hosts/db1/**']);
-    assert.equal(db1?.host?.source, `case${counter}/${CONFIG_NAME} overrides[0]`);
-    assert.deepEqual(db1?.targets, { db: { product: 'mariadb', version: '10.6' } });
+    assert.deepEqual(db1.files, ['hosts/db1/**']);
+    assert.equal(db1.host?.source, `case${counter}/${CONFIG_NAME} overrides[0]`);
+    assert.deepEqual(db1.targets, { db: { product: 'mariadb', version: '10.6' } });
     assert.deepEqual(sites?.files, ['sites/*.conf']);
-    assert.deepEqual([...(sites?.rules ?? [])], [['AP4001', { severity: 'off' }]]);
+    assert.deepEqual([...sites.rules], [['AP4001', { severity: 'off' }]]);
   });
 
   it('an empty file, or one with comments only, is the defaults', async () => {
@@ -102,7 +102,7 @@ describe('.tune-lint.yaml: reading', () => {
     const db1 = hostGroupOf(config, path.join(base, 'hosts/db1/etc/my.cnf'));
     assert.equal(db1.label, 'db1');
     assert.equal(db1.host?.facts.ram?.value, 16 * 1024 ** 3);
-    assert.equal(db1.host?.facts.perChild, undefined, 'not inherited from the top-level host');
+    assert.equal(db1.host.facts.perChild, undefined, 'not inherited from the top-level host');
     assert.deepEqual(db1.targets, { httpd: '2.4', db: { product: 'mariadb', version: '10.6' } });
     assert.equal(db1.budget.apacheShare, 0.4);
     const other = hostGroupOf(config, path.join(base, 'etc/apache2/apache2.conf'));

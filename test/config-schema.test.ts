@@ -10,6 +10,7 @@ import { builtinRules } from '../rules/index.js';
 import { BUDGET_KEYS, CONFIG_NAME, loadConfig } from '../src/config/load.js';
 import { ConfigError } from '../src/config/types.js';
 import { HOST_FACT_NAMES } from '../src/host/facts.js';
+import type { OptionSpec } from '../src/engine/types.js';
 import { parseFriendlySize } from '../src/util/units.js';
 import { removeScratch, scratchDir } from './helpers/cli.js';
 import { repoPath } from './helpers/paths.js';
@@ -48,7 +49,7 @@ async function loaderAccepts(text: string): Promise<boolean> {
 }
 
 function schemaAccepts(text: string): boolean {
-  return validate(parse(text)) === true;
+  return validate(parse(text));
 }
 
 function schemaErrors(): string {
@@ -144,16 +145,24 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
       fc.constantFrom<unknown>('off', 'info', 'warn', 'error'),
       fc.constantFrom<unknown>('loud', 'Warn', 1, true, null),
     );
-    const sameType = (value: unknown): fc.Arbitrary<unknown> =>
-      Array.isArray(value)
-        ? fc.array(fc.string({ maxLength: 5 }), { maxLength: 2 })
-        : typeof value === 'number'
-          ? fc.double({ min: 0, max: 1000, noNaN: true })
-          : typeof value === 'string'
-            ? fc.constantFrom('4M', '1G')
-            : fc.boolean();
+    const optionValue = (spec: OptionSpec): fc.Arbitrary<unknown> => {
+      switch (spec.type) {
+        case 'names':
+          return mixed<unknown>(fc.array(fc.string({ maxLength: 5 }), { maxLength: 2 }), fc.constantFrom<unknown>('x', [1], null));
+        case 'size':
+          return size;
+        case 'share':
+          return fc.double({ min: -0.5, max: 1.5, noNaN: true });
+        case 'integer':
+        case 'seconds':
+          return mixed<unknown>(fc.nat(1000), fc.constantFrom<unknown>(-1, 2.5, '300', null));
+        case 'number':
+          return mixed<unknown>(fc.double({ min: -1000, max: 1000, noNaN: true }), fc.constantFrom<unknown>('2', true, null));
+      }
+    };
     const ruleEntry = fc.constantFrom(...builtinRules).chain((rule) => {
-      const optionNames = Object.keys(rule.defaultOptions);
+      const specs = rule.meta.options ?? {};
+      const optionNames = Object.keys(specs);
       const options = fc
         .dictionary(
           mixed(optionNames.length === 0 ? fc.constant('nope') : fc.constantFrom(...optionNames), fc.constant('nope')),
@@ -165,10 +174,7 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
             Object.fromEntries(
               Object.keys(keys).map((key) => [
                 key,
-                mixed<unknown>(
-                  key in rule.defaultOptions ? sameType(rule.defaultOptions[key]) : fc.nat(),
-                  fc.constantFrom<unknown>('300', [1], null),
-                ),
+                mixed<unknown>(specs[key] === undefined ? fc.nat() : optionValue(specs[key]), fc.constantFrom<unknown>('300', [1], null)),
               ]),
             ),
           ),

@@ -26,6 +26,10 @@ describe('rule catalogue conventions', () => {
     execFileSync(process.execPath, [repoPath('scripts', 'gen-docs-index.mjs'), '--check'], { stdio: 'pipe' });
   });
 
+  it("each rule's page has the front matter, title and Options table of its metadata (npm run docs)", () => {
+    execFileSync(process.execPath, [repoPath('scripts', 'gen-rule-pages.mjs'), '--check'], { stdio: 'pipe' });
+  });
+
   it('ids and names are unique', () => {
     const ids = builtinRules.map((rule) => rule.meta.id);
     const names = builtinRules.map((rule) => rule.meta.name);
@@ -47,9 +51,11 @@ describe('rule catalogue conventions', () => {
 
       it('description and messages read as one sentence without a final period', () => {
         assert.doesNotMatch(meta.description, /\.$/);
-        for (const [id, message] of Object.entries(meta.messages)) {
-          assert.ok(message.length > 0, `message ${id} is empty`);
-          assert.doesNotMatch(message, /\.$/, `message ${id} ends with a period`);
+        for (const [id, template] of Object.entries(meta.messages)) {
+          for (const part of typeof template === 'string' ? [template] : [template.message, template.detail]) {
+            assert.ok(part.length > 0, `message ${id} has an empty part`);
+            assert.doesNotMatch(part, /\.$/, `message ${id} ends with a period`);
+          }
         }
       });
 

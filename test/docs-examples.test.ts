@@ -33,9 +33,9 @@ describe('rule docs examples', () => {
       const examples = doc.examples.filter((candidate) => candidate.section === section);
       it(`${rule.meta.id} ${section.toLowerCase()}`, async (t) => {
         assert.ok(examples.length > 0, `${section} needs a code block`);
-        const skip = examples.find((example) => typeof example.settings['skip'] === 'string');
+        const skip = examples.find((example) => typeof example.settings.skip === 'string');
         if (skip !== undefined) {
-          t.skip(skip.settings['skip'] as string);
+          t.skip(skip.settings.skip as string);
           return;
         }
         const settings = Object.assign({}, ...examples.map((example) => example.settings)) as Record<string, unknown>;
@@ -45,16 +45,16 @@ describe('rule docs examples', () => {
           for (const [index, example] of examples.entries()) {
             const extension = EXTENSION[example.language];
             assert.ok(extension !== undefined, `code blocks are apache or ini, not ${example.language}`);
-            const name = (example.settings['file'] as string | undefined) ?? `example${index === 0 ? '' : `-${index}`}${extension}`;
+            const name = (example.settings.file as string | undefined) ?? `example${index === 0 ? '' : `-${index}`}${extension}`;
             fs.writeFileSync(path.join(dir, name), example.code);
-            if (example.settings['path'] !== false) paths.push(name);
+            if (example.settings.path !== false) paths.push(name);
           }
-          const extra = (settings['rules'] as string[] | undefined) ?? [];
-          const host = settings['host'] as Record<string, unknown> | undefined;
+          const extra = (settings.rules as string[] | undefined) ?? [];
+          const host = settings.host as Record<string, unknown> | undefined;
           const result = await lint({
             paths,
             cwd: dir,
-            targets: parseTargetSpec((settings['target'] as string | undefined) ?? ''),
+            targets: parseTargetSpec((settings.target as string | undefined) ?? ''),
             host: host === undefined ? {} : hostFactsFromConfig(host, 'doc example'),
             rules: selectRules(
               builtinRules.filter((candidate) => candidate === rule || extra.includes(candidate.meta.id)),

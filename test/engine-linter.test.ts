@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { builtinRules } from '../rules/index.js';
-import { defineRule } from '../src/engine/define-rule.js';
+import { defineApacheRule } from '../src/engine/define-rule.js';
 import { ConfigFileSystem } from '../src/core/file-system.js';
 import { lintUnit, type LintUnit } from '../src/engine/linter.js';
 import { selectRules, type UserRuleSetting } from '../src/engine/selection.js';
@@ -123,13 +123,13 @@ describe('diagnostics', () => {
     });
     assert.equal(finding?.ruleId, 'AP4001');
     assert.deepEqual(
-      [finding?.start, finding?.end],
+      [finding.start, finding.end],
       [
         { line: 3, column: 5 },
         { line: 3, column: 18 },
       ],
     );
-    assert.deepEqual(finding?.context, ['<IfModule mpm_prefork_module>']);
+    assert.deepEqual(finding.context, ['<IfModule mpm_prefork_module>']);
   });
 
   it('a file included twice is reported once', async () => {
@@ -142,23 +142,20 @@ describe('diagnostics', () => {
 });
 
 describe('fix passes', () => {
-  const noted = defineRule({
+  const noted = defineApacheRule({
     meta: {
       id: 'AP9901',
       name: 'noted',
-      language: 'apache',
       category: 'performance',
       description: 'reports every Timeout',
       defaultSeverity: 'warn',
       recommended: true,
       messages: { seen: 'seen' },
     },
-    defaultOptions: {},
     create: (ctx) => ({ directive: { timeout: (use) => ctx.report({ at: use, messageId: 'seen' }) } }),
   });
-  const fixer = defineRule({
+  const fixer = defineApacheRule({
     meta: { ...noted.meta, id: 'AP9902', name: 'fixer', fix: 'safe' },
-    defaultOptions: {},
     create: (ctx) => ({
       directive: {
         timeout: (use) => ctx.report({ at: use, messageId: 'seen', fix: () => ({ file: use.file, range: use.range, text: 'Timeout 60' }) }),
@@ -182,7 +179,7 @@ describe('fix passes', () => {
   });
 
   it('a rule that reports a fix must say so in meta.fix, or fix passes would never see its fixes', () => {
-    const undeclared = defineRule({ ...fixer, meta: { ...noted.meta, id: 'AP9903' } });
+    const undeclared = { ...fixer, meta: { ...noted.meta, id: 'AP9903' } };
     assert.throws(
       () => lintUnit(unitOf('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())),
       /AP9903 reported a fix but declares no fix kind/,

@@ -137,7 +137,7 @@ describe('replaceMycnfSize / replaceMycnfValue', () => {
       replaceMycnfValue(use(config, 'init_connect'), 'SET NAMES utf8mb4 # x \\ y'),
     ];
     assert.ok(edits.every((edit) => edit !== null));
-    const text = write(edits as TextEdit[]).get(file);
+    const text = write(edits).get(file);
     assert.equal(
       text,
       "[mysqld]\nbind-address = 0.0.0.0 # local only\nsql_mode = 'it\\'s # not a comment'\ninit_connect = \"SET NAMES utf8mb4 # x \\\\ y\"\n",
@@ -181,7 +181,7 @@ describe('renameMycnfOption', () => {
     ];
     assert.ok(edits.every((edit) => edit !== null));
     assert.equal(
-      write(edits as TextEdit[]).get(file),
+      write(edits).get(file),
       '[mysqld]\nkey-buffer-size  = 16M\nloose-thread_cache_size = 8\nTABLE_OPEN_CACHE\t= 64\nmyisam-recover-options\t= BACKUP\nsort_buffer_size=2M\n',
     );
     const args = serverArguments(t, file);
@@ -202,7 +202,7 @@ describe('removeMycnfLine', () => {
     const { file, config } = single('[mysqld]\r\nquery_cache_size = 0\r\nmax_connections = 15\r\nquery_cache_type = 0');
     const edits = [removeMycnfLine(use(config, 'query_cache_size')), removeMycnfLine(use(config, 'query_cache_type'))];
     assert.ok(edits.every((edit) => edit !== null));
-    assert.equal(write(edits as TextEdit[]).get(file), '[mysqld]\r\nmax_connections = 15');
+    assert.equal(write(edits).get(file), '[mysqld]\r\nmax_connections = 15');
     const args = serverArguments(t, file);
     if (args !== undefined) assert.deepEqual(args, ['--max_connections=15']);
   });

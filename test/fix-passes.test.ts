@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { builtinRules } from '../rules/index.js';
-import { defineRule } from '../src/engine/define-rule.js';
+import { defineApacheRule } from '../src/engine/define-rule.js';
 import { applyFixes, chooseFixes } from '../src/fix/apply.js';
 import { selectRules } from '../src/engine/selection.js';
 import { SourceFile } from '../src/core/source-file.js';
@@ -144,11 +144,10 @@ async function run(paths: readonly string[], rules: readonly Rule[], fixType: 's
 
 /** A test rule that reports each `directive` line and, as its fix, adds `line` after it: in every pass. */
 function insertsAfter(id: string, directive: string, line: string): Rule {
-  return defineRule({
+  return defineApacheRule({
     meta: {
       id,
       name: `test-${id.toLowerCase()}`,
-      language: 'apache',
       category: 'style',
       description: 'test',
       defaultSeverity: 'warn',
@@ -156,20 +155,18 @@ function insertsAfter(id: string, directive: string, line: string): Rule {
       fix: 'safe',
       messages: { m: `add ${line}` },
     },
-    defaultOptions: {},
     create: (ctx) => ({
       directive: {
         [directive]: (use: ApacheDirectiveUse) => ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, line) }),
       },
     }),
-  }) as Rule;
+  });
 }
 
-const renameRule = defineRule({
+const renameRule = defineApacheRule({
   meta: {
     id: 'AP9001',
     name: 'test-rename',
-    language: 'apache',
     category: 'correctness',
     description: 'test',
     defaultSeverity: 'warn',
@@ -177,18 +174,16 @@ const renameRule = defineRule({
     fix: 'safe',
     messages: { m: 'rename' },
   },
-  defaultOptions: {},
   create: (ctx) => ({
     directive: { maxclients: (use) => ctx.report({ at: use, messageId: 'm', fix: () => renameApacheDirective(use, 'MaxRequestWorkers') }) },
   }),
 });
 
 /** Only sees the new name, so it can act only after renameRule's fix: two passes. */
-const lowerRule = defineRule({
+const lowerRule = defineApacheRule({
   meta: {
     id: 'AP9002',
     name: 'test-lower',
-    language: 'apache',
     category: 'performance',
     description: 'test',
     defaultSeverity: 'warn',
@@ -196,7 +191,6 @@ const lowerRule = defineRule({
     fix: 'tune',
     messages: { m: 'lower' },
   },
-  defaultOptions: {},
   create: (ctx) => ({
     directive: {
       maxrequestworkers: (use) => {
@@ -222,18 +216,17 @@ describe('lint fix passes', () => {
       ['AP9002'],
       'what the rename called for',
     );
-    fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
+    fs.writeFileSync(path.join(scratch, name), result.fixes[0].after);
     const again = await run([name], [renameRule, lowerRule]);
     assert.deepEqual([again.fixes, again.passes, again.diagnostics], [[], 0, []]);
   });
 
   it('a fix that lost to an overlapping one and comes in a later pass is the same finding, not a follow-up', async () => {
     const inserting = (id: string, line: string) =>
-      defineRule({
+      defineApacheRule({
         meta: {
           id,
           name: `test-insert-${id}`,
-          language: 'apache',
           category: 'style',
           description: 'test',
           defaultSeverity: 'warn',
@@ -241,7 +234,6 @@ describe('lint fix passes', () => {
           fix: 'safe',
           messages: { m: `insert ${line}` },
         },
-        defaultOptions: {},
         create: (ctx) => ({
           directive: {
             listen: (use) => {
@@ -279,7 +271,7 @@ describe('lint fix passes', () => {
     const result = await run([name], recycling);
     assert.equal(result.passes, 1);
     assert.equal(result.fixes[0]?.after, text.replace('mod_mpm_prefork.so\n', 'mod_mpm_prefork.so\nMaxConnectionsPerChild 10000\n'));
-    fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
+    fs.writeFileSync(path.join(scratch, name), result.fixes[0].after);
     assert.deepEqual((await run([name], recycling)).fixes, []);
   });
 
@@ -291,7 +283,7 @@ describe('lint fix passes', () => {
       paths: [name],
       cwd: scratch,
       rules: selectRules(
-        builtinRules.filter((rule) => rule.meta.id === 'AP2003' || rule.meta.language === 'tool') as Rule[],
+        builtinRules.filter((rule) => rule.meta.id === 'AP2003' || rule.meta.language === 'tool'),
         'all',
         new Map(),
       ),
@@ -330,7 +322,7 @@ describe('lint fix passes', () => {
       result.diagnostics.map((diagnostic) => diagnostic.message).join('\n'),
     );
     assert.equal(result.fixes[0]?.after.match(/key_buffer_size/g)?.length, 1);
-    fs.writeFileSync(path.join(scratch, name), result.fixes[0]?.after ?? '');
+    fs.writeFileSync(path.join(scratch, name), result.fixes[0].after);
     assert.deepEqual((await run([name], rules)).fixes, []);
   });
 
@@ -375,11 +367,10 @@ describe('lint fix passes', () => {
   });
 
   it('leaves out a fix whose finding survives it, keeps the others, and says so (TL0009)', async () => {
-    const stubborn = defineRule({
+    const stubborn = defineApacheRule({
       meta: {
         id: 'AP9007',
         name: 'test-stubborn',
-        language: 'apache',
         category: 'style',
         description: 'test',
         defaultSeverity: 'warn',
@@ -387,7 +378,6 @@ describe('lint fix passes', () => {
         fix: 'safe',
         messages: { m: 'always' },
       },
-      defaultOptions: {},
       create: (ctx) => ({
         directive: {
           listen: (use) =>
@@ -412,7 +402,7 @@ describe('lint fix passes', () => {
     assert.notEqual(byRule.get('AP9001')?.fix, undefined);
     const dropped = byRule.get('TL0009');
     assert.equal(dropped?.start.line, 1);
-    assert.match(dropped?.message ?? '', /^the fix of AP9007 test-stubborn here is left out of the patch/);
+    assert.match(dropped.message, /^the fix of AP9007 test-stubborn here is left out of the patch/);
   });
 
   it('never adds an option to a file the server stopped reading before it (found by the long fuzz run)', async () => {
@@ -433,7 +423,7 @@ describe('lint fix passes', () => {
         cwd: scratch,
         includeBase: path.join(scratch, 'stopped'),
         rules: selectRules(
-          builtinRules.filter((rule) => rule.meta.id === 'MY2004' || rule.meta.language === 'tool') as Rule[],
+          builtinRules.filter((rule) => rule.meta.id === 'MY2004' || rule.meta.language === 'tool'),
           'all',
           new Map(),
         ),
@@ -461,11 +451,10 @@ describe('lint fix passes', () => {
   });
 
   it('stops when the text repeats (circular fixes)', async () => {
-    const toggle = defineRule({
+    const toggle = defineApacheRule({
       meta: {
         id: 'AP9003',
         name: 'test-toggle',
-        language: 'apache',
         category: 'style',
         description: 'test',
         defaultSeverity: 'warn',
@@ -473,7 +462,6 @@ describe('lint fix passes', () => {
         fix: 'safe',
         messages: { m: 'toggle' },
       },
-      defaultOptions: {},
       create: (ctx) => ({
         directive: {
           keepalive: (use) =>
@@ -487,11 +475,10 @@ describe('lint fix passes', () => {
 
   it('stops after MAX_FIX_PASSES when every pass changes the text and finds something new', async () => {
     // Each pass's finding is at the line the pass before added, so no fix goes without effect.
-    const grow = defineRule({
+    const grow = defineApacheRule({
       meta: {
         id: 'AP9004',
         name: 'test-grow',
-        language: 'apache',
         category: 'style',
         description: 'test',
         defaultSeverity: 'warn',
@@ -499,7 +486,6 @@ describe('lint fix passes', () => {
         fix: 'safe',
         messages: { m: 'grow' },
       },
-      defaultOptions: {},
       create: (ctx) => {
         let last: ApacheDirectiveUse | undefined;
         return {
@@ -540,9 +526,9 @@ describe('lint fix passes', () => {
     assert.equal(result.fixes.length, 1);
     const only = result.fixes[0];
     assert.equal(only?.file.displayPath, 'tree/mods-enabled/mpm_prefork.conf');
-    assert.equal(only?.file.patchPath, 'tree/mods-available/mpm_prefork.conf');
-    assert.equal(only?.file.realPath, path.join(fs.realpathSync(root), 'mods-available', 'mpm_prefork.conf'));
-    assert.equal(only?.after, 'MaxRequestWorkers 150\n');
+    assert.equal(only.file.patchPath, 'tree/mods-available/mpm_prefork.conf');
+    assert.equal(only.file.realPath, path.join(fs.realpathSync(root), 'mods-available', 'mpm_prefork.conf'));
+    assert.equal(only.after, 'MaxRequestWorkers 150\n');
   });
 });
 

@@ -54,8 +54,8 @@ describe('JSON output', () => {
 
   it('keys in the order of DESIGN §6', () => {
     assert.deepEqual(Object.keys(report), ['version', 'host', 'results']);
-    assert.equal(report['version'], 1);
-    assert.deepEqual(Object.keys(report['host'] as object), ['ram', 'perChild']);
+    assert.equal(report.version, 1);
+    assert.deepEqual(Object.keys(report.host as object), ['ram', 'perChild']);
     const withPatch = report.results.find((result) => result.patch !== undefined);
     assert.deepEqual(Object.keys(withPatch ?? {}), ['file', 'language', 'diagnostics', 'patch']);
     const diagnostics = report.results.flatMap((result) => result.diagnostics);
@@ -84,7 +84,7 @@ describe('JSON output', () => {
     assert.ok(files.includes('etc/apache2/mods-enabled/mpm_prefork.conf'));
     assert.equal(new Set(files).size, files.length);
     assert.deepEqual(
-      report.results.filter((result) => result['language'] === 'mycnf').map((result) => result.file),
+      report.results.filter((result) => result.language === 'mycnf').map((result) => result.file),
       files.filter((file) => file.startsWith('etc/mysql/')),
     );
   });

@@ -90,7 +90,7 @@ describe('profiles', () => {
   });
 
   test('bad profiles: one line with file:line:col, the key and what is wrong', async () => {
-    const cases: Array<[string, string]> = [
+    const cases: [string, string][] = [
       ['unknown-key.yaml', ':2:1: per_child: unknown key; did you mean perChild?'],
       ['wrong-type.yaml', ':2:7: cpus: expected a number of CPUs written as digits, such as 2 or 1.5, got "two"'],
       ['bad-size.yaml', ':1:6: ram: expected a size such as 512M or 2G, got "lots"'],

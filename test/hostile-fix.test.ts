@@ -72,6 +72,7 @@ describe('--fix through the CLI', () => {
         void exited.then(() => (done = true));
         // Wait for the write phase (a temp file, or a file already replaced), then kill a little later each trial.
         const deadline = Date.now() + 120_000;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set when the child closes, between the awaits
         while (!done && temps(dir).length === 0 && fs.statSync(files.apache).size === Buffer.byteLength(oldApache) && Date.now() < deadline)
           await delay(1);
         await delay(trial * 2);

@@ -13,7 +13,7 @@ import { loadSeeds } from './fuzz/seeds.js';
  */
 
 const RUNS: Record<(typeof PROPERTY_NAMES)[number], number> = { apache: 250, mycnf: 250, pair: 200 };
-const seed = seedFrom(process.env['TUNE_LINT_FUZZ_SEED']);
+const seed = seedFrom(process.env.TUNE_LINT_FUZZ_SEED);
 
 describe('fuzz: read, lint, fix and print never fail', () => {
   const seeds = loadSeeds();

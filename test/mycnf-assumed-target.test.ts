@@ -25,7 +25,7 @@ describe('an assumed database target', () => {
     const assumed = findings([]);
     const unknown = assumed.find((diagnostic) => diagnostic.ruleId === 'MY1006');
     assert.equal(unknown?.severity, 'warn');
-    assert.match(unknown?.message ?? '', /because nothing says otherwise.*give --target mysql=8\.0/);
+    assert.match(unknown.message, /because nothing says otherwise.*give --target mysql=8\.0/);
     const diff = runCli(['--no-probe', '--format', 'diff', 'my.cnf'], { cwd: dir });
     assert.doesNotMatch(diff.stdout, /^-default_authentication_plugin/m);
   });

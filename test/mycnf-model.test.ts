@@ -141,14 +141,14 @@ describe('mycnf model: the Debian layout', () => {
       'problems',
     ]);
     assert.equal(JSON.stringify(config.toDump()), JSON.stringify(dump));
-    assert.deepEqual(dump['target'], { product: 'mariadb', version: '10.11' });
-    assert.deepEqual((dump['files'] as unknown[])[1], {
+    assert.deepEqual(dump.target, { product: 'mariadb', version: '10.11' });
+    assert.deepEqual((dump.files as unknown[])[1], {
       path: 'etc/mysql/conf.d/mysql.cnf',
       depth: 1,
       includedFrom: { file: 'etc/mysql/my.cnf', line: 13 },
     });
-    const effective = dump['effective'] as Record<string, Record<string, unknown>>;
-    assert.deepEqual(effective['key_buffer_size'], {
+    const effective = dump.effective as Record<string, Record<string, unknown>>;
+    assert.deepEqual(effective.key_buffer_size, {
       value: '32M',
       bytes: 32 * MIB,
       file: 'etc/mysql/mariadb.conf.d/50-server.cnf',
@@ -156,10 +156,10 @@ describe('mycnf model: the Debian layout', () => {
       group: 'mysqld',
     });
     assert.deepEqual(Object.keys(effective), [...Object.keys(effective)].sort());
-    const defaults = dump['defaults'] as Record<string, unknown>;
-    assert.equal(defaults['sort_buffer_size'], 2 * MIB);
-    assert.equal(defaults['max_connections'], undefined, 'set, so not a default');
-    const options = dump['options'] as Record<string, unknown>[];
+    const defaults = dump.defaults as Record<string, unknown>;
+    assert.equal(defaults.sort_buffer_size, 2 * MIB);
+    assert.equal(defaults.max_connections, undefined, 'set, so not a default');
+    const options = dump.options as Record<string, unknown>[];
     assert.deepEqual(options[0], {
       name: 'socket',
       key: 'socket',
@@ -309,7 +309,7 @@ describe('mycnf model: bad input', () => {
     for (const [name, message] of expectations) {
       const config = load(name);
       assert.equal(config.startupError?.ruleId, 'MY1001', name);
-      assert.match(config.startupError?.message ?? '', message, name);
+      assert.match(config.startupError.message, message, name);
     }
     const mysql = loadMycnf('option-before-group.cnf', { fs: new ConfigFileSystem({ cwd: dir }), target: MYSQL_8_0 });
     assert.match(mysql.startupError?.message ?? '', /Found option without preceding group in config file .* at line 2$/);

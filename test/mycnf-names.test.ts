@@ -57,7 +57,7 @@ describe('mycnf option names', () => {
   it('reads the pre-5.5 set-variable form for a fix to rewrite', () => {
     const legacy = legacySetVariable(normaliseOptionName('set-variable'), 'max_connections=15');
     assert.equal(legacy?.name.key, 'max_connections');
-    assert.equal(legacy?.value, '15');
+    assert.equal(legacy.value, '15');
     assert.equal(legacySetVariable(normaliseOptionName('set_variable'), ' query_cache_size = 64M ')?.value, '64M');
     assert.equal(legacySetVariable(normaliseOptionName('max_connections'), '15'), undefined);
   });

@@ -111,7 +111,7 @@ describe('mycnf sizes against mariadbd', () => {
       assert.ok(server.stderr.includes(ours.error), `${written}: mariadbd says "${ours.error}"\n${server.stderr}`);
     } else {
       // bytes is a double: above 2^53 both sides round the same way.
-      assert.equal(Number(server.values.get(variable)), ours.bytes, `${written}`);
+      assert.equal(Number(server.values.get(variable)), ours.bytes, written);
     }
   }
 

@@ -254,7 +254,9 @@ describe('diagnostics quote at most the offending line', () => {
 
   function checkMessages(run: ChildRun, texts: Readonly<Record<string, string>>): number {
     let checked = 0;
-    for (const diagnostic of JSON.parse(run.stdout).results.flatMap((result: { diagnostics: unknown[] }) => result.diagnostics) as {
+    for (const diagnostic of (JSON.parse(run.stdout) as { results: { diagnostics: unknown[] }[] }).results.flatMap(
+      (result) => result.diagnostics,
+    ) as {
       file: string;
       line: number;
       endLine: number;

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { builtinRules } from '../rules/index.js';
-import { defineRule } from '../src/engine/define-rule.js';
+import { defineApacheRule, defineMycnfRule } from '../src/engine/define-rule.js';
 import { selectRules } from '../src/engine/selection.js';
 import type { Rule } from '../src/engine/types.js';
 import { FixVerifier, VERIFY_RULE, type VerifyOptions } from '../src/verify/verify.js';
@@ -26,11 +26,10 @@ import { snapshotTree } from './helpers/trees.js';
 const TOOL_RULES = builtinRules.filter((rule) => rule.meta.language === 'tool');
 
 /** Gives `MaxSpareServers` two arguments, which apache2 refuses ("takes one argument"): a fix the parser accepts and the server does not. */
-const badApacheFix = defineRule({
+const badApacheFix = defineApacheRule({
   meta: {
     id: 'AP9101',
     name: 'test-bad-fix',
-    language: 'apache',
     category: 'style',
     description: 'test',
     defaultSeverity: 'warn',
@@ -38,7 +37,6 @@ const badApacheFix = defineRule({
     fix: 'safe',
     messages: { m: 'bad' },
   },
-  defaultOptions: {},
   create: (ctx) => ({
     directive: {
       maxspareservers: (use) => {
@@ -51,11 +49,10 @@ const badApacheFix = defineRule({
 });
 
 /** Adds a harmless comment after `Listen`, once: a fix in another file that apache2 accepts. */
-const goodApacheFix = defineRule({
+const goodApacheFix = defineApacheRule({
   meta: {
     id: 'AP9102',
     name: 'test-good-fix',
-    language: 'apache',
     category: 'style',
     description: 'test',
     defaultSeverity: 'warn',
@@ -63,7 +60,6 @@ const goodApacheFix = defineRule({
     fix: 'safe',
     messages: { m: 'good' },
   },
-  defaultOptions: {},
   create: (ctx) => ({
     directive: {
       listen: (use) => {
@@ -75,11 +71,10 @@ const goodApacheFix = defineRule({
 });
 
 /** `innodb_buffer_pool_size = 1.5G`: mariadbd refuses the value (and disables InnoDB) but still exits 0. */
-const badMycnfValue = defineRule({
+const badMycnfValue = defineMycnfRule({
   meta: {
     id: 'MY9101',
     name: 'test-bad-value',
-    language: 'mycnf',
     category: 'style',
     description: 'test',
     defaultSeverity: 'warn',
@@ -87,18 +82,16 @@ const badMycnfValue = defineRule({
     fix: 'tune',
     messages: { m: 'bad' },
   },
-  defaultOptions: {},
   create: (ctx) => ({
     option: { innodb_buffer_pool_size: (use) => ctx.report({ at: use, messageId: 'm', fix: () => replaceMycnfValue(use, '1.5G') }) },
   }),
 });
 
 /** Inserts `max_connections = 15` into [mysqld] when it is missing. */
-const goodMycnfInsert = defineRule({
+const goodMycnfInsert = defineMycnfRule({
   meta: {
     id: 'MY9102',
     name: 'test-good-insert',
-    language: 'mycnf',
     category: 'style',
     description: 'test',
     defaultSeverity: 'warn',
@@ -106,11 +99,10 @@ const goodMycnfInsert = defineRule({
     fix: 'tune',
     messages: { m: 'good' },
   },
-  defaultOptions: {},
   create: (ctx) => ({
     end: () => {
       const mycnf = ctx.mycnf;
-      if (mycnf === undefined || mycnf.effective('max_connections') !== undefined) return;
+      if (mycnf.effective('max_connections') !== undefined) return;
       const plan = insertMycnfOption(mycnf, 'max_connections', '15');
       if (plan !== null) ctx.report({ at: { file: plan.edit.file, range: [0, 0] }, messageId: 'm', fix: () => plan.edit });
     },

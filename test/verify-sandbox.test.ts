@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import { builtinRules } from '../rules/index.js';
-import { defineRule } from '../src/engine/define-rule.js';
+import { defineApacheRule } from '../src/engine/define-rule.js';
 import { handOver, prepareRoot, Sandbox } from '../src/verify/sandbox.js';
 import { selectRules } from '../src/engine/selection.js';
 import { apacheEnvironment } from '../src/verify/server-tools.js';
@@ -34,7 +34,7 @@ after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 function sandboxOrSkip(t: TestContext): Sandbox | undefined {
   if (requireTool(t, 'bwrap') === undefined) return undefined;
   const sandbox = Sandbox.open();
-  assert.equal(typeof sandbox, 'object', `bwrap is installed but makes no sandbox: ${String(sandbox)}`);
+  assert.equal(typeof sandbox, 'object', `bwrap is installed but makes no sandbox: ${typeof sandbox === 'string' ? sandbox : ''}`);
   return sandbox as Sandbox;
 }
 
@@ -208,7 +208,7 @@ describe('--verify on a hostile repository (each case was an escape before the s
 
     const copied = storyWith('copied', 'LoadFile lib/evil.so\nIncludeOptional lib/evil.so\n');
     fs.mkdirSync(path.join(copied, 'etc/apache2/lib'));
-    trapLibrary(path.join(copied, 'etc/apache2/lib/evil.so'), marker) ??
+    if (trapLibrary(path.join(copied, 'etc/apache2/lib/evil.so'), marker) === undefined)
       fs.writeFileSync(path.join(copied, 'etc/apache2/lib/evil.so'), 'x');
     const run = verify(copied, true);
     assert.match(
@@ -263,7 +263,7 @@ describe('--verify on a hostile repository (each case was an escape before the s
     const dir = fs.mkdtempSync(path.join(scratch, 'set-variable-'));
     fs.writeFileSync(path.join(dir, 'my.cnf'), '[mysqld]\nset-variable = plugin_dir=/srv\nset-variable = plugin_load_add=evil.so\n');
     fs.chmodSync(path.join(dir, 'my.cnf'), 0o644);
-    const result = await lint({ paths: ['my.cnf'], cwd: dir, rules: selectRules(builtinRules as Rule[], 'all', new Map()) });
+    const result = await lint({ paths: ['my.cnf'], cwd: dir, rules: selectRules(builtinRules, 'all', new Map()) });
     assert.match(
       result.fixes[0]?.after ?? '',
       /^plugin_load_add = evil\.so$|^plugin_load_add=evil\.so$/m,
@@ -331,11 +331,10 @@ describe('--verify on a hostile repository (each case was an escape before the s
   it('11. a check that does not finish is a failure, not "no new problem"', async (t) => {
     if (!needsServers(t)) return;
     const root = storyWith('timeout', '');
-    const touchListen = defineRule({
+    const touchListen = defineApacheRule({
       meta: {
         id: 'AP9103',
         name: 'test-comment',
-        language: 'apache',
         category: 'style',
         description: 'test',
         defaultSeverity: 'warn',
@@ -343,7 +342,6 @@ describe('--verify on a hostile repository (each case was an escape before the s
         fix: 'safe',
         messages: { m: 'm' },
       },
-      defaultOptions: {},
       create: (ctx) => ({
         directive: {
           listen: (use) =>

@@ -91,6 +91,7 @@ export async function startDatabase(configFile: string, dir: DatabaseDir, cgroup
   let exited = false;
   void server.exited.then(() => (exited = true));
   const deadline = Date.now() + 60_000;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set when the server exits, between the awaits
   for (let attempt = 0; attempt < 600 && Date.now() < deadline && !exited; attempt++) {
     const ping = await runCommand(ADMIN, ['--no-defaults', `--socket=${dir.socket}`, '-u', 'root', 'ping'], { timeoutMs: 10_000 });
     if (ping.code === 0) return server;

@@ -1,15 +1,14 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { argumentCountError, commentError, directiveSpec, flagError, isFlag } from '../../src/languages/apache/directives.js';
 import { indentationOf } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1001',
     name: 'trailing-comment',
-    language: 'apache',
     category: 'correctness',
     description: "A # after a directive's arguments is not a comment: httpd passes it to the directive as more arguments",
     defaultSeverity: 'error',
@@ -27,10 +26,8 @@ export default defineRule({
       passedOn: 'httpd has no trailing comments, so {{name}} receives "{{comment}}" as {{which}}; expected the comment on its own line',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
-    if (apache === undefined) return {};
     // The argument shapes are httpd 2.4's (2.2's KeepAlive, for one, took exactly one word).
     const modern = versionAtLeast(ctx.targets.httpd, '2.4');
     const mpm = apache.mpm?.name;

@@ -1,14 +1,13 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { SourceFile } from '../../src/core/source-file.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import type { ApacheNode } from '../../src/languages/apache/cst.js';
 import type { LogicalLine } from '../../src/languages/apache/lexer.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1002',
     name: 'continuation-hazard',
-    language: 'apache',
     category: 'correctness',
     description: 'A backslash at the end of a comment swallows the next line, and a backslash followed by blanks continues nothing',
     defaultSeverity: 'error',
@@ -21,12 +20,10 @@ export default defineRule({
         'the backslash is followed by {{blanks}}, so it does not continue the line: {{name}} gets "{{word}}" as an argument{{next}}; expected the backslash as the last character of the line',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         const seen = new Set<string>();
         for (const { source, document } of apache.files) {
           if (seen.has(source.path)) continue;
@@ -238,7 +235,7 @@ function logicalLines(nodes: readonly ApacheNode[]): { line: LogicalLine; commen
 }
 
 function describeBlanks(blanks: string): string {
-  const tabs = [...blanks].filter((c) => c === '\t').length;
+  const tabs = blanks.split('\t').length - 1;
   const spaces = blanks.length - tabs;
   const parts = [
     spaces === 0 ? '' : spaces === 1 ? 'a space' : `${spaces} spaces`,

@@ -1,15 +1,14 @@
 import * as path from 'node:path';
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { hasWildcard } from '../../src/languages/apache/fnmatch.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1003',
     name: 'include-whole-directory',
-    language: 'apache',
     category: 'correctness',
     description: 'Include of a directory reads every file in it, backups and hidden files included',
     defaultSeverity: 'warn',
@@ -22,11 +21,10 @@ export default defineRule({
         '{{directive}} {{pattern}} reads every file under {{dir}} ({{count}} now, all *.conf), so a backup or editor file left there later is read too; expected {{directive}} {{suggested}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
     // The directory semantics (every entry, recursively, dotfiles too) are 2.4's, as verified with apache2.
-    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return {};
+    if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const check = (use: ApacheDirectiveUse): void => {
       const outcome = use.include;
       if (outcome === undefined || outcome.error !== undefined || outcome.files.length === 0 || hasWildcard(outcome.pattern)) return;

@@ -1,14 +1,13 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { Located } from '../../src/engine/types.js';
 import type { ApacheSectionUse } from '../../src/languages/apache/model.js';
 
 const REFERENCE = /\$\{([^}]*)\}/g;
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1004',
     name: 'undefined-variable',
-    language: 'apache',
     category: 'correctness',
     description: 'A ${NAME} reference that neither an earlier Define nor the environment sets stays in the value literally',
     defaultSeverity: 'error',
@@ -22,10 +21,8 @@ export default defineRule({
         '${{{name}}} refers to "Define {{name}}", which sets no value: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected Define {{name}} <value>',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
-    if (apache === undefined) return {};
     const sources = apache.environmentSources;
     const environment =
       sources.length === 0 ? 'no environment was given with --env or --env-file' : `not by the environment read from ${sources.join(', ')}`;

@@ -1,11 +1,10 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { directiveCount } from '../../src/languages/apache/blocks.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1005',
     name: 'ifmodule-before-loadmodule',
-    language: 'apache',
     category: 'correctness',
     description: "<IfModule> is evaluated where httpd reads it, so a block above the module's LoadModule sees the module as absent",
     defaultSeverity: 'error',
@@ -17,12 +16,10 @@ export default defineRule({
         '<IfModule !{{subject}}> is read before {{module}} is loaded at {{load}}, so httpd applies its {{lines}} although the module is loaded; expected the block after the LoadModule',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         const modules = [...apache.modules.values()];
         for (const evaluation of apache.conditionals) {
           if (evaluation.section.name !== 'ifmodule') continue;

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { directiveCount } from '../../src/languages/apache/blocks.js';
 import type { ApacheConfig, ConditionalEvaluation } from '../../src/languages/apache/model.js';
@@ -18,11 +18,10 @@ socache_shmcb speling ssl status substitute suexec unique_id userdir usertrack v
     .split(/\s+/)
     .map((name) => `${name}_module`);
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1006',
     name: 'ifmodule-unknown-name',
-    language: 'apache',
     category: 'correctness',
     description: '<IfModule> names a module in a form httpd never matches, so the block is always skipped (or, negated, always applied)',
     defaultSeverity: 'warn',
@@ -37,12 +36,10 @@ export default defineRule({
         '<IfModule {{written}}> never matches: httpd compares the name, case-sensitively, with module identifiers (x_module) and source file names (mod_x.c), so the block is always {{effect}}; expected <IfModule {{suggested}}> or the source name of the module',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         const known = knownNames(apache);
         for (const evaluation of apache.conditionals) {
           if (evaluation.section.name !== 'ifmodule' || evaluation.subject === '') continue;

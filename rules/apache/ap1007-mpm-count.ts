@@ -1,11 +1,10 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1007',
     name: 'mpm-count',
-    language: 'apache',
     category: 'correctness',
     description: 'httpd 2.4 starts only with exactly one MPM loaded',
     defaultSeverity: 'error',
@@ -16,13 +15,12 @@ export default defineRule({
         '{{module}} is a second MPM: {{first}} is already loaded at {{where}}, so httpd refuses to start (AH00534 "Configuration error: More than one MPM loaded."); expected exactly one LoadModule mpm_*_module',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
         // httpd 2.2 has its MPM compiled in.
-        if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return;
+        if (!versionAtLeast(ctx.targets.httpd, '2.4')) return;
         const loaded = apache
           .loadedMpms()
           .map((entry) => entry.module)

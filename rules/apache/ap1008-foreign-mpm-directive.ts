@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { directiveCount } from '../../src/languages/apache/blocks.js';
@@ -13,11 +13,10 @@ import { lookupTable } from '../../src/util/lookup.js';
 /** The directives only some MPMs define: the lines this rule looks at (lower case). */
 const MPM_ONLY = DIRECTIVES.filter((spec) => spec.mpms !== undefined).map((spec) => spec.name.toLowerCase());
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1008',
     name: 'foreign-mpm-directive',
-    language: 'apache',
     category: 'correctness',
     description: 'A directive of another MPM is an unknown command under the loaded one, and a block guarded for another MPM is never read',
     defaultSeverity: 'error',
@@ -30,11 +29,10 @@ export default defineRule({
         '<IfModule {{subject}}> holds {{lines}} for the {{blockMpm}} MPM, but this configuration loads {{mpm}}, so httpd never reads them',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
     // On 2.2 the MPM is compiled in and cannot be known from the configuration.
-    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return {};
+    if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const active = apache.mpm;
     const mpm = active?.name;
     if (active === undefined || mpm === undefined) return {};

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { contextError, directiveSpec } from '../../src/languages/apache/directives.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
@@ -8,11 +8,10 @@ const USELESS_FOR_OVERRIDES: ReadonlyMap<string, string> = new Map(
   ['Location', 'LocationMatch', 'Files', 'FilesMatch', 'If', 'ElseIf', 'Else'].map((name) => [name.toLowerCase(), name]),
 );
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1009',
     name: 'misplaced-directive',
-    language: 'apache',
     category: 'correctness',
     description:
       'A directive placed where httpd does not take it: server-wide settings inside <VirtualHost> or a directory section, AllowOverride outside <Directory>',
@@ -24,11 +23,10 @@ export default defineRule({
         '{{name}} inside <{{section}}> is ignored, as httpd honours it only in <Directory> ({{code}}: "{{warning}}"); expected it in the <Directory> of the files concerned',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
     // The wording quoted is httpd 2.4.71's ("not allowed in <Directory> context"; older releases say "not allowed here").
-    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return {};
+    if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const mpm = apache.mpm?.name;
 
     const checkOverride = (use: ApacheDirectiveUse): void => {

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import type { MpmAdjustment, MpmDirective, MpmSettings } from '../../src/languages/apache/mpm.js';
@@ -10,11 +10,10 @@ const CAUSES: Partial<Record<MpmDirective, readonly MpmDirective[]>> = {
   ThreadsPerChild: ['ThreadLimit'],
 };
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1010',
     name: 'mpm-limit-clamped',
-    language: 'apache',
     category: 'correctness',
     description: 'httpd overrides an MPM limit at every start because it exceeds another limit or a compiled-in bound',
     defaultSeverity: 'error',
@@ -25,13 +24,12 @@ export default defineRule({
         '{{name}} {{from}} is {{changed}} to {{to}} by httpd at every start: "{{warning}}"; expected {{name}} {{final}}{{alternative}}{{where}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        const mpm = apache?.mpm;
-        if (apache === undefined || mpm === undefined) return;
+        const mpm = apache.mpm;
+        if (mpm === undefined) return;
         const modern = versionAtLeast(apache.httpd, '2.4');
         for (const adjustment of mpm.adjustments) {
           // The run-time adjustments of the spare counts print nothing and are a tuning matter; 2.2's only startup clamp is MaxClients.
@@ -79,9 +77,9 @@ function causeOf(mpm: MpmSettings, directive: MpmDirective): ApacheDirectiveUse 
  */
 function alternative(mpm: MpmSettings, adjustment: MpmAdjustment, modern: boolean): string {
   const text = adjustment.message;
-  if (adjustment.directive === 'ThreadsPerChild' && /exceeds ThreadLimit/.test(text))
+  if (adjustment.directive === 'ThreadsPerChild' && text.includes('exceeds ThreadLimit'))
     return `, or ThreadLimit ${adjustment.from} to keep ${adjustment.from} threads per process`;
-  if (adjustment.directive !== 'MaxRequestWorkers' || !/ServerLimit/.test(text)) return '';
+  if (adjustment.directive !== 'MaxRequestWorkers' || !text.includes('ServerLimit')) return '';
   const processes = Math.ceil(adjustment.from / mpm.threadsPerChild);
   const where = modern ? '' : ' above it';
   return `, or ServerLimit ${processes}${where} if the memory budget holds ${processes} processes (AP2001)`;

@@ -1,12 +1,11 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { isPhpModule } from '../../src/languages/apache/names.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1011',
     name: 'modphp-threaded-mpm',
-    language: 'apache',
     category: 'correctness',
     description: 'mod_php loaded with the worker or event MPM: distribution PHP builds are not thread-safe and stop httpd from starting',
     defaultSeverity: 'error',
@@ -16,14 +15,13 @@ export default defineRule({
         '{{module}} (mod_php) is loaded with the {{mpm}} MPM ({{load}}); distribution PHP builds are not thread-safe, and PHP stops httpd from starting: "Apache is running a threaded MPM, but your PHP Module is not compiled to be threadsafe.  You need to recompile PHP."; expected the prefork MPM, or PHP under php-fpm through mod_proxy_fcgi with {{mpm}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        const mpm = apache?.mpm;
+        const mpm = apache.mpm;
         // httpd 2.2's MPM is compiled in and cannot be known from the configuration.
-        if (apache === undefined || mpm?.name === undefined || mpm.name === 'prefork' || !versionAtLeast(apache.httpd, '2.4')) return;
+        if (mpm?.name === undefined || mpm.name === 'prefork' || !versionAtLeast(apache.httpd, '2.4')) return;
         const mpmLoad = mpm.module?.use;
         const load =
           mpmLoad === undefined

@@ -1,15 +1,14 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 
 /** Words whose plain meaning is "off" although httpd 2.2 read them as On: the intent cannot be told. */
 const SAYS_OFF = /^(false|no|n|f|none|disable|disabled)$/i;
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1012',
     name: 'keepalive-invalid-value',
-    language: 'apache',
     category: 'correctness',
     description: 'KeepAlive takes only On or Off since httpd 2.4; 2.2 read any other word as On',
     defaultSeverity: 'error',
@@ -25,7 +24,6 @@ export default defineRule({
         'httpd 2.2 reads {{written}} as KeepAlive {{meaning}} (any word but Off or 0 means On), and httpd 2.4 refuses it ("KeepAlive must be On or Off"); expected KeepAlive {{meaning}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const modern = versionAtLeast(ctx.targets.httpd, '2.4');
     return {

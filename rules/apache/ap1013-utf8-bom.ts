@@ -1,15 +1,14 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { SourceFile } from '../../src/core/source-file.js';
 import { EXEC_ON_READ_DIRECTIVES } from '../../src/languages/apache/names.js';
 
 /** How httpd shows the three bytes EF BB BF in its messages. */
 const BOM_ESCAPED = '\\xef\\xbb\\xbf';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1013',
     name: 'utf8-bom',
-    language: 'apache',
     category: 'correctness',
     description: 'A UTF-8 byte order mark at the start of a file is read by httpd as part of the first word and stops it from starting',
     defaultSeverity: 'error',
@@ -24,12 +23,10 @@ export default defineRule({
         "the file starts with a UTF-8 byte order mark, which httpd on Unix reads as part of the first word, so line 1 is the unknown command '{{word}}' instead of a {{directive}} that runs while httpd reads the configuration, and httpd refuses to start; expected the file without the byte order mark",
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         const seen = new Set<string>();
         for (const { source } of apache.files) {
           if (seen.has(source.path)) continue;

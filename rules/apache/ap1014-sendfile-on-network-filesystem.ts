@@ -1,12 +1,11 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { describeMount, flagOnNetworkPlaces, placeLabel, servesTls } from '../../src/languages/apache/docroots.js';
 import { planDirectoryFlag } from '../../src/languages/apache/directory-edits.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1014',
     name: 'sendfile-on-network-filesystem',
-    language: 'apache',
     category: 'correctness',
     description: 'EnableSendfile is On for files served from a network filesystem',
     defaultSeverity: 'error',
@@ -17,13 +16,12 @@ export default defineRule({
         'EnableSendfile {{value}} for {{place}} on {{mount}}: the kernel may be unable to serve a network-mounted file through its own cache, so clients can get stale or truncated files; expected EnableSendfile Off in <Directory "{{path}}">',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
         const mounts = ctx.host.mounts;
-        if (apache === undefined || mounts === undefined) return;
+        if (mounts === undefined) return;
         // mod_ssl reads file contents to encrypt them: sendfile is not used for a TLS server.
         for (const { place, setting, at } of flagOnNetworkPlaces(apache, mounts.value, 'enablesendfile', (vhost) =>
           servesTls(apache, vhost),

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { directiveOwners, isShippedModule, likelyDirective, MPM_SOURCES } from '../../src/languages/apache/directive-owners.js';
 import { DIRECTIVES } from '../../src/languages/apache/directives.js';
@@ -19,11 +19,10 @@ const REPORTED_ELSEWHERE: ReadonlySet<string> = new Set([
 
 const INVALID = "Invalid command '{{command}}', perhaps misspelled or defined by a module not included in the server configuration";
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1015',
     name: 'unknown-directive',
-    language: 'apache',
     category: 'correctness',
     description: 'A directive or section no loaded module defines (a typo, or a module not loaded) stops httpd from starting',
     defaultSeverity: 'error',
@@ -33,13 +32,12 @@ export default defineRule({
       unknown: `{{written}} is not a directive of httpd 2.4 or of a module it ships, and every module this configuration loads is one of those, so httpd refuses to start: "${INVALID}"; expected {{expected}}`,
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
     // The table is httpd 2.4's; 2.2 had other modules and names. Without an MPM the config is a fragment
     // (a file that is included elsewhere) or misses its module includes, and AP1007 says so: which
     // modules the server loads is then unknown.
-    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4') || apache.mpm === undefined) return {};
+    if (!versionAtLeast(ctx.targets.httpd, '2.4') || apache.mpm === undefined) return {};
     // A module from elsewhere (mod_php, mod_security...) may define any name: then only names of httpd's own modules are judged.
     const judgesEveryName = [...apache.modules.values()].every(isShippedModule);
     const loaded = new Set([...apache.modules.values()].map((module) => module.sourceName));

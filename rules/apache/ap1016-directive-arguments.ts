@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import {
   argumentCheck,
@@ -14,11 +14,10 @@ import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 /** KeepAlive's value is AP1012's, with the fix it has. */
 const REPORTED_ELSEWHERE: ReadonlySet<string> = new Set(['keepalive']);
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP1016',
     name: 'directive-arguments',
-    language: 'apache',
     category: 'correctness',
     description: 'A directive with a number of arguments httpd refuses (or a flag that is not On or Off) stops httpd from starting',
     defaultSeverity: 'error',
@@ -28,11 +27,10 @@ export default defineRule({
       flag: '{{written}} takes On or Off and this line gives {{given}}, so httpd refuses to start: "{{error}}"',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
     // The table is httpd 2.4's, and without an MPM the file is a fragment whose modules are unknown (AP1007).
-    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4') || apache.mpm === undefined) return {};
+    if (!versionAtLeast(ctx.targets.httpd, '2.4') || apache.mpm === undefined) return {};
     const mpm = apache.mpm.name;
     const sources = new Set([...apache.modules.values()].map((module) => module.sourceName));
     if (mpm !== undefined) sources.add(`${mpm}.c`);

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/core/types.js';
 import type { ApacheConfig } from '../../src/languages/apache/model.js';
@@ -6,11 +6,10 @@ import type { MpmDirective, MpmSettings } from '../../src/languages/apache/mpm.j
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2001',
     name: 'apache-memory-overcommit',
-    language: 'apache',
     category: 'performance',
     description: 'MaxRequestWorkers allows more Apache processes than the memory budget holds',
     defaultSeverity: 'error',
@@ -26,15 +25,14 @@ export default defineRule({
         'the Apache budget of {{budget}} ({{budgetReason}}) holds no {{mpm}} process of {{perChild}} ({{perChildSource}}); run PHP under php-fpm with the event MPM, or give Apache more memory',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
         const sizing = ctx.sizing.apache.find((entry) => entry.config === apache);
         const budget = ctx.sizing.apacheBudget;
-        const mpm = apache?.mpm;
-        if (apache === undefined || sizing === undefined || budget === undefined || mpm === undefined) return;
+        const mpm = apache.mpm;
+        if (sizing === undefined || budget === undefined || mpm === undefined) return;
         // An MPM compiled in (httpd 2.2's prefork) has no LoadModule line: then the start of the main file.
         const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use ?? { file: apache.root, range: [0, 0] as const };
         const perChild = sizing.perChild.value;

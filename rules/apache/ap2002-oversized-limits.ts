@@ -1,17 +1,25 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { mpmDefaults } from '../../src/languages/apache/mpm.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2002',
     name: 'oversized-limits',
-    language: 'apache',
     category: 'performance',
     description: 'ServerLimit or ThreadLimit is set far above what MaxRequestWorkers and ThreadsPerChild can use',
     defaultSeverity: 'info',
     recommended: true,
     fix: 'safe',
+    options: {
+      factor: { type: 'number', default: 2, description: 'heuristic: a limit more than this many times what is needed is reported' },
+      eventHeadroom: {
+        type: 'share',
+        default: 0.25,
+        description:
+          "heuristic: share of processes added to ServerLimit for event's gracefully finishing processes, which also take scoreboard slots",
+      },
+    },
     messages: {
       serverLimit:
         'ServerLimit {{limit}} is more than {{factor}}x the {{needed}} processes {{reason}} (heuristic); httpd sizes its shared scoreboard for {{limit}} processes and never uses the rest; expected ServerLimit {{suggested}}',
@@ -19,18 +27,12 @@ export default defineRule({
         'ThreadLimit {{limit}} is more than {{factor}}x ThreadsPerChild {{threads}} (heuristic); httpd sizes its shared scoreboard for {{limit}} threads in each of ServerLimit {{servers}} processes and uses {{threads}}; expected ThreadLimit {{threads}}',
     },
   },
-  defaultOptions: {
-    /** A limit more than this many times what is needed is reported. */
-    factor: 2,
-    /** Share added for event, whose gracefully finishing processes also take scoreboard slots. */
-    eventHeadroom: 0.25,
-  },
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        const mpm = apache?.mpm;
-        if (apache === undefined || mpm?.name === undefined) return;
+        const mpm = apache.mpm;
+        if (mpm?.name === undefined) return;
         const { factor, eventHeadroom } = ctx.options;
         const serverLimit = mpm.values.ServerLimit;
         const workers = mpm.values.MaxRequestWorkers;

@@ -1,20 +1,26 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import { atoi, C_INT_MAX, mpmDefaults, type MpmDirective, type MpmValue } from '../../src/languages/apache/mpm.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2003',
     name: 'spare-servers-adjusted',
-    language: 'apache',
     category: 'performance',
     description: 'Spare and start values that httpd silently adjusts at run time, or that keep too many idle processes',
     defaultSeverity: 'warn',
     recommended: true,
     fix: 'safe',
+    options: {
+      minSpareShare: {
+        type: 'share',
+        default: 0.5,
+        description: 'heuristic: MinSpareServers/MinSpareThreads above this share of MaxRequestWorkers is reported as a note',
+      },
+    },
     messages: {
       maxSpareServers:
         'MaxSpareServers {{max}} is not above MinSpareServers {{min}}; httpd raises it at run time, without a warning, to MinSpareServers + 1 = {{raised}}',
@@ -28,16 +34,12 @@ export default defineRule({
         'MinSpareThreads {{min}} is more than {{share}} of {{workersName}} {{workers}} (heuristic): httpd keeps {{processes}} processes of ThreadsPerChild {{threads}} alive for idle threads, about {{memory}} at {{perChild}} per process ({{source}})',
     },
   },
-  defaultOptions: {
-    /** MinSpareServers/MinSpareThreads above this share of MaxRequestWorkers is reported as a note. */
-    minSpareShare: 0.5,
-  },
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        const mpm = apache?.mpm;
-        if (apache === undefined || mpm?.name === undefined) return;
+        const mpm = apache.mpm;
+        if (mpm?.name === undefined) return;
         const defaults = mpmDefaults(mpm.name, apache.httpd);
         const v = mpm.values;
         const shown = (directive: MpmDirective, value: MpmValue): string =>

@@ -1,35 +1,38 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { isNonThreadSafeModule } from '../../src/languages/apache/names.js';
 
 /** event's compiled-in ThreadsPerChild. */
 const EVENT_THREADS = 25;
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2004',
     name: 'prefork-without-need',
-    language: 'apache',
     category: 'performance',
     description: 'The prefork MPM is loaded although no loaded module needs it',
     defaultSeverity: 'warn',
     recommended: true,
+    options: {
+      nonThreadSafeModules: {
+        type: 'names',
+        default: [],
+        description:
+          'identifiers (`foo_module`) of modules you know need prefork (an in-house module, say), besides mod_php, mod_python, mod_ruid2 and mpm-itk',
+      },
+    },
     messages: {
       prefork:
         'prefork runs one process per connection, but no loaded module needs it (no mod_php or other module that is not thread-safe); under event {{workersName}} {{workers}} would be {{processes}} of {{threads}} threads instead of {{workers}} processes; switch {{how}}, then restart (a graceful restart cannot change the MPM)',
     },
   },
-  defaultOptions: {
-    /** Module identifiers (`foo_module`) that are not thread-safe, besides mod_php, mod_python, mod_ruid2 and mpm-itk. */
-    nonThreadSafeModules: [] as readonly string[],
-  },
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        const mpm = apache?.mpm;
+        const mpm = apache.mpm;
         const load = mpm?.module?.use;
-        if (apache === undefined || mpm?.name !== 'prefork' || load === undefined || !versionAtLeast(apache.httpd, '2.4')) return;
+        if (mpm?.name !== 'prefork' || load === undefined || !versionAtLeast(apache.httpd, '2.4')) return;
         const extra = new Set(ctx.options.nonThreadSafeModules);
         for (const identifier of apache.modules.keys()) if (isNonThreadSafeModule(identifier) || extra.has(identifier)) return;
         const workers = mpm.values.MaxRequestWorkers.value;
@@ -58,7 +61,7 @@ export default defineRule({
 
 /** Where event's module sits, next to prefork's when the path follows the usual naming. */
 function eventModulePath(preforkPath: string | undefined): string {
-  return preforkPath !== undefined && /mod_mpm_prefork\.so$/.test(preforkPath)
+  return preforkPath?.endsWith('mod_mpm_prefork.so') === true
     ? preforkPath.replace(/mod_mpm_prefork\.so$/, 'mod_mpm_event.so')
     : 'modules/mod_mpm_event.so';
 }

@@ -1,17 +1,28 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { isPhpModule } from '../../src/languages/apache/names.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2005',
     name: 'child-recycling',
-    language: 'apache',
     category: 'performance',
     description: 'MaxConnectionsPerChild never recycles processes that run mod_php, or recycles them so often that httpd keeps forking',
     defaultSeverity: 'warn',
     recommended: true,
     fix: 'tune',
+    options: {
+      recycleAfter: {
+        type: 'integer',
+        default: 10000,
+        description: "the value the fix writes: httpd 2.2's compiled-in MaxRequestsPerChild",
+      },
+      churnBelow: {
+        type: 'integer',
+        default: 100,
+        description: 'heuristic: values from 1 up to this (exclusive) recycle so often that forking costs more than it saves',
+      },
+    },
     messages: {
       neverWithPhp:
         '{{name}} {{value}} with mod_php loaded: a process is never replaced, so memory that PHP code or extensions leak stays in it until httpd restarts; expected {{name}} {{suggested}}, which replaces a process after {{suggested}} connections (heuristic){{where}}',
@@ -19,18 +30,12 @@ export default defineRule({
         '{{name}} {{value}} replaces every process after {{connections}} (below {{threshold}}, heuristic): a fork{{php}} that often costs more than any leak it guards against; expected {{name}} {{suggested}}',
     },
   },
-  defaultOptions: {
-    /** The value the fix writes: httpd 2.2's compiled-in MaxRequestsPerChild. */
-    recycleAfter: 10000,
-    /** Values from 1 up to this (exclusive) recycle so often that forking costs more than it saves. */
-    churnBelow: 100,
-  },
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        const mpm = apache?.mpm;
-        if (apache === undefined || mpm?.name === undefined) return;
+        const mpm = apache.mpm;
+        if (mpm?.name === undefined) return;
         const setting = mpm.values.MaxConnectionsPerChild;
         const canonical = 'MaxConnectionsPerChild';
         const name = setting.use?.node.name ?? canonical;

@@ -1,13 +1,12 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { inCaseOf, replaceApacheArg } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import { keepsAlive, perServer } from '../../src/languages/apache/vhosts.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2006',
     name: 'keepalive-off',
-    language: 'apache',
     category: 'performance',
     description: 'KeepAlive Off makes every request of a page pay for a new connection',
     defaultSeverity: 'warn',
@@ -20,13 +19,12 @@ export default defineRule({
         'KeepAlive Off under event: event parks idle keep-alive connections in its listener thread without holding a worker, so Off only costs a new TCP connection, and over HTTPS a TLS handshake, per request; expected KeepAlive On',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        const mpm = apache?.mpm?.name;
-        if (apache === undefined || mpm === undefined) return;
+        const mpm = apache.mpm?.name;
+        if (mpm === undefined) return;
         const reported = new Set<ApacheDirectiveUse>();
         for (const server of perServer(apache, 'keepalive')) {
           const use = server.setting.use;

@@ -1,31 +1,32 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
 import { keepAliveLines } from '../../src/languages/apache/vhosts.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2008',
     name: 'max-keepalive-requests-low',
-    language: 'apache',
     category: 'performance',
     description: 'MaxKeepAliveRequests closes persistent connections after too few requests',
     defaultSeverity: 'info',
     recommended: true,
     fix: 'tune',
+    options: {
+      minimum: {
+        type: 'integer',
+        default: 100,
+        description: "values from 1 up to this (exclusive) are reported; the fix writes it (httpd's default)",
+      },
+    },
     messages: {
       low: 'MaxKeepAliveRequests {{value}} closes a persistent connection after {{value}} {{requests}}, so a page with more assets than that opens new connections, and over HTTPS new TLS handshakes (below {{minimum}}); expected MaxKeepAliveRequests {{minimum}}, or 0 for unlimited',
     },
-  },
-  defaultOptions: {
-    /** Values from 1 up to this (exclusive) are reported; the fix writes it (httpd's default). */
-    minimum: 100,
   },
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         const { minimum } = ctx.options;
         for (const use of keepAliveLines(apache, 'maxkeepaliverequests')) {
           const value = atoi(use.args[0]);

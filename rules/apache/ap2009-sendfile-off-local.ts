@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { filesystemTypeOf, isNetworkFilesystem } from '../../src/host/facts.js';
 import { documentRoots, servedPlaces, servesTls, settingAtPath } from '../../src/languages/apache/docroots.js';
@@ -8,11 +8,10 @@ import type { ApacheConfig, ApacheDirectiveUse } from '../../src/languages/apach
 /** Server-wide core settings next to which a new server-wide line reads naturally, in Debian's apache2.conf order. */
 const NEIGHBOURS = new Set(['timeout', 'keepalive', 'maxkeepaliverequests', 'keepalivetimeout', 'hostnamelookups', 'enablemmap']);
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2009',
     name: 'sendfile-off-local',
-    language: 'apache',
     category: 'performance',
     description: 'EnableSendfile is Off although every served directory is on a local filesystem',
     defaultSeverity: 'info',
@@ -22,13 +21,12 @@ export default defineRule({
       off: 'EnableSendfile {{value}} for DocumentRoot {{path}}, yet every directory this config serves is on a local filesystem ({{filesystems}}; mounts from {{source}}): static files over plain HTTP are read into httpd and written out again instead of sent by the kernel; expected EnableSendfile On{{where}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
         const mounts = ctx.host.mounts;
-        if (apache === undefined || mounts === undefined) return;
+        if (mounts === undefined) return;
         const filesystems = new Set<string>();
         for (const place of servedPlaces(apache)) {
           const mount = filesystemTypeOf(mounts.value, place.path);

@@ -1,12 +1,11 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { describeMount, flagOnNetworkPlaces, placeLabel } from '../../src/languages/apache/docroots.js';
 import { planDirectoryFlag } from '../../src/languages/apache/directory-edits.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2010',
     name: 'mmap-on-network-filesystem',
-    language: 'apache',
     category: 'performance',
     description: 'EnableMMAP is On for files served from a network filesystem',
     defaultSeverity: 'warn',
@@ -16,13 +15,12 @@ export default defineRule({
       mmap: 'EnableMMAP {{value}} for {{place}} on {{mount}}: when another client of the share deletes or truncates a file while httpd has it mapped, the child reading it dies of a bus error; expected EnableMMAP Off in <Directory "{{path}}">',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
         const mounts = ctx.host.mounts;
-        if (apache === undefined || mounts === undefined) return;
+        if (mounts === undefined) return;
         for (const { place, setting, at } of flagOnNetworkPlaces(apache, mounts.value, 'enablemmap')) {
           ctx.report({
             at,

@@ -1,15 +1,14 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { inCaseOf, replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { sectionLabel, type ApacheDirectiveUse, type ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { decidingLines, perServer } from '../../src/languages/apache/vhosts.js';
 
 const ON = /^(on|double)$/i;
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2011',
     name: 'hostname-lookups',
-    language: 'apache',
     category: 'performance',
     description: 'HostnameLookups or host-based access rules make requests wait for DNS',
     defaultSeverity: 'warn',
@@ -24,10 +23,8 @@ export default defineRule({
         '{{directive}} {{hosts}}: httpd checks a host name with a double DNS lookup (reverse, then forward to confirm) for every request this rule is evaluated for, whatever HostnameLookups says; expected {{instead}} with the client addresses',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
-    if (apache === undefined) return {};
     const doubleText = (value: string): string => (/^double$/i.test(value) ? ' and a forward lookup to confirm it' : '');
     const hostAccess = (use: ApacheDirectiveUse, keywords: readonly string[], hosts: readonly string[], instead: string): void => {
       if (hosts.length === 0) return;

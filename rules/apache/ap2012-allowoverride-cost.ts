@@ -1,14 +1,13 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { documentRoots, linesIn, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { scopedSetting } from '../../src/languages/apache/scopes.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2012',
     name: 'allowoverride-cost',
-    language: 'apache',
     category: 'performance',
     description: 'AllowOverride lets .htaccess files into a DocumentRoot, which httpd then looks for on every request',
     defaultSeverity: 'warn',
@@ -18,12 +17,10 @@ export default defineRule({
         '{{directive}} {{value}} for DocumentRoot {{path}}: on every request httpd tries to open {{names}} in {{levels}} and in every subdirectory down to the requested file, and parses what it finds, since .htaccess files are never cached; expected AllowOverride None, with the .htaccess directives moved into a <Directory> section',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         const reported = new Set<unknown>();
         for (const root of documentRoots(apache)) {
           const here = overrides(apache, root.path, root.vhost);

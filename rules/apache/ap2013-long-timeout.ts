@@ -1,35 +1,30 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
 import { decidingLines, perServer } from '../../src/languages/apache/vhosts.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2013',
     name: 'long-timeout',
-    language: 'apache',
     category: 'performance',
     description: 'Timeout lets a slow or stalled client hold a worker for minutes',
     defaultSeverity: 'warn',
     recommended: true,
     fix: 'tune',
+    options: {
+      warnAt: { type: 'seconds', default: 300, description: "at or above this a warning (Debian ships 300, httpd 2.2's default)" },
+      infoAbove: { type: 'seconds', default: 60, description: 'above this a note' },
+      fixTo: { type: 'seconds', default: 60, description: "the value the fix writes (httpd 2.4's default)" },
+    },
     messages: {
       long: "Timeout {{value}} lets a slow or stalled client hold a {{holder}} for up to {{value}} s on each read or write, {{times}} httpd 2.4's default of 60 s{{reqtimeout}}; expected Timeout {{suggested}}",
     },
-  },
-  defaultOptions: {
-    /** At or above this many seconds: a warning (Debian ships 300, httpd 2.2's default). */
-    warnAt: 300,
-    /** Above this many seconds: a note. */
-    infoAbove: 60,
-    /** The value the fix writes: httpd 2.4's default. */
-    fixTo: 60,
   },
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         const { warnAt, infoAbove, fixTo } = ctx.options;
         const mpm = apache.mpm?.name;
         const holder = mpm === undefined ? 'worker' : mpm === 'prefork' ? 'whole process' : 'worker thread';

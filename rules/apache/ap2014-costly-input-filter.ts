@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { vhostOf } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
@@ -8,11 +8,10 @@ import { formatBytes } from '../../src/util/units.js';
 /** mod_deflate's DeflateInflateRatioLimit when not set. */
 const DEFAULT_INFLATE_RATIO = 200;
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2014',
     name: 'costly-input-filter',
-    language: 'apache',
     category: 'performance',
     description: 'Request bodies go through filters that cost CPU and memory on every upload',
     defaultSeverity: 'info',
@@ -24,10 +23,8 @@ export default defineRule({
         '{{directive}} {{filters}}: httpd inflates every gzip-encoded request body{{scope}} before the application sees it, CPU on every compressed upload, and lets a body grow to {{ratio}} times its compressed size (DeflateInflateRatioLimit{{ratioNote}})',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
-    if (apache === undefined) return {};
     const bodyAccess = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse>();
     const inflating: ApacheDirectiveUse[] = [];
     const hasDeflate = (filters: string | undefined): boolean =>

@@ -1,12 +1,11 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
 import { effectiveSetting } from '../../src/languages/apache/settings.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2015',
     name: 'listen-backlog-above-somaxconn',
-    language: 'apache',
     category: 'performance',
     description: 'ListenBacklog asks for a longer accept queue than the kernel allows',
     defaultSeverity: 'info',
@@ -16,13 +15,12 @@ export default defineRule({
         'ListenBacklog {{backlog}} exceeds net.core.somaxconn {{somaxconn}} ({{source}}): the kernel silently caps the queue of connections waiting for a free worker at {{somaxconn}}; raise it with `sysctl -w net.core.somaxconn={{backlog}}` (and a file in /etc/sysctl.d/ to keep it), or set ListenBacklog {{somaxconn}} to say what you get',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
         const somaxconn = ctx.host.somaxconn;
-        if (apache === undefined || somaxconn === undefined) return;
+        if (somaxconn === undefined) return;
         const use = effectiveSetting(apache, 'listenbacklog').use;
         if (use === undefined) return;
         const backlog = atoi(use.args[0]);

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { documentRoots, linesAtPath } from '../../src/languages/apache/docroots.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
@@ -8,11 +8,10 @@ import { effectiveSetting } from '../../src/languages/apache/settings.js';
 const ALL = ['indexes', 'includes', 'followsymlinks', 'execcgi'];
 const SYMLINK_WORDS = new Set(['followsymlinks', 'symlinksifownermatch', 'all', 'none']);
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP2016',
     name: 'per-request-overheads',
-    language: 'apache',
     category: 'performance',
     description: 'Symlink checks or extended status add system calls to every request',
     defaultSeverity: 'info',
@@ -24,12 +23,10 @@ export default defineRule({
         "ExtendedStatus {{value}}{{why}}: httpd records each request's client, virtual host, request line and times in the shared scoreboard, extra clock calls and scoreboard writes on every request; set ExtendedStatus Off unless /server-status must show what each worker is doing",
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         const reported = new Set<unknown>();
         for (const root of documentRoots(apache)) {
           const options = optionsAt(linesAtPath(apache, 'options', root.path, root.vhost), versionAtLeast(apache.httpd, '2.3.11'));

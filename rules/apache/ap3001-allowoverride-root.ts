@@ -1,12 +1,11 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP3001',
     name: 'allowoverride-root',
-    language: 'apache',
     category: 'security',
     description:
       '<Directory /> allows .htaccess overrides, so any .htaccess on the filesystem can change the configuration and every request looks for them',
@@ -19,12 +18,10 @@ export default defineRule({
         "<Directory /> sets no AllowOverride{{scope}}, so httpd 2.2's default AllowOverride All applies: httpd then tries .htaccess in / and in every directory down to the file on each request, and a .htaccess in any of them changes the configuration; expected AllowOverride None here, with overrides enabled only in the <Directory> that needs them",
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
-        if (apache === undefined) return;
         // Same-path sections merge in order, per virtual host: the last AllowOverride among them is the one in effect.
         const groups = new Map<ApacheSectionUse | undefined, ApacheSectionUse[]>();
         for (const section of apache.sections) {

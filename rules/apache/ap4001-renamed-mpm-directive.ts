@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { renameApacheDirective } from '../../src/languages/apache/edits.js';
 import { lookupTable } from '../../src/util/lookup.js';
@@ -8,11 +8,10 @@ const RENAMED: Readonly<Record<string, string>> = lookupTable({
   maxrequestsperchild: 'MaxConnectionsPerChild',
 });
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP4001',
     name: 'renamed-mpm-directive',
-    language: 'apache',
     category: 'deprecation',
     description: 'MaxClients and MaxRequestsPerChild are the httpd 2.2 names of MaxRequestWorkers and MaxConnectionsPerChild',
     defaultSeverity: 'warn',
@@ -23,10 +22,9 @@ export default defineRule({
       renamedShadowed: '{{old}} {{value}} and {{new}} both set the same limit; the later line wins, so rename this one to {{new}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
-    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return {};
+    if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const report = (use: Parameters<typeof renameApacheDirective>[0]): void => {
       const canonical = RENAMED[use.name] as string;
       const both = apache.named(canonical.toLowerCase()).length > 0;

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { inCaseOf, removeApacheLine } from '../../src/languages/apache/edits.js';
@@ -6,11 +6,10 @@ import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../s
 
 const OLD_STYLE = ['order', 'allow', 'deny', 'satisfy'];
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP4002',
     name: 'access-control-22',
-    language: 'apache',
     category: 'deprecation',
     description:
       'Order, Allow, Deny and Satisfy are httpd 2.2 access control: unknown without mod_access_compat, and unpredictable mixed with Require',
@@ -24,10 +23,9 @@ export default defineRule({
         '{{written}} (mod_access_compat) is mixed with Require ({{requireAt}}): httpd evaluates both and combines them, which the 2.4 upgrading guide warns gives unexpected results; expected Require only',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
-    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return {};
+    if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     return {
       end() {
         const old = OLD_STYLE.flatMap((name) => apache.named(name)).sort((a, b) => a.order - b.order);

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { inCaseOf, removeApacheLine } from '../../src/languages/apache/edits.js';
@@ -84,11 +84,10 @@ const REMOVED: Readonly<Record<string, Removed>> = lookupTable({
 /** The names httpd 2.4 no longer knows that this rule reports; AP1015 leaves them to it. */
 export const REMOVED_IN_24: ReadonlySet<string> = new Set(Object.keys(REMOVED));
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP4003',
     name: 'removed-directive',
-    language: 'apache',
     category: 'deprecation',
     description:
       'A directive removed in httpd 2.4 (LockFile, AcceptMutex, RewriteLog, SSLMutex, Authz*Authoritative...) stops httpd from starting',
@@ -100,10 +99,9 @@ export default defineRule({
         '{{written}} was removed in httpd 2.4, so httpd refuses to start: "Invalid command \'{{name}}\', perhaps misspelled or defined by a module not included in the server configuration"; expected {{instead}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const apache = ctx.apache;
-    if (apache === undefined || !versionAtLeast(ctx.targets.httpd, '2.4')) return {};
+    if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const report = (use: ApacheDirectiveUse): void => {
       const removed = REMOVED[use.name] as Removed;
       const fix = removed.fix;

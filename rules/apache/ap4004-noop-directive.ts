@@ -1,13 +1,12 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { removeApacheLine } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP4004',
     name: 'noop-directive',
-    language: 'apache',
     category: 'deprecation',
     description: 'NameVirtualHost and DefaultType are accepted by httpd 2.4 but do nothing except log a warning',
     defaultSeverity: 'warn',
@@ -20,7 +19,6 @@ export default defineRule({
         '{{written}} is ignored by httpd 2.4 ("AH00117: Ignoring deprecated use of DefaultType in line {{line}} of {{file}}."), so files of unknown type get no Content-Type from it; expected the line removed, and ForceType or AddType where a type must be set',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const where = (use: ApacheDirectiveUse) => ({

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { SourceFile } from '../../src/core/source-file.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
@@ -30,11 +30,10 @@ interface Finding {
   readonly lowered: number;
 }
 
-export default defineRule({
+export default defineApacheRule({
   meta: {
     id: 'AP4005',
     name: 'limit-order-22',
-    language: 'apache',
     category: 'deprecation',
     description:
       'httpd 2.2 checks MaxClients and ThreadsPerChild against the ServerLimit and ThreadLimit read so far, so a limit set below them is ignored',
@@ -46,13 +45,12 @@ export default defineRule({
         'httpd 2.2 checks {{name}} {{value}} against the {{limitName}} read so far ({{limitAt}}), so it lowers it to {{lowered}} although {{limitName}} {{limit}} follows at {{where}}{{block}}; expected {{limitName}} above {{name}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {
         const apache = ctx.apache;
         // 2.4 checks the limits after reading everything; the order no longer matters.
-        if (apache === undefined || versionAtLeast(apache.httpd, '2.4')) return;
+        if (versionAtLeast(apache.httpd, '2.4')) return;
         const sequences: { kind: Kind; lines: Line[]; block: string }[] = [];
         const active: Kind = apache.mpm?.name === 'worker' ? 'worker' : 'prefork';
         sequences.push({

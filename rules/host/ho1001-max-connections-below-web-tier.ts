@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineHostRule } from '../../src/engine/define-rule.js';
 import { webTierLimit } from '../../src/analysis/sizing.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 
@@ -8,11 +8,10 @@ import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
  * while the child idles), so the web tier can open MaxRequestWorkers
  * connections (reference/mysql.md §4.1).
  */
-export default defineRule({
+export default defineHostRule({
   meta: {
     id: 'HO1001',
     name: 'max-connections-below-web-tier',
-    language: 'host',
     category: 'correctness',
     description: 'max_connections does not cover the database connections the Apache children with mod_php can open',
     defaultSeverity: 'error',
@@ -25,7 +24,6 @@ export default defineRule({
         'max_connections {{maxConnections}} ({{from}}) leaves {{spare}} of the {{headroom}} connections wanted for cron, CLI and admin beyond the {{web}} that {{webReason}} can open with mod_php',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     return {
       end() {

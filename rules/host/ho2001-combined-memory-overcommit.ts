@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineHostRule } from '../../src/engine/define-rule.js';
 import type { MysqlSizing, Sizing } from '../../src/analysis/sizing.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
@@ -20,17 +20,19 @@ const SHRINKABLE = [
   { name: 'innodb_buffer_pool_size', floor: 32 * MIB, step: 8 * MIB },
 ] as const;
 
-export default defineRule({
+export default defineHostRule({
   meta: {
     id: 'HO2001',
     name: 'combined-memory-overcommit',
-    language: 'host',
     category: 'performance',
     description: "Apache's peak, MySQL's worst case and the OS reserve together exceed the host's RAM",
     defaultSeverity: 'error',
     recommended: true,
     fix: 'tune',
     needsHost: true,
+    options: {
+      warnShare: { type: 'share', default: 0.95, description: 'share of RAM above which the sum is reported as a warning' },
+    },
     messages: {
       buffers:
         "Apache peak {{apache}} ({{apacheReason}}) + MySQL's global buffers {{globals}} ({{globalTerms}}) + OS reserve {{reserve}} = {{committed}} exceed {{ram}} RAM ({{ramSource}}) before a single connection; {{advice}}",
@@ -38,10 +40,6 @@ export default defineRule({
         'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} (globals {{globals}} + {{connections}} connections x {{perConnection}}) + OS reserve {{reserve}} = {{total}} exceeds {{ram}} RAM ({{ramSource}}) when every connection allocates its buffers; {{advice}}',
       near: 'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} + OS reserve {{reserve}} = {{total}} is {{share}} of {{ram}} RAM ({{ramSource}}): little room for the page cache',
     },
-  },
-  defaultOptions: {
-    /** Share of RAM above which the sum is reported as a warning. */
-    warnShare: 0.95,
   },
   create(ctx) {
     return {

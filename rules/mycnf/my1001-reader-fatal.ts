@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 
 /**
  * Reported by the option-file reader (src/languages/mycnf/model.ts): an option
@@ -6,17 +6,15 @@ import { defineRule } from '../../src/engine/define-rule.js';
  * path. In the file the server is given these stop it from starting; in an
  * included file they end that file.
  */
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY1001',
     name: 'reader-fatal',
-    language: 'mycnf',
     category: 'correctness',
     description: 'A line the option-file reader cannot read stops the server, or the rest of an included file, from being read',
     defaultSeverity: 'error',
     recommended: true,
     messages: { problem: '{{message}}' },
   },
-  defaultOptions: {},
   create: () => ({}),
 });

@@ -1,15 +1,14 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
 import type { MycnfGroupLine } from '../../src/languages/mycnf/parser.js';
 
 /** Blanks the reader keeps after `[`: it trims only the blanks before `]`. */
 const LEADING_BLANKS = /^[\t ]+/;
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY1002',
     name: 'group-name-spaces',
-    language: 'mycnf',
     category: 'correctness',
     description: 'A group header with blanks after the opening bracket names a group no program reads',
     defaultSeverity: 'error',
@@ -22,10 +21,8 @@ export default defineRule({
         '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so no program reads the {{count}} in it; expected [{{trimmed}}]',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     return {
       end() {
         const serverGroups = new Set(mycnf.serverGroups.map(groupKey));

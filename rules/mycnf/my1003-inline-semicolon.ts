@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
@@ -17,11 +17,10 @@ const SEMICOLON_VALUES: ReadonlySet<string> = new Set([
   'tls_version',
 ]);
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY1003',
     name: 'inline-semicolon',
-    language: 'mycnf',
     category: 'correctness',
     description:
       'A semicolon after a value starts a comment only at the beginning of a line, so the text after it becomes part of the value',
@@ -40,10 +39,7 @@ export default defineRule({
         '"{{written}}": ";" starts a comment only at the beginning of a line, so the value is "{{value}}", comment included; expected "#" before the comment',
     },
   },
-  defaultOptions: {},
   create(ctx) {
-    const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const check = (use: MycnfOptionUse): void => {
       const line = use.line;
       const written = shownLine(use);

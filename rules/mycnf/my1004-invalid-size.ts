@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
@@ -9,11 +9,10 @@ const SHIFT: Readonly<Record<string, number>> = { k: 10, m: 20, g: 30, t: 40, p:
 /** strtoull skips these blanks before the sign. */
 const NEGATIVE = /^[\t\n\v\f\r ]*-/;
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY1004',
     name: 'invalid-size',
-    language: 'mycnf',
     category: 'correctness',
     description: 'A numeric option is written in a form the server refuses or reads differently from how it looks',
     defaultSeverity: 'error',
@@ -32,7 +31,6 @@ export default defineRule({
       misread: '{{name}} = "{{value}}": {{warning}}; expected {{expected}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const target = ctx.targets.db;
     const check = (use: MycnfOptionUse): void => {
@@ -110,7 +108,7 @@ function intendedSize(value: string, target: DatabaseTarget): string | undefined
   }
   if (bytes >= 1n << 64n) return undefined;
   const allowed = acceptsLargeSuffixes(target) ? 60 : 30;
-  const lower = suffix !== undefined && suffix === suffix.toLowerCase();
+  const lower = suffix !== undefined && /^[a-z]$/.test(suffix);
   for (const [letter, unitShift] of Object.entries(SHIFT).reverse()) {
     if (unitShift > Math.min(shift, allowed) || bytes === 0n) continue;
     const unit = 1n << BigInt(unitShift);

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
@@ -17,11 +17,10 @@ const MEANING: Readonly<Record<string, boolean>> = lookupTable({
   disabled: false,
 });
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY1005',
     name: 'invalid-boolean',
-    language: 'mycnf',
     category: 'correctness',
     description: 'A boolean option has a value the server does not take as a boolean',
     defaultSeverity: 'error',
@@ -35,7 +34,6 @@ export default defineRule({
         '{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0; it sets the option OFF ("boolean value \'{{value}}\' was not recognized. Set to OFF.") or ignores the line{{expected}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const target = ctx.targets.db;
     const check = (use: MycnfOptionUse): void => {

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { seriesOf } from '../../src/core/targets.js';
 import { mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
@@ -38,11 +38,10 @@ const PLUGIN_PREFIXES = [
   'pam',
 ];
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY1006',
     name: 'unknown-option',
-    language: 'mycnf',
     category: 'correctness',
     description: 'An option the server does not know stops it from starting unless it is written with loose-',
     defaultSeverity: 'error',
@@ -58,7 +57,6 @@ export default defineRule({
         '{{written}}: an option of the {{plugin}} plugin, known only once the plugin is loaded; without it the server refuses to start ("{{wording}}"); expected loose-{{name}}, which the server ignores with a warning when the plugin is absent',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const target = ctx.targets.db;
     // The option list is MariaDB 10.11's: other series add and drop options, and MySQL names are not verifiable here.

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
 import { isMariadbOption } from '../../src/languages/mycnf/mariadb-options.js';
@@ -13,11 +13,10 @@ import { removedOption } from '../../src/languages/mycnf/removed-options.js';
 /** Groups the client programs read: [client] always, and MariaDB's clients also [client-server] and [client-mariadb]. */
 const CLIENT_GROUPS = ['client', 'client-server', 'client-mariadb'];
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY1007',
     name: 'client-group-leak',
-    language: 'mycnf',
     category: 'correctness',
     description:
       'A client option in a group the server reads, or a server option in a group the clients read, stops the program that does not know it',
@@ -32,10 +31,8 @@ export default defineRule({
         '{{written}} in [{{group}}]: {{name}} is a server option that no client program knows, so the clients reading [{{group}}] (mariadb, mariadb-dump, ...) refuse to start: "mariadb: unknown variable \'{{argument}}\'"; expected it in [mysqld]',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = ctx.targets.db;
     const clientGroups = new Set(target.product === 'mariadb' ? CLIENT_GROUPS : ['client']);
     return {

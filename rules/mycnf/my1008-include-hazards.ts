@@ -1,15 +1,14 @@
 import * as path from 'node:path';
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 
 /** Names an editor, a package manager or an admin gives copies; inside an !includedir they are read like any other `.cnf`. */
 const BACKUP_NAME =
   /(?:~|[._-](?:bak|backup|old|orig|save|saved|copy|disabled|dist|rpmsave|rpmnew|dpkg-old|dpkg-dist|dpkg-new|ucf-old|ucf-dist|swp))\.cnf$/i;
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY1008',
     name: 'include-hazards',
-    language: 'mycnf',
     category: 'correctness',
     description:
       "An include reads files the admin may not expect: a hidden or backup .cnf in an !includedir, or a path relative to the server's working directory",
@@ -24,10 +23,8 @@ export default defineRule({
         '!{{kind}} {{path}} is a relative path, which the server resolves against its working directory, not against the directory of {{including}}; expected an absolute path',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     return {
       end() {
         const missing = new Set(

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
@@ -16,11 +16,10 @@ const POOL_STEP = 128 * MIB;
  * (with the OS reserve) with RAM; reporting the MySQL half here as well would
  * report the same excess twice.
  */
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY2001',
     name: 'mysql-memory-overcommit',
-    language: 'mycnf',
     category: 'performance',
     description: "MySQL's worst-case memory use exceeds the share of RAM it may take",
     defaultSeverity: 'error',
@@ -32,10 +31,8 @@ export default defineRule({
         'worst case {{peak}} = globals {{globals}} ({{globalTerms}}) + {{connections}} connections ({{connectionsFrom}}) x {{perConnection}} ({{perConnectionTerms}}) exceeds {{share}} of {{ram}} RAM ({{ramSource}}) = {{limit}}; {{advice}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     return {
       end() {
         const { ram, mysql, budget } = ctx.sizing;

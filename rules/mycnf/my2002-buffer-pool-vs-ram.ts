@@ -1,41 +1,36 @@
-import { defineRule } from '../../src/engine/define-rule.js';
-import { formatBytes, formatPercent, parseFriendlySize } from '../../src/util/units.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { formatBytes, formatPercent } from '../../src/util/units.js';
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY2002',
     name: 'buffer-pool-vs-ram',
-    language: 'mycnf',
     category: 'performance',
     description: 'The InnoDB buffer pool is a small fraction of the RAM of a host that runs only the database',
     defaultSeverity: 'info',
     recommended: true,
     needsHost: true,
+    options: {
+      minRam: { type: 'size', default: '4G', description: 'hosts with less RAM are not checked (the default pool is left alone)' },
+      minShare: { type: 'share', default: 0.25, description: 'a pool below this share of RAM is reported' },
+    },
     messages: {
       small:
         "innodb_buffer_pool_size {{pool}} ({{from}}) is {{share}} of {{ram}} RAM ({{ramSource}}); on a host that runs only the database, MySQL's own innodb_dedicated_server sizing would give it {{dedicated}} ({{rule}}) (heuristic)",
     },
   },
-  defaultOptions: {
-    /** Below this much RAM the default pool is left alone. */
-    minRam: '4G',
-    /** A pool below this share of RAM is reported. */
-    minShare: 0.25,
-  },
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     return {
       end() {
         const ram = ctx.sizing.ram;
         // With Apache linted the host is shared: the web tier's budget comes first (AP2001, HO2001).
-        if (ram === undefined || ctx.sizing.apache.length > 0 || ram.value < (parseFriendlySize(String(ctx.options.minRam)) ?? Infinity))
-          return;
+        if (ram === undefined || ctx.sizing.apache.length > 0 || ram.value < ctx.options.minRam) return;
         const pool = mycnf.size('innodb_buffer_pool_size');
-        if (pool === undefined || pool.bytes >= ram.value * Number(ctx.options.minShare)) return;
+        if (pool === undefined || pool.bytes >= ram.value * ctx.options.minShare) return;
         // innodb_dedicated_server (MySQL 8.0): 50 % of RAM from 1 to 4 GiB, 75 % above 4 GiB.
         const share = ram.value > 4 * GIB ? 0.75 : 0.5;
         const dedicated = Math.floor((ram.value * share) / (128 * MIB)) * 128 * MIB;

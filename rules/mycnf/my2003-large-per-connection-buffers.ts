@@ -1,9 +1,9 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
-import { formatBytes, formatPercent, parseFriendlySize } from '../../src/util/units.js';
+import { formatBytes, formatPercent } from '../../src/util/units.js';
 import { mysqlBudget } from '../../src/analysis/mysql-budget.js';
 
 /** Buffers a connection allocates when a query needs them (sort and join ones more than once per query), with the option holding the threshold. */
@@ -16,16 +16,27 @@ const BUFFERS = [
   ['max_heap_table_size', 'tmpTable'],
 ] as const;
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY2003',
     name: 'large-per-connection-buffers',
-    language: 'mycnf',
     category: 'performance',
     description: 'A buffer that every connection may allocate is set far above its default',
     defaultSeverity: 'warn',
     recommended: true,
     fix: 'tune',
+    options: {
+      sortBuffer: { type: 'size', default: '4M', description: 'sort_buffer_size above this is reported' },
+      joinBuffer: { type: 'size', default: '4M', description: 'join_buffer_size above this is reported' },
+      readBuffer: { type: 'size', default: '2M', description: 'read_buffer_size above this is reported' },
+      readRndBuffer: { type: 'size', default: '4M', description: 'read_rnd_buffer_size above this is reported' },
+      tmpTable: { type: 'size', default: '256M', description: 'tmp_table_size or max_heap_table_size above this is reported' },
+      budgetShare: {
+        type: 'share',
+        default: 0.25,
+        description: "share of MySQL's memory budget above which one buffer x max_connections is an error",
+      },
+    },
     messages: {
       large:
         '{{name}} {{value}} is above {{threshold}} (heuristic) for a buffer each connection may allocate, per query or more; expected the default {{default}} here and SET SESSION {{key}} for the queries that need more',
@@ -35,18 +46,8 @@ export default defineRule({
         'tmp_table_size {{tmp}} and max_heap_table_size {{heap}} differ: an in-memory temporary table is limited by the smaller one, {{smaller}}, so the larger setting has no effect on temporary tables; expected both equal',
     },
   },
-  defaultOptions: {
-    sortBuffer: '4M',
-    joinBuffer: '4M',
-    readBuffer: '2M',
-    readRndBuffer: '4M',
-    tmpTable: '256M',
-    /** Share of MySQL's memory budget above which one buffer times max_connections is an error. */
-    budgetShare: 0.25,
-  },
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = mycnf.target;
     return {
       end() {
@@ -58,7 +59,7 @@ export default defineRule({
           const fallback = mycnf.defaultOf(key);
           if (size === undefined || size.from === 'default' || typeof fallback !== 'number' || size.bytes <= fallback) continue;
           const use: MycnfOptionUse = size.from;
-          const threshold = parseFriendlySize(String(ctx.options[option])) ?? Infinity;
+          const threshold = ctx.options[option];
           const total = size.bytes * mysql.maxConnections.value;
           const common = {
             name: use.file.slice(use.line.nameRange),
@@ -67,7 +68,7 @@ export default defineRule({
             default: formatServerSize(fallback, target),
           };
           const fix = () => replaceMycnfSize(use, fallback, target);
-          const share = Number(ctx.options.budgetShare);
+          const share = ctx.options.budgetShare;
           // Temporary tables are counted once, as MySQLTuner does: few queries hold one at the same time.
           if (budget !== undefined && option !== 'tmpTable' && total > budget.bytes * share) {
             ctx.report({

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { webTierLimit } from '../../src/analysis/sizing.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
@@ -9,16 +9,20 @@ import { intendedEffective } from './support/intent.js';
 /** max_connections' upper bound on MySQL and MariaDB: larger values are clamped at start (verified on MariaDB 10.11). */
 const MAX_CONNECTIONS_LIMIT = 100000;
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY2004',
     name: 'max-connections-far-above-need',
-    language: 'mycnf',
     category: 'performance',
     description: 'max_connections is far above what the clients can open, which inflates the worst-case memory for nothing',
     defaultSeverity: 'info',
     recommended: true,
     fix: 'tune',
+    options: {
+      factor: { type: 'number', default: 2, description: 'with a web tier: max_connections above factor x web tier + slack is reported' },
+      slack: { type: 'integer', default: 50, description: 'connections added to factor x web tier before it is reported' },
+      threshold: { type: 'integer', default: 1000, description: 'without a web tier: max_connections above this is reported' },
+    },
     messages: {
       clamped:
         'max_connections {{value}} is above the limit of {{limit}}; the server uses {{limit}} ("option \'max_connections\': unsigned value {{value}} adjusted to {{limit}}"); expected {{limit}} at most',
@@ -27,16 +31,8 @@ export default defineRule({
       huge: 'max_connections {{value}} ({{from}}) with one thread per connection is above {{threshold}} (heuristic): each connection may take {{perConnection}} and a thread of its own; expected a value sized to the clients{{poolAdvice}}',
     },
   },
-  defaultOptions: {
-    /** max_connections above factor x web tier + slack is reported when the web tier is known. */
-    factor: 2,
-    slack: 50,
-    /** Without a web tier, max_connections above this is reported. */
-    threshold: 1000,
-  },
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     return {
       end() {
         const mysql = ctx.sizing.mysql;
@@ -66,8 +62,8 @@ export default defineRule({
         }
         const web = ctx.sizing.plannedWebDbConnections;
         if (web !== undefined) {
-          const factor = Number(ctx.options.factor);
-          const slack = Number(ctx.options.slack);
+          const factor = ctx.options.factor;
+          const slack = ctx.options.slack;
           if (value <= factor * web + slack) return;
           const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
           const suggested = web + headroom;
@@ -96,7 +92,7 @@ export default defineRule({
           });
           return;
         }
-        const threshold = Number(ctx.options.threshold);
+        const threshold = ctx.options.threshold;
         const handling = mycnf.effective('thread_handling')?.value?.toLowerCase();
         if (value <= threshold || handling === 'pool-of-threads') return;
         ctx.report({

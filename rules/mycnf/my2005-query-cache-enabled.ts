@@ -1,9 +1,9 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import type { TextEdit } from '../../src/engine/types.js';
-import { formatBytes, parseFriendlySize } from '../../src/util/units.js';
+import { formatBytes } from '../../src/util/units.js';
 import { lineOf } from '../../src/core/located.js';
 import { intendedEffective, type IntendedOption } from './support/intent.js';
 import { lookupTable } from '../../src/util/lookup.js';
@@ -17,16 +17,19 @@ const TYPE_WORDS: Readonly<Record<string, 'OFF' | 'ON' | 'DEMAND'>> = lookupTabl
   demand: 'DEMAND',
 });
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY2005',
     name: 'query-cache-enabled',
-    language: 'mycnf',
     category: 'performance',
     description: 'The query cache is enabled, serialising every query that reads or writes a cached table behind one lock',
     defaultSeverity: 'warn',
     recommended: true,
     fix: 'tune',
+    options: {
+      warnFromCpus: { type: 'integer', default: 4, description: 'on hosts with fewer CPUs the lock costs little: the finding is a note' },
+      maxSize: { type: 'size', default: '256M', description: 'a cache above this size is a warning whatever the CPUs' },
+    },
     messages: {
       enabled:
         'the query cache is on ({{why}}){{deprecated}}: every write invalidates the cached results of its tables under one global lock, which serialises the server on {{cpus}}; expected query_cache_size = 0{{typeAdvice}}',
@@ -34,15 +37,8 @@ export default defineRule({
         'the query cache is on with query_cache_size {{size}} ({{why}}){{deprecated}}: invalidating a cache this large stalls every write while it holds the global lock (heuristic: above {{threshold}}); expected query_cache_size = 0{{typeAdvice}}',
     },
   },
-  defaultOptions: {
-    /** On hosts with fewer CPUs the lock costs little: the finding is a note. */
-    warnFromCpus: 4,
-    /** A cache above this size is a warning whatever the CPUs. */
-    maxSize: '256M',
-  },
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = mycnf.target;
     // MySQL 8.0.3 removed the query cache; its options are MY4002's.
     if (target.product === 'mysql' && versionAtLeast(target.version, '8.0.3')) return {};
@@ -74,9 +70,9 @@ export default defineRule({
         const cpus = ctx.host.cpus;
         const cpuText =
           cpus === undefined ? 'a host with several CPUs' : `${cpus.value} CPU${cpus.value === 1 ? '' : 's'} (${cpus.source})`;
-        const threshold = parseFriendlySize(String(ctx.options.maxSize)) ?? Infinity;
+        const threshold = ctx.options.maxSize;
         const large = size > threshold;
-        const severity = !large && cpus !== undefined && cpus.value < Number(ctx.options.warnFromCpus) ? 'info' : undefined;
+        const severity = !large && cpus !== undefined && cpus.value < ctx.options.warnFromCpus ? 'info' : undefined;
         const typeAdvice = typeLine !== undefined && written !== 'OFF' ? ' and query_cache_type = 0' : '';
         const at = (sizeLine ?? typeLine)?.use ?? { file: mycnf.root, range: [0, 0] as const };
         ctx.report({

@@ -1,22 +1,25 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
-import { formatBytes, parseFriendlySize } from '../../src/util/units.js';
+import { formatBytes } from '../../src/util/units.js';
 
 /** MariaDB's key cache works in blocks of key_cache_block_size (default 1024) and keeps none below 4096 bytes (verified: 1K reads as 0). */
 const SMALLEST_KEY_CACHE = 4096;
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY2006',
     name: 'key-buffer-unused',
-    language: 'mycnf',
     category: 'performance',
     description: 'key_buffer_size reserves a large MyISAM index cache on a server whose own tables no longer use MyISAM',
     defaultSeverity: 'warn',
     recommended: true,
     fix: 'tune',
+    options: {
+      maxUnused: { type: 'size', default: '64M', description: 'a key buffer above this size is reported' },
+      suggested: { type: 'size', default: '8M', description: "the size the fix sets (MySQL's default)" },
+    },
     messages: {
       large:
         '{{name}} {{value}} is a cache for MyISAM indexes only, and {{product}} keeps its own tables in {{engine}}; unless your tables use MyISAM it holds nothing (heuristic: above {{threshold}}); expected {{suggested}}',
@@ -24,15 +27,8 @@ export default defineRule({
         '{{name}} {{value}} is below {{smallest}} bytes, so MariaDB keeps no key cache at all (it reads the size as 0); expected 0 if that is meant, else at least 64K',
     },
   },
-  defaultOptions: {
-    /** A key buffer above this size is reported. */
-    maxUnused: '64M',
-    /** The size the fix sets: MySQL's default. */
-    suggested: '8M',
-  },
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = mycnf.target;
     // MySQL 8.0 keeps the data dictionary in InnoDB, MariaDB 10.4+ the mysql.* tables in Aria; older servers use MyISAM themselves.
     const engine =
@@ -54,8 +50,8 @@ export default defineRule({
           ctx.report({ at: use, messageId: 'disabled', severity: 'info', data: { name, value, smallest: SMALLEST_KEY_CACHE } });
           return;
         }
-        const threshold = parseFriendlySize(String(ctx.options.maxUnused)) ?? Infinity;
-        const suggested = parseFriendlySize(String(ctx.options.suggested)) ?? 8 * 1024 * 1024;
+        const threshold = ctx.options.maxUnused;
+        const suggested = ctx.options.suggested;
         const defaultEngine = mycnf.effective('default_storage_engine')?.value?.toLowerCase();
         if (engine === undefined || size.bytes <= threshold || defaultEngine === 'myisam') return;
         ctx.report({

@@ -1,13 +1,12 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { removeMycnfLine, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY2007',
     name: 'thread-cache',
-    language: 'mycnf',
     category: 'performance',
     description: 'thread_cache_size keeps no threads for new connections, or more than there can be connections',
     defaultSeverity: 'warn',
@@ -19,10 +18,8 @@ export default defineRule({
         '{{name}} {{value}} is above max_connections {{maxConnections}}: no more threads than connections can ever be idle; expected {{expected}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = mycnf.target;
     // MySQL 5.6.8 and MariaDB size the cache from max_connections when it is not set (reference/mysql.md §2).
     const autosized = target.product === 'mariadb' || versionAtLeast(target.version, '5.6.8');

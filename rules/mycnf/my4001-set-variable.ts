@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
@@ -6,11 +6,10 @@ import { legacySetVariable } from '../../src/languages/mycnf/names.js';
 import { parseMyCnf } from '../../src/languages/mycnf/parser.js';
 import { shownLine } from './support/intent.js';
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY4001',
     name: 'set-variable',
-    language: 'mycnf',
     category: 'deprecation',
     description: 'set-variable = name=value is the pre-5.5 way to set a variable, which no current server accepts',
     defaultSeverity: 'error',
@@ -24,7 +23,6 @@ export default defineRule({
       deprecated: '{{written}}: set-variable is deprecated since MySQL 5.0 and removed in 5.5; expected {{expected}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const target = ctx.targets.db;
     const removed = target.product === 'mariadb' || versionAtLeast(target.version, '5.5');

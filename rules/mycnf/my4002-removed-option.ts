@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
@@ -14,11 +14,10 @@ import {
   type Replacement,
 } from '../../src/languages/mycnf/removed-options.js';
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY4002',
     name: 'removed-option',
-    language: 'mycnf',
     category: 'deprecation',
     description: 'An option the target version removed: the server refuses it, or accepts it only to ignore it',
     defaultSeverity: 'error',
@@ -35,10 +34,8 @@ export default defineRule({
       noop: '{{written}}: {{name}} does nothing on MariaDB {{version}}, which says so at every start: "\'{{dashed}}\' {{warning}}"; expected the line removed{{setVariable}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = mycnf.target;
     return {
       end() {

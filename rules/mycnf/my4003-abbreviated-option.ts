@@ -1,14 +1,13 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { renameMycnfOption } from '../../src/languages/mycnf/edits.js';
 import { inStyleOf, intendedOptions, shownLine, writtenKey } from './support/intent.js';
 import { isClientOnlyOption } from './support/ownership.js';
 import { removedOption } from '../../src/languages/mycnf/removed-options.js';
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY4003',
     name: 'abbreviated-option',
-    language: 'mycnf',
     category: 'deprecation',
     description: 'An option written as the beginning of its name, which MySQL 5.7 and later refuse',
     defaultSeverity: 'warn',
@@ -24,10 +23,8 @@ export default defineRule({
       note: '{{written}}: "{{name}}" is only the beginning of {{full}}; MariaDB expands it with a note ("Using unique option prefix \'{{name}}\' is error-prone and can break in the future. Please use the full name \'{{full}}\' instead."), MySQL 5.7 and later refuse it; expected {{full}}{{setVariable}}',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = mycnf.target;
     return {
       end() {

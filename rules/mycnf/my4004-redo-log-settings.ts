@@ -1,15 +1,14 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { formatServerSize, parseServerSize } from '../../src/languages/mycnf/sizes.js';
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY4004',
     name: 'redo-log-settings',
-    language: 'mycnf',
     category: 'deprecation',
     description: 'The redo log is sized with the settings of another server version',
     defaultSeverity: 'warn',
@@ -26,10 +25,8 @@ export default defineRule({
         "{{name}} is MySQL 8.0.30's setting; MariaDB {{version}} does not know it and refuses to start: \"unknown variable '{{argument}}'\"; MariaDB keeps its redo log in one file of innodb_log_file_size, so expected innodb_log_file_size = {{value}}",
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = mycnf.target;
     return {
       end() {

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
@@ -6,11 +6,10 @@ import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 
 const DAY = 86400;
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY4005',
     name: 'expire-logs',
-    language: 'mycnf',
     category: 'deprecation',
     description: 'expire_logs_days is deprecated in MySQL 8.0 and removed in 8.2 in favour of binlog_expire_logs_seconds',
     defaultSeverity: 'info',
@@ -23,10 +22,8 @@ export default defineRule({
       ignored: '{{name}} = {{value}} is ignored: binlog_expire_logs_seconds is set too ({{secondsAt}}) and wins; expected the line removed',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     const target = mycnf.target;
     // MariaDB accepts both (verified on 10.11); MySQL deprecated expire_logs_days in 8.0.3.
     if (target.product !== 'mysql' || !versionAtLeast(target.version, '8.0.3')) return {};

@@ -1,4 +1,4 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { removeMycnfLine } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
@@ -24,11 +24,10 @@ const CUMULATIVE: ReadonlySet<string> = new Set([
   'ignore_db_dirs',
 ]);
 
-export default defineRule({
+export default defineMycnfRule({
   meta: {
     id: 'MY5001',
     name: 'duplicate-option',
-    language: 'mycnf',
     category: 'style',
     description: 'An option is set more than once in the groups the server reads, so every line but the last is dead',
     defaultSeverity: 'warn',
@@ -40,10 +39,8 @@ export default defineRule({
       same: '{{written}} changes nothing: {{winner}} sets {{name}} to the same value later ({{winnerText}}){{order}}; expected this line removed',
     },
   },
-  defaultOptions: {},
   create(ctx) {
     const mycnf = ctx.mycnf;
-    if (mycnf === undefined) return {};
     return {
       end() {
         const bySlot = new Map<string, MycnfOptionUse[]>();

@@ -1,17 +1,14 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineToolRule } from '../../src/engine/define-rule.js';
 
 /** Reported by the linter after disable comments are applied. */
-export default defineRule({
+export default defineToolRule({
   meta: {
     id: 'TL0003',
     name: 'unused-disable-comment',
-    language: 'tool',
     category: 'correctness',
     description: 'A tune-lint-disable comment suppresses nothing',
     defaultSeverity: 'warn',
     recommended: true,
     messages: { unused: 'Unused tune-lint-disable comment for {{rules}}' },
   },
-  defaultOptions: {},
-  create: () => ({}),
 });

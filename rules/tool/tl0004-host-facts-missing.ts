@@ -1,11 +1,10 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineToolRule } from '../../src/engine/define-rule.js';
 
 /** Reported once per host when rules that need RAM and CPU facts cannot run. */
-export default defineRule({
+export default defineToolRule({
   meta: {
     id: 'TL0004',
     name: 'host-facts-missing',
-    language: 'tool',
     category: 'correctness',
     description: 'Sizing rules were skipped because the host facts are unknown',
     defaultSeverity: 'info',
@@ -15,6 +14,4 @@ export default defineRule({
         'sizing rules skipped ({{rules}}): RAM is unknown; give --host-ram, --profile, --facts or a host: section in .tune-lint.yaml, or run on the host without --no-probe',
     },
   },
-  defaultOptions: {},
-  create: () => ({}),
 });

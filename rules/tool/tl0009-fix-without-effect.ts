@@ -1,11 +1,10 @@
-import { defineRule } from '../../src/engine/define-rule.js';
+import { defineToolRule } from '../../src/engine/define-rule.js';
 
 /** Reported by the fix passes (src/lint.ts) for a fix whose finding survives it: the patch leaves that fix out. */
-export default defineRule({
+export default defineToolRule({
   meta: {
     id: 'TL0009',
     name: 'fix-without-effect',
-    language: 'tool',
     category: 'correctness',
     description: 'A fix was left out of the patch because its finding was still there once the fix was in',
     defaultSeverity: 'warn',
@@ -15,6 +14,4 @@ export default defineRule({
         'the fix of {{rule}} here is left out of the patch: the finding was still there once the fix was in, so the fix does not take effect (a tune-lint bug: please report it with this configuration)',
     },
   },
-  defaultOptions: {},
-  create: () => ({}),
 });

@@ -48,7 +48,7 @@ function isFlat(value: object): boolean {
 }
 
 function inline(item: Record<string, unknown>): string {
-  const where = typeof item['file'] === 'string' && typeof item['line'] === 'number' ? ` (${item['file']}:${item['line']})` : '';
+  const where = typeof item.file === 'string' && typeof item.line === 'number' ? ` (${item.file}:${item.line})` : '';
   const parts = Object.entries(item)
     .filter(([key]) => key !== 'file' && key !== 'line')
     .map(
@@ -59,7 +59,7 @@ function inline(item: Record<string, unknown>): string {
 }
 
 function scalar(value: unknown): string {
-  return value === null || value === undefined ? '-' : String(value);
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '-';
 }
 
 function label(key: string): string {

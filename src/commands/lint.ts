@@ -49,7 +49,7 @@ interface Run {
 export async function runLint(paths: readonly string[], options: LintCommandOptions): Promise<number> {
   const cwd = process.cwd();
   const config = await loadRunConfig(options, cwd);
-  const timingShown = timingRows(process.env['TIMING']);
+  const timingShown = timingRows(process.env.TIMING);
   const timer = timingShown === undefined ? undefined : new LintTimer();
   const run: Run = {
     config,
@@ -324,6 +324,6 @@ function startSpinner(): () => void {
 
 /** Colour only for a person at a terminal: not in pipes or logs, and never when NO_COLOR is set (no-color.org) or the terminal is dumb. */
 async function colorWanted(): Promise<boolean> {
-  const noColor = process.env['NO_COLOR'];
-  return (noColor === undefined || noColor === '') && process.env['TERM'] !== 'dumb' && (await stdout.isTerminal());
+  const noColor = process.env.NO_COLOR;
+  return (noColor === undefined || noColor === '') && process.env.TERM !== 'dumb' && (await stdout.isTerminal());
 }

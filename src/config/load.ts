@@ -4,7 +4,8 @@ import { ConfigFileSystem, FileAccessError } from '../core/file-system.js';
 import type { Preset, UserRuleSetting } from '../engine/selection.js';
 import type { Budget } from '../analysis/sizing.js';
 import { parseTargetSpec, TargetSpecError, type Targets } from '../core/targets.js';
-import type { Rule, RuleOptions, SeveritySetting } from '../engine/types.js';
+import { OPTION_TYPE_WORDING, optionValue } from '../engine/define-rule.js';
+import type { OptionValue, Rule, RuleOptions, SeveritySetting } from '../engine/types.js';
 import { HostFactsError } from '../host/facts.js';
 import { locateYaml } from '../host/profile.js';
 import { hostFactsFromLocated } from '../host/values.js';
@@ -98,8 +99,7 @@ class ConfigReader {
     const firstError = this.document.errors[0];
     if (firstError !== undefined) throw new ConfigError(`${this.where(firstError.pos[0])}: ${firstError.message.split('\n')[0]}`);
     const root = this.document.contents;
-    if (root === null || root === undefined || (yaml.isScalar(root) && root.value === null))
-      return { ...EMPTY_CONFIG, file: this.shown, base };
+    if (root === null || (yaml.isScalar(root) && root.value === null)) return { ...EMPTY_CONFIG, file: this.shown, base };
     if (!yaml.isMap(root)) return this.fail(root, `${CONFIG_NAME} must be a mapping with the keys ${TOP_KEYS.join(', ')}`);
     const map = root as YamlMap;
     this.checkKeys(map, TOP_KEYS, '');
@@ -154,7 +154,7 @@ class ConfigReader {
     if (node === undefined) return 'recommended';
     const value = this.yaml.isScalar(node) ? node.value : undefined;
     if (value !== 'recommended' && value !== 'strict') this.fail(node, `extends must be "recommended" or "strict"`);
-    return value as Preset;
+    return value;
   }
 
   /** `{ httpd: "2.4", mariadb: "10.11" }` or the flag's form `httpd=2.4,mariadb=10.11`; only what is written is set. */
@@ -173,7 +173,7 @@ class ConfigReader {
       for (const entry of (node as YamlMap).items) {
         const value = this.valueOf(entry);
         if (value === undefined || !yaml.isScalar(value)) this.fail(entry, `target ${this.keyOf(entry)} must be a version like "2.4"`);
-        parts.push([`${this.keyOf(entry)}=${versionText(value as import('yaml').Scalar)}`, entry.key as Node]);
+        parts.push([`${this.keyOf(entry)}=${versionText(value)}`, entry.key]);
       }
     } else {
       this.fail(node, 'target must be a mapping like { httpd: "2.4", mariadb: "10.11" }');
@@ -228,7 +228,7 @@ class ConfigReader {
           kind === 'share' ? 'a share above 0 and at most 1, like 0.5' : kind === 'size' ? 'a size like 512M' : 'a whole number';
         this.fail(valueNode ?? entry, `budget ${key} must be ${expected}`);
       }
-      out[key as keyof Budget] = value as number;
+      out[key as keyof Budget] = value;
     }
     return out;
   }
@@ -242,9 +242,9 @@ class ConfigReader {
       const key = this.keyOf(entry);
       const rule = this.known.get(key) ?? this.known.get(key.toLowerCase());
       if (rule === undefined) this.fail(entry, `unknown rule "${key}"; tune-lint rules lists the ids and names`);
-      const id = (rule as Rule).meta.id;
+      const id = rule.meta.id;
       if (out.has(id)) this.fail(entry, `${id} is set twice in this rules mapping (by id and by name)`);
-      out.set(id, this.parseRuleSetting(rule as Rule, entry));
+      out.set(id, this.parseRuleSetting(rule, entry));
     }
     return out;
   }
@@ -273,24 +273,19 @@ class ConfigReader {
 
   private parseOptions(rule: Rule, node: Node): RuleOptions {
     if (!this.yaml.isMap(node)) return this.fail(node, `${rule.meta.id} options must be a mapping`);
-    const options: Record<string, RuleOptions[string]> = {};
+    const options: Record<string, OptionValue> = {};
+    const specs = rule.meta.options ?? {};
     for (const entry of (node as YamlMap).items) {
       const key = this.keyOf(entry);
-      const expected = rule.defaultOptions[key];
-      if (expected === undefined) {
-        const names = Object.keys(rule.defaultOptions);
-        this.fail(entry, `${rule.meta.id} has no option "${key}"${names.length === 0 ? '' : `; its options: ${names.join(', ')}`}`);
+      const spec = specs[key];
+      if (spec === undefined) {
+        const names = Object.keys(specs);
+        return this.fail(entry, `${rule.meta.id} has no option "${key}"${names.length === 0 ? '' : `; its options: ${names.join(', ')}`}`);
       }
-      const value: unknown = (entry.value as Node | null)?.toJSON?.();
-      const sameType = Array.isArray(expected)
-        ? Array.isArray(value) && value.every((item) => typeof item === 'string')
-        : typeof value === typeof expected;
-      if (!sameType)
-        this.fail(
-          (entry.value as Node | null) ?? entry,
-          `${rule.meta.id} option ${key} must be a ${Array.isArray(expected) ? 'list of strings' : typeof expected}`,
-        );
-      options[key] = value as RuleOptions[string];
+      const value = optionValue(spec, entry.value?.toJSON());
+      if (value === undefined)
+        return this.fail(entry.value ?? entry, `${rule.meta.id} option ${key} must be ${OPTION_TYPE_WORDING[spec.type]}`);
+      options[key] = value;
     }
     return options;
   }
@@ -310,7 +305,7 @@ class ConfigReader {
       const files = this.parseGlobs(this.field(entry, 'files'), entry);
       const host = this.parseHost(this.field(entry, 'host'), `${this.shown} overrides[${index}]`);
       return {
-        name: nameNode === undefined ? undefined : String((nameNode as import('yaml').Scalar).value),
+        name: nameNode === undefined ? undefined : String(nameNode.value),
         files,
         ...(host === undefined ? {} : { host }),
         rules: this.parseRules(this.field(entry, 'rules')),

@@ -1,7 +1,7 @@
 import { docsUrl } from '../docs-url.js';
 import { HTTPD_TARGET_VERSION, TARGET_PART } from '../core/targets.js';
 import type { Budget } from '../analysis/sizing.js';
-import type { Rule } from '../engine/types.js';
+import type { OptionType, Rule } from '../engine/types.js';
 import { HOST_FACT_NAMES, type HostFactName } from '../host/facts.js';
 import { CPUS_TEXT, MOUNT_KEYS, PER_CHILD_KEYS, WHOLE_NUMBER_TEXT } from '../host/values.js';
 import { FRIENDLY_SIZE_UNITS } from '../util/units.js';
@@ -109,8 +109,8 @@ export function configSchema(rules: readonly Rule[], version: string): object {
         description: 'How the memory budget is shared out',
         additionalProperties: false,
         properties: Object.fromEntries(
-          Object.entries(BUDGET_KEYS).map(([key, kind]) => {
-            const description = BUDGET_DESCRIPTIONS[key as keyof Budget];
+          Object.entries(BUDGET_KEYS).map(([key, kind]): [string, object] => {
+            const description: string = BUDGET_DESCRIPTIONS[key as keyof Budget];
             if (kind === 'share')
               return [
                 key,
@@ -219,14 +219,13 @@ function hostFactSchemas(): Record<HostFactName, object> {
 }
 
 function ruleSetting(rule: Rule, severity: object): object {
-  const options = Object.entries(rule.defaultOptions);
   const optionsSchema = {
     type: 'object',
     additionalProperties: false,
     properties: Object.fromEntries(
-      options.map(([key, value]) => [
+      Object.entries(rule.meta.options ?? {}).map(([key, spec]) => [
         key,
-        { ...(Array.isArray(value) ? { type: 'array', items: { type: 'string' } } : { type: typeof value }), default: value },
+        { ...OPTION_SCHEMAS[spec.type], description: spec.description, default: spec.default },
       ]),
     ),
   };
@@ -238,6 +237,16 @@ function ruleSetting(rule: Rule, severity: object): object {
     ],
   };
 }
+
+/** Each option type as the loader checks it (optionValue in src/engine/define-rule.ts). */
+const OPTION_SCHEMAS: Readonly<Record<OptionType, object>> = {
+  integer: { type: 'integer', minimum: 0 },
+  seconds: { type: 'integer', minimum: 0 },
+  number: { type: 'number' },
+  share: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+  size: { $ref: '#/definitions/size' },
+  names: { type: 'array', items: { type: 'string' } },
+};
 
 /** The schema of each key, in the order the loader's table lists them; a key without one is a build error. */
 function pick<Key extends string>(keys: readonly Key[], schemas: Record<Key, object>): Record<Key, object> {

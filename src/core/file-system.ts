@@ -378,13 +378,13 @@ export class ConfigFileSystem {
     return raw.map((entry) => {
       const bytes = entry.name;
       const utf8 = bytes.toString('utf8');
-      if (!utf8.includes('\uFFFD')) return Object.assign(entry, { name: utf8 }) as unknown as fs.Dirent;
+      if (!utf8.includes('\uFFFD')) return Object.assign(entry, { name: utf8 });
       const name = bytes.toString('latin1');
       // The path as listed, as resolved into the sysroot, and as real (what the reads use): each with the name's bytes.
       for (const parent of new Set([hostPath, directory, this.resolve(hostPath)])) {
         this.known.nativePaths.set(childPath(parent, name), Buffer.concat([this.nativeBuffer(parent), Buffer.from('/'), bytes]));
       }
-      return Object.assign(entry, { name }) as unknown as fs.Dirent;
+      return Object.assign(entry, { name });
     });
   }
 

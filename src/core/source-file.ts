@@ -30,7 +30,7 @@ export class SourceFile {
     /** The file behind any symlinks: what --fix writes and what identifies the file across passes. */
     readonly realPath: string = path,
     /** `realPath`'s bytes, when a name in it is not UTF-8 (read as latin1 there): what the system calls on it take. */
-    readonly nativePath: Buffer | undefined = undefined,
+    readonly nativePath?: Buffer,
   ) {}
 
   private bytes: number | undefined;

@@ -22,7 +22,7 @@ function findDisableDirectives(file: SourceFile): DisableDirective[] {
   if (!namesDirective(file.text)) return [];
   const found: DisableDirective[] = [];
   for (const match of file.text.matchAll(COMMENT)) {
-    const start = match.index ?? 0;
+    const start = match.index;
     const body = (match[2] ?? '').split(/\s--\s|\s--$/)[0] ?? '';
     const rules = body
       .split(/[\s,]+/)

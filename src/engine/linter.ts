@@ -8,13 +8,19 @@ import { computeSizing, type Budget, type Sizing } from '../analysis/sizing.js';
 import type { SourceFile } from '../core/source-file.js';
 import type { Targets } from '../core/targets.js';
 import type { LintTimer } from './timing.js';
+import { resolveOptions } from './define-rule.js';
 import type {
+  ApacheRule,
+  ApacheRuleContext,
   Diagnostic,
+  Fix,
   FixKind,
+  HostRule,
   Located,
+  MessageTemplate,
+  MycnfRule,
   ReportDescriptor,
   Rule,
-  RuleContext,
   RuleOptions,
   Severity,
   SeveritySetting,
@@ -49,8 +55,6 @@ export interface UnitResult {
   readonly sizing: Sizing;
 }
 
-type AnyRule = Rule<RuleOptions, string>;
-
 export interface LintUnitOptions {
   /**
    * Only what a fix pass uses: reader problems and the rules that can fix
@@ -70,32 +74,166 @@ export interface LintUnitOptions {
  * disable comments are applied per file, and unused ones are reported.
  */
 export function lintUnit(unit: LintUnit, selection: RuleSelection, options: LintUnitOptions = {}): UnitResult {
-  const fixesOnly = options.fixesOnly === true;
-  const timer = options.timer;
   const sizing = computeSizing({ apache: unit.apache, mycnf: unit.mycnf, host: unit.host, budget: unit.budget });
-  const rulesById = new Map(selection.rules.map((rule) => [rule.meta.id, rule as AnyRule]));
-  const roots = [...unit.apache.map((config) => config.root), ...(unit.mycnf === undefined ? [] : [unit.mycnf.root])];
-  const anchor = roots[0];
-  const raw: Diagnostic[] = [];
-  const enabledFor = (rule: AnyRule, file: SourceFile): RuleSetting | undefined => {
-    const setting = selection.setting(rule, file);
-    return setting.severity === 'off' ? undefined : setting;
-  };
+  const run = new UnitRun(unit, selection, sizing, options);
+  run.readerProblems();
+  const rules = run.partition();
+  run.apacheRules(rules.apache);
+  run.mycnfRules(rules.mycnf);
+  run.hostRules(rules.host);
+  if (options.fixesOnly !== true) run.hostFactsNote(rules.skippedForHost);
+  return { diagnostics: run.finish(rules), sizing };
+}
 
-  const push = (
-    rule: AnyRule,
-    file: SourceFile,
-    severity: Severity,
-    message: string,
-    located: Located,
-    context: readonly string[],
-    fix?: Diagnostic['fix'],
-  ): void => {
-    raw.push({
+/** The rules of a unit by what they run on, and those skipped for want of host facts. */
+interface Partition {
+  readonly apache: readonly ApacheRule[];
+  readonly mycnf: readonly MycnfRule[];
+  readonly host: readonly HostRule[];
+  readonly skippedForHost: readonly Rule[];
+}
+
+/** What a rule's context holds whatever its language. */
+type CommonContext = Omit<ApacheRuleContext, 'apache'>;
+
+/** One lintUnit: the findings it collects, and each step's view of the unit. */
+class UnitRun {
+  readonly #raw: Diagnostic[] = [];
+  readonly #rulesById: ReadonlyMap<string, Rule>;
+  readonly #roots: readonly SourceFile[];
+
+  constructor(
+    private readonly unit: LintUnit,
+    private readonly selection: RuleSelection,
+    private readonly sizing: Sizing,
+    private readonly options: LintUnitOptions,
+  ) {
+    this.#rulesById = new Map(selection.rules.map((rule) => [rule.meta.id, rule]));
+    this.#roots = [...unit.apache.map((config) => config.root), ...(unit.mycnf === undefined ? [] : [unit.mycnf.root])];
+  }
+
+  /** The rule's setting for a file, or undefined when it is off there. */
+  enabledFor(rule: Rule, file: SourceFile): RuleSetting | undefined {
+    const setting = this.selection.setting(rule, file);
+    return setting.severity === 'off' ? undefined : setting;
+  }
+
+  /** Reader problems (parse errors, includes, limits) as findings of the rule ids the readers name. */
+  readerProblems(): void {
+    const { unit } = this;
+    const problems: ConfigProblem[] = [...unit.apache.flatMap((config) => config.problems), ...(unit.mycnf?.problems ?? [])];
+    for (const problem of problems) {
+      const rule = this.#rulesById.get(problem.ruleId);
+      const setting = rule === undefined ? undefined : this.enabledFor(rule, problem.file);
+      if (rule === undefined || setting === undefined) continue;
+      const severity = setting.explicit ? (setting.severity as Severity) : problem.severity;
+      this.push(rule, severity, { message: problem.message }, problem, problem.context ?? []);
+    }
+  }
+
+  partition(): Partition {
+    const anchor = this.#roots[0];
+    const partition = { apache: [] as ApacheRule[], mycnf: [] as MycnfRule[], host: [] as HostRule[], skippedForHost: [] as Rule[] };
+    if (anchor === undefined) return partition;
+    for (const rule of this.#rulesById.values()) {
+      if (rule.meta.language === 'tool' || (this.options.fixesOnly === true && rule.meta.fix === undefined)) continue;
+      if (!this.#roots.some((root) => this.enabledFor(rule, root) !== undefined)) continue;
+      // meta.language tells the kinds apart; TypeScript narrows on top-level properties only, hence the casts.
+      if (rule.meta.needsHost === true && this.unit.host.ram === undefined) partition.skippedForHost.push(rule);
+      else if (rule.meta.language === 'apache') partition.apache.push(rule as ApacheRule);
+      else if (rule.meta.language === 'mycnf') partition.mycnf.push(rule as MycnfRule);
+      else partition.host.push(rule as HostRule);
+    }
+    return partition;
+  }
+
+  apacheRules(rules: readonly ApacheRule[]): void {
+    for (const apache of this.unit.apache) {
+      const visitors = rules.map((rule) => this.create(rule, (common) => rule.create({ ...common, apache }), apache));
+      dispatchApache(apache, visitors);
+      for (const visitor of visitors) visitor.end?.();
+    }
+  }
+
+  mycnfRules(rules: readonly MycnfRule[]): void {
+    const mycnf = this.unit.mycnf;
+    if (mycnf === undefined) return;
+    const visitors = rules.map((rule) => this.create(rule, (common) => rule.create({ ...common, mycnf }), undefined));
+    dispatchMycnf(mycnf, visitors);
+    for (const visitor of visitors) visitor.end?.();
+  }
+
+  hostRules(rules: readonly HostRule[]): void {
+    const { apache, mycnf } = this.unit;
+    for (const rule of rules) this.create(rule, (common) => rule.create({ ...common, apache, mycnf }), apache[0]).end?.();
+  }
+
+  /** TL0004: the rules that needed the host's RAM and were skipped. */
+  hostFactsNote(skipped: readonly Rule[]): void {
+    const note = this.#rulesById.get('TL0004');
+    const anchor = this.#roots[0];
+    if (skipped.length === 0 || note === undefined || anchor === undefined || this.enabledFor(note, anchor) === undefined) return;
+    const ids = skipped.map((rule) => rule.meta.id).sort();
+    const message = renderTemplate(note.meta.messages.skipped ?? '', { count: ids.length, rules: ids.join(', ') });
+    this.push(note, 'info', message, { file: anchor, range: [0, 0] }, []);
+  }
+
+  /** Dedupes, applies disable comments, reports the unused ones (TL0003) and sorts. */
+  finish(partition: Partition): Diagnostic[] {
+    const { unit } = this;
+    const files = [
+      ...unit.apache.flatMap((config) => config.files.map((entry) => entry.source)),
+      ...(unit.mycnf?.files.map((entry) => entry.source) ?? []),
+    ];
+    const unusedRule = this.options.fixesOnly === true ? undefined : this.#rulesById.get('TL0003');
+    if (unusedRule === undefined) return finish(this.#raw, files, undefined, () => undefined);
+    const ruleNames = (rules: Iterable<Rule>): Set<string> =>
+      new Set([...rules].flatMap((rule) => [rule.meta.id.toLowerCase(), rule.meta.name]));
+    const tools = [...this.#rulesById.values()].filter((rule) => rule.meta.language === 'tool');
+    const ran = ruleNames([...partition.apache, ...partition.mycnf, ...partition.host, ...tools]);
+    const known = ruleNames(this.#rulesById.values());
+    // A disable for a rule that did not run (off, or skipped for lack of host facts) is not unused; a typo is.
+    const reportUnused = (file: SourceFile, names: readonly string[]): Severity | undefined => {
+      const setting = this.enabledFor(unusedRule, file);
+      if (setting === undefined) return undefined;
+      return names.length === 0 || names.some((name) => ran.has(name) || !known.has(name)) ? (setting.severity as Severity) : undefined;
+    };
+    return finish(this.#raw, files, unusedRule, reportUnused);
+  }
+
+  /** Calls a rule's `create` with the context every rule shares; `apache` is the config its reports take sections from. */
+  private create(rule: Rule, create: (common: CommonContext) => Visitors, apache: ApacheConfig | undefined): Visitors {
+    const common: CommonContext = {
+      options: resolveOptions(rule, this.selection.setting(rule, this.#roots[0] as SourceFile).options),
+      host: this.unit.host,
+      targets: this.unit.targets,
+      sizing: this.sizing,
+      report: (descriptor) => this.report(rule, descriptor, apache),
+    };
+    const timer = this.options.timer;
+    if (timer === undefined) return create(common);
+    return timer.visitors(
+      rule.meta.id,
+      timer.rule(rule.meta.id, () => create(common)),
+    );
+  }
+
+  private report(rule: Rule, descriptor: ReportDescriptor<string>, apache: ApacheConfig | undefined): void {
+    const setting = this.enabledFor(rule, descriptor.at.file);
+    if (setting === undefined) return;
+    const message = renderTemplate(rule.meta.messages[descriptor.messageId] ?? descriptor.messageId, descriptor.data);
+    const severity = setting.explicit ? (setting.severity as Severity) : (descriptor.severity ?? (setting.severity as Severity));
+    this.push(rule, severity, message, descriptor.at, contextOf(descriptor.at, apache), buildFix(rule, descriptor));
+  }
+
+  private push(rule: Rule, severity: Severity, text: RenderedMessage, located: Located, context: readonly string[], fix?: Fix): void {
+    const file = located.file;
+    this.#raw.push({
       ruleId: rule.meta.id,
       ruleName: rule.meta.name,
       severity,
-      message: printable(message),
+      message: printable(text.message),
+      ...(text.detail === undefined ? {} : { detail: printable(text.detail) }),
       file,
       range: located.range,
       start: file.position(located.range[0]),
@@ -103,118 +241,7 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
       context: context.map(printable),
       ...(fix === undefined ? {} : { fix }),
     });
-  };
-
-  const problems: ConfigProblem[] = [...unit.apache.flatMap((config) => config.problems), ...(unit.mycnf?.problems ?? [])];
-  for (const problem of problems) {
-    const rule = rulesById.get(problem.ruleId);
-    if (rule === undefined) continue;
-    const setting = enabledFor(rule, problem.file);
-    if (setting === undefined) continue;
-    push(
-      rule,
-      problem.file,
-      setting.explicit ? (setting.severity as Severity) : problem.severity,
-      problem.message,
-      problem,
-      problem.context ?? [],
-    );
   }
-
-  const skippedForHost: AnyRule[] = [];
-  const apacheRules: AnyRule[] = [];
-  const mycnfRules: AnyRule[] = [];
-  const hostRules: AnyRule[] = [];
-  for (const rule of rulesById.values()) {
-    if (anchor === undefined || !roots.some((root) => enabledFor(rule, root) !== undefined)) continue;
-    if (rule.meta.language === 'tool' || (fixesOnly && rule.meta.fix === undefined)) continue;
-    if (rule.meta.needsHost === true && unit.host.ram === undefined) {
-      skippedForHost.push(rule);
-      continue;
-    }
-    if (rule.meta.language === 'apache') apacheRules.push(rule);
-    else if (rule.meta.language === 'mycnf') mycnfRules.push(rule);
-    else hostRules.push(rule);
-  }
-
-  const run = (rule: AnyRule, apache: ApacheConfig | undefined, options: RuleOptions): Visitors => {
-    const context: RuleContext<RuleOptions, string> = {
-      options,
-      apache,
-      mycnf: unit.mycnf,
-      host: unit.host,
-      targets: unit.targets,
-      sizing,
-      report: (descriptor: ReportDescriptor<string>) => {
-        const file = descriptor.at.file;
-        const setting = enabledFor(rule, file);
-        if (setting === undefined) return;
-        const message = render(rule.meta.messages[descriptor.messageId] ?? descriptor.messageId, descriptor.data);
-        const fix = buildFix(rule, descriptor);
-        const severity = setting.explicit ? (setting.severity as Severity) : (descriptor.severity ?? (setting.severity as Severity));
-        push(rule, file, severity, message, descriptor.at, contextOf(descriptor.at, apache), fix);
-      },
-    };
-    if (timer === undefined) return rule.create(context);
-    return timer.visitors(
-      rule.meta.id,
-      timer.rule(rule.meta.id, () => rule.create(context)),
-    );
-  };
-  const optionsOf = (rule: AnyRule): RuleOptions => ({ ...rule.defaultOptions, ...selection.setting(rule, anchor as SourceFile).options });
-
-  for (const config of unit.apache) {
-    const visitors = apacheRules.map((rule) => run(rule, config, optionsOf(rule)));
-    dispatchApache(config, visitors);
-    for (const visitor of visitors) visitor.end?.();
-  }
-  if (unit.mycnf !== undefined) {
-    const visitors = mycnfRules.map((rule) => run(rule, undefined, optionsOf(rule)));
-    dispatchMycnf(unit.mycnf, visitors);
-    for (const visitor of visitors) visitor.end?.();
-  }
-  for (const rule of hostRules) run(rule, unit.apache[0], optionsOf(rule)).end?.();
-
-  const tool = (id: string): AnyRule | undefined => rulesById.get(id);
-  const hostNote = tool('TL0004');
-  if (
-    !fixesOnly &&
-    skippedForHost.length > 0 &&
-    hostNote !== undefined &&
-    anchor !== undefined &&
-    enabledFor(hostNote, anchor) !== undefined
-  ) {
-    const ids = skippedForHost.map((rule) => rule.meta.id).sort();
-    push(
-      hostNote,
-      anchor,
-      'info',
-      render(hostNote.meta.messages['skipped'] ?? '', { count: ids.length, rules: ids.join(', ') }),
-      { file: anchor, range: [0, 0] },
-      [],
-    );
-  }
-  const ruleNames = (rules: Iterable<AnyRule>): Set<string> =>
-    new Set([...rules].flatMap((rule) => [rule.meta.id.toLowerCase(), rule.meta.name]));
-  const ran = ruleNames([
-    ...apacheRules,
-    ...mycnfRules,
-    ...hostRules,
-    ...[...rulesById.values()].filter((rule) => rule.meta.language === 'tool'),
-  ]);
-  const known = ruleNames(rulesById.values());
-  const files = [
-    ...unit.apache.flatMap((config) => config.files.map((entry) => entry.source)),
-    ...(unit.mycnf?.files.map((entry) => entry.source) ?? []),
-  ];
-  const unusedRule = fixesOnly ? undefined : tool('TL0003');
-  // A disable for a rule that did not run (off, or skipped for lack of host facts) is not unused; a typo is.
-  const reportUnused = (file: SourceFile, names: readonly string[]): Severity | undefined => {
-    const setting = unusedRule === undefined ? undefined : enabledFor(unusedRule, file);
-    if (setting === undefined) return undefined;
-    return names.length === 0 || names.some((name) => ran.has(name) || !known.has(name)) ? (setting.severity as Severity) : undefined;
-  };
-  return { diagnostics: finish(raw, files, unusedRule, reportUnused), sizing };
 }
 
 function dispatchApache(config: ApacheConfig, visitors: readonly Visitors[]): void {
@@ -230,10 +257,13 @@ function dispatchApache(config: ApacheConfig, visitors: readonly Visitors[]): vo
   if (directiveHandlers.size > 0) {
     const every = directiveHandlers.get('*') ?? NO_HANDLERS;
     const uses = config.uses;
+    // eslint-disable-next-line @typescript-eslint/prefer-for-of -- indexed on purpose, see above
     for (let index = 0; index < uses.length; index++) {
       const use = uses[index] as ApacheDirectiveUse;
       const own = directiveHandlers.get(use.name) ?? NO_HANDLERS;
+      // eslint-disable-next-line @typescript-eslint/prefer-for-of -- indexed on purpose, see above
       for (let handler = 0; handler < own.length; handler++) (own[handler] as (u: ApacheDirectiveUse) => void)(use);
+      // eslint-disable-next-line @typescript-eslint/prefer-for-of -- indexed on purpose, see above
       for (let handler = 0; handler < every.length; handler++) (every[handler] as (u: ApacheDirectiveUse) => void)(use);
     }
   }
@@ -266,7 +296,7 @@ function append<K, T>(map: Map<K, T[]>, key: K, value: T): void {
   else list.push(value);
 }
 
-function buildFix(rule: AnyRule, descriptor: ReportDescriptor<string>): Diagnostic['fix'] {
+function buildFix(rule: Rule, descriptor: ReportDescriptor<string>): Diagnostic['fix'] {
   if (descriptor.fix === undefined) return undefined;
   // meta.fix is what says a rule can fix: fix passes run only such rules.
   if (rule.meta.fix === undefined) throw new Error(`${rule.meta.id} reported a fix but declares no fix kind`);
@@ -286,7 +316,18 @@ function contextOf(at: Located, apache: ApacheConfig | undefined): readonly stri
   return [];
 }
 
-export function render(template: string, data: Readonly<Record<string, string | number>> | undefined): string {
+/** A message as rendered: the headline, and the detail when the template has one. */
+export interface RenderedMessage {
+  readonly message: string;
+  readonly detail?: string;
+}
+
+export function renderTemplate(template: MessageTemplate, data: Readonly<Record<string, string | number>> | undefined): RenderedMessage {
+  if (typeof template === 'string') return { message: render(template, data) };
+  return { message: render(template.message, data), detail: render(template.detail, data) };
+}
+
+function render(template: string, data: Readonly<Record<string, string | number>> | undefined): string {
   if (data === undefined) return template;
   return template.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, key: string) => (key in data ? String(data[key]) : whole));
 }
@@ -299,7 +340,7 @@ export function render(template: string, data: Readonly<Record<string, string | 
 function finish(
   raw: readonly Diagnostic[],
   files: readonly SourceFile[],
-  unusedRule: AnyRule | undefined,
+  unusedRule: Rule | undefined,
   reportUnused: (file: SourceFile, rules: readonly string[]) => Severity | undefined,
 ): Diagnostic[] {
   const seen = new Set<string>();
@@ -327,7 +368,7 @@ function finish(
         ruleId: unusedRule.meta.id,
         ruleName: unusedRule.meta.name,
         severity,
-        message: printable(render(unusedRule.meta.messages['unused'] ?? '', { rules: names })),
+        message: printable(renderTemplate(unusedRule.meta.messages.unused ?? '', { rules: names }).message),
         file,
         range: directive.range,
         start: file.position(directive.range[0]),

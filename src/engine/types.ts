@@ -28,7 +28,10 @@ export interface Diagnostic {
   readonly ruleId: string;
   readonly ruleName: string;
   readonly severity: Severity;
+  /** The headline: what was found and what is expected, with the numbers. */
   readonly message: string;
+  /** The arithmetic, the sources of the figures and the server's own words, when the rule gives them. */
+  readonly detail?: string;
   readonly file: SourceFile;
   readonly range: Range;
   readonly start: Position;
@@ -37,6 +40,45 @@ export interface Diagnostic {
   readonly context: readonly string[];
   readonly fix?: Fix;
 }
+
+/**
+ * A message template: `{{name}}` placeholders filled from the report's data.
+ * A headline alone, or a headline (what was found; what is expected, with the
+ * numbers) and a detail (the arithmetic, the sources of the figures, the
+ * server's own words), which stylish prints indented below the headline and
+ * JSON and SARIF carry in a field of their own.
+ */
+export type MessageTemplate = string | { readonly message: string; readonly detail: string };
+
+/**
+ * The types a rule option can have, each read and checked the same way in
+ * `.tune-lint.yaml` and shown the same way in the docs and the JSON Schema:
+ * `size` is written `64M` (or a number of bytes) and reaches the rule as
+ * bytes, `share` is above 0 and at most 1, `seconds` and `integer` are whole
+ * numbers of at least 0, `names` a list of strings.
+ */
+export type OptionType = 'integer' | 'number' | 'share' | 'size' | 'seconds' | 'names';
+
+export interface OptionSpec {
+  readonly type: OptionType;
+  /** A size as `64M`; a list for `names`; else a number. */
+  readonly default: number | string | readonly string[];
+  /** What the option does, as the docs' Options table and the JSON Schema say it. */
+  readonly description: string;
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** An option's value as a rule receives it: bytes for a size, the list for names, else the number. */
+export type OptionValue = number | readonly string[];
+
+/** The options a rule's `create` receives, typed from its specs. */
+export type ResolvedOptions<Specs extends OptionSpecs> = {
+  readonly [Key in keyof Specs]: Specs[Key]['type'] extends 'names' ? readonly string[] : number;
+};
+
+/** Options as the engine and the config loader handle them, whatever the rule. */
+export type RuleOptions = Readonly<Record<string, OptionValue>>;
 
 export interface RuleMeta<MessageId extends string = string> {
   /** Stable forever: AP/MY/HO/TL + four digits; the thousands digit is the category. */
@@ -53,15 +95,9 @@ export interface RuleMeta<MessageId extends string = string> {
   readonly fix?: FixKind;
   /** Skipped, with one TL0004 note, when RAM is unknown. */
   readonly needsHost?: boolean;
-  readonly messages: Readonly<Record<MessageId, string>>;
-}
-
-export type RuleOptions = Readonly<Record<string, number | string | boolean | readonly string[]>>;
-
-export interface Rule<Options extends RuleOptions = RuleOptions, MessageId extends string = string> {
-  readonly meta: RuleMeta<MessageId>;
-  readonly defaultOptions: Options;
-  create(ctx: RuleContext<Options, MessageId>): Visitors;
+  /** The rule's options, declared once: the config loader, the JSON Schema and the docs' Options table read them here. */
+  readonly options?: OptionSpecs;
+  readonly messages: Readonly<Record<MessageId, MessageTemplate>>;
 }
 
 export interface ReportDescriptor<MessageId extends string> {
@@ -78,16 +114,53 @@ export interface ReportDescriptor<MessageId extends string> {
   readonly deferFix?: boolean;
 }
 
-export interface RuleContext<Options extends RuleOptions, MessageId extends string> {
+/** What every rule's `create` receives. */
+interface RuleContextBase<Options extends RuleOptions, MessageId extends string> {
   readonly options: Options;
-  readonly apache: ApacheConfig | undefined;
-  readonly mycnf: MycnfConfig | undefined;
   readonly host: HostFacts;
   readonly targets: Targets;
-  /** The sizing model (src/analysis/sizing.ts), computed once per run from both configs and the host facts. */
+  /** The sizing model (src/analysis/sizing.ts), computed once per run from the configs and the host facts. */
   readonly sizing: Sizing;
   report(descriptor: ReportDescriptor<MessageId>): void;
 }
+
+/** An Apache rule runs once per Apache config of the host. */
+export interface ApacheRuleContext<Options extends RuleOptions = RuleOptions, MessageId extends string = string> extends RuleContextBase<
+  Options,
+  MessageId
+> {
+  readonly apache: ApacheConfig;
+}
+
+/** A my.cnf rule runs once, on the host's option files. */
+export interface MycnfRuleContext<Options extends RuleOptions = RuleOptions, MessageId extends string = string> extends RuleContextBase<
+  Options,
+  MessageId
+> {
+  readonly mycnf: MycnfConfig;
+}
+
+/** A host rule runs once per host and sees every config linted for it. */
+export interface HostRuleContext<Options extends RuleOptions = RuleOptions, MessageId extends string = string> extends RuleContextBase<
+  Options,
+  MessageId
+> {
+  readonly apache: readonly ApacheConfig[];
+  readonly mycnf: MycnfConfig | undefined;
+}
+
+interface RuleOf<Family extends RuleLanguage, Context> {
+  readonly meta: RuleMeta & { readonly language: Family };
+  create(ctx: Context): Visitors;
+}
+
+export type ApacheRule = RuleOf<'apache', ApacheRuleContext>;
+export type MycnfRule = RuleOf<'mycnf', MycnfRuleContext>;
+export type HostRule = RuleOf<'host', HostRuleContext>;
+/** The tool's own findings (parse errors, includes, limits): reported by the readers and the engine, never by `create`. */
+export type ToolRule = RuleOf<'tool', never>;
+
+export type Rule = ApacheRule | MycnfRule | HostRule | ToolRule;
 
 /** Handlers keyed by lower-case directive/section name or normalised option name; `*` matches all. */
 export interface Visitors {

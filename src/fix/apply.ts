@@ -99,7 +99,7 @@ function selfOverlapping(edits: readonly TextEdit[]): boolean {
   let furthest = 0;
   for (const [index, edit] of sorted.entries()) {
     const previous = sorted[index - 1];
-    if (previous === undefined || previous.file.realPath !== edit.file.realPath) {
+    if (previous?.file.realPath !== edit.file.realPath) {
       furthest = edit.range[1];
       continue;
     }

@@ -1,6 +1,6 @@
 import type { Sizing } from '../analysis/sizing.js';
 import type { SourceFile } from '../core/source-file.js';
-import { compareDiagnostics, render, type RuleSelection, type UnitResult } from '../engine/linter.js';
+import { compareDiagnostics, renderTemplate, type RuleSelection, type UnitResult } from '../engine/linter.js';
 import type { FileFix } from '../engine/result.js';
 import type { Diagnostic } from '../engine/types.js';
 import { applyFixes, chooseFixes, withoutFix, type FixType } from './apply.js';
@@ -206,7 +206,7 @@ function droppingFixes(
       ruleId: rule.meta.id,
       ruleName: rule.meta.name,
       severity,
-      message: render(rule.meta.messages['dropped'] ?? '', { rule: `${later.ruleId} ${later.ruleName}` }),
+      message: renderTemplate(rule.meta.messages.dropped ?? '', { rule: `${later.ruleId} ${later.ruleName}` }).message,
       file,
       range,
       start: reported?.start ?? file.position(0),

@@ -305,5 +305,5 @@ function syncDirectory(dir: string): void {
 }
 
 function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException)?.code ?? (error instanceof Error ? error.message : String(error));
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? (error instanceof Error ? error.message : String(error));
 }

@@ -33,8 +33,10 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined, paint: 
   const first = consumersOf(before);
   if (first.length === 1) return [];
   const second = after === undefined ? undefined : consumersOf(after);
-  const changed =
-    second !== undefined && second.some((consumer, i) => consumer.bytes !== first[i]?.bytes || consumer.detail !== first[i]?.detail);
+  const changed = second?.some((consumer, i) => {
+    const earlier = first[i];
+    return consumer.bytes !== earlier?.bytes || consumer.detail !== earlier?.detail;
+  });
   const labelWidth = Math.max(...first.map((consumer) => consumer.label.length), 'free'.length);
   const lines = [`Memory at peak against ${formatBytes(ram)} RAM (${printable(before.ram?.source ?? '')}):`];
   lines.push(...picture(changed ? 'before the patch' : undefined, first, ram, labelWidth, paint));
@@ -120,7 +122,7 @@ function bar(start: number, end: number, ramColumn: number, kind: 'apache' | 'my
   const runs: { kind: BarKind | 'mark' | 'empty'; text: string }[] = [];
   const push = (cellKind: BarKind | 'mark' | 'empty', char: string): void => {
     const last = runs[runs.length - 1];
-    if (last !== undefined && last.kind === cellKind) last.text += char;
+    if (last?.kind === cellKind) last.text += char;
     else runs.push({ kind: cellKind, text: char });
   };
   for (let cell = 0; cell <= BAR_WIDTH; cell++) {

@@ -10,7 +10,7 @@ export function factsJson(facts: HostFacts): Record<string, unknown> {
     const fact = facts[name];
     if (fact !== undefined) out[name] = { value: valueJson(name, facts), source: fact.source };
   }
-  if (facts.notes !== undefined && facts.notes.length > 0) out['notes'] = [...facts.notes];
+  if (facts.notes !== undefined && facts.notes.length > 0) out.notes = [...facts.notes];
   return out;
 }
 

@@ -12,7 +12,7 @@ interface Paint {
   bold(text: string): string;
   underline(text: string): string;
   severity(severity: Severity, text: string): string;
-  bar(kind: BarKind, text: string): string;
+  bar: (kind: BarKind, text: string) => string;
 }
 
 /** Every colour goes through here; with colour off each function returns its text unchanged. */

@@ -52,7 +52,7 @@ export function parseAnsibleFacts(text: string, displayPath: string): HostFacts 
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const position = /at position (\d+)/.exec(message);
-    const where = position === null ? `${displayPath}` : at(Number(position[1]));
+    const where = position === null ? displayPath : at(Number(position[1]));
     throw new HostFactsError(`${where}: not valid JSON (${message.replace(/ in JSON at position \d+.*$/, '')}); expected Ansible facts`);
   }
   const facts = factsObject(document);
@@ -70,7 +70,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function factsObject(document: unknown): Record<string, unknown> | undefined {
   if (!isObject(document)) return undefined;
-  if (isObject(document['ansible_facts'])) return document['ansible_facts'];
+  if (isObject(document.ansible_facts)) return document.ansible_facts;
   return Object.keys(document).some((key) => key.startsWith('ansible_')) ? document : undefined;
 }
 
@@ -97,7 +97,7 @@ function readFacts(facts: Record<string, unknown>, text: string, displayPath: st
   if (vcpus !== undefined) result.cpus = { value: vcpus, source };
   const swap = wholeNumber('ansible_swaptotal_mb', 0);
   if (swap !== undefined) result.swap = { value: swap * MIB, source };
-  const mounts = readMounts(facts['ansible_mounts'], keyAt);
+  const mounts = readMounts(facts.ansible_mounts, keyAt);
   if (mounts !== undefined) result.mounts = { value: mounts, source };
   if (result.ram === undefined && result.cpus === undefined && result.mounts === undefined) {
     throw new HostFactsError(
@@ -112,8 +112,8 @@ function readFacts(facts: Record<string, unknown>, text: string, displayPath: st
   for (const [key, fact] of expected) {
     if (fact === undefined) notes.push(`${displayPath} has no ${key}`);
   }
-  const virtualization = facts['ansible_virtualization_type'];
-  if (facts['ansible_virtualization_role'] === 'guest' && typeof virtualization === 'string' && CONTAINER_TYPES.has(virtualization)) {
+  const virtualization = facts.ansible_virtualization_type;
+  if (facts.ansible_virtualization_role === 'guest' && typeof virtualization === 'string' && CONTAINER_TYPES.has(virtualization)) {
     notes.push(
       `${displayPath} describes a ${virtualization} container: ansible_memtotal_mb is the RAM of its host, ` +
         "not the container's memory limit; give ram in a profile or with --host-ram if the container is limited",
@@ -128,9 +128,9 @@ function readMounts(value: unknown, keyAt: (key: string) => string): MountEntry[
   const problem = (detail: string) => new HostFactsError(`${keyAt('ansible_mounts')}: ansible_mounts: ${detail}`);
   if (!Array.isArray(value)) throw problem('expected a list of mounts');
   return value.map((entry: unknown, index) => {
-    if (!isObject(entry) || typeof entry['mount'] !== 'string' || typeof entry['fstype'] !== 'string') {
+    if (!isObject(entry) || typeof entry.mount !== 'string' || typeof entry.fstype !== 'string') {
       throw problem(`entry ${index} needs the strings mount and fstype`);
     }
-    return { mountPoint: entry['mount'], fsType: entry['fstype'], source: typeof entry['device'] === 'string' ? entry['device'] : '' };
+    return { mountPoint: entry.mount, fsType: entry.fstype, source: typeof entry.device === 'string' ? entry.device : '' };
   });
 }

@@ -12,7 +12,7 @@ import type { MountEntry, RunningApache } from './facts.js';
 export type ReadResult = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly code: string };
 
 export class ProcReader {
-  constructor(readonly root: string = '/') {}
+  constructor(readonly root = '/') {}
 
   /** Reads an absolute path such as `/proc/meminfo` under the root. */
   read(file: string): ReadResult {

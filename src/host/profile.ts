@@ -68,7 +68,7 @@ export function hostFactsFromConfig(values: Record<string, unknown>, source: str
 }
 
 const KIB = 1024;
-const UNITS: ReadonlyArray<readonly [string, number]> = [
+const UNITS: readonly (readonly [string, number])[] = [
   ['G', KIB ** 3],
   ['M', KIB ** 2],
   ['K', KIB],

@@ -52,7 +52,7 @@ function shown(value: unknown): string {
   if (value === null || value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  return String(value);
+  return typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : typeof value;
 }
 
 /** Smallest plausible figure per kind of size: a bare `512` is 512 bytes, which nobody means for RAM. */

@@ -27,8 +27,9 @@ export function foreignConfig(text: string): string | undefined {
     if (line === '' || line.startsWith(';') || line.startsWith('#')) continue;
     const header = /^\[([^\]]+)\]$/.exec(line);
     if (header !== null) {
-      group = header[1] as string;
-      if (group.toLowerCase() === 'php') return 'php.ini (its [PHP] section)';
+      const name = header[1] ?? '';
+      group = name;
+      if (name.toLowerCase() === 'php') return 'php.ini (its [PHP] section)';
       continue;
     }
     const key = /^([A-Za-z_][\w.]*)\s*=/.exec(line)?.[1]?.toLowerCase();

@@ -21,7 +21,7 @@ export class LazyList<Item> implements Iterable<Item> {
 const CHUNK_CHARACTERS = 1 << 16;
 
 /** Collects text and hands it on in chunks of about CHUNK_CHARACTERS. */
-function chunked(write: (chunk: string) => void): { add(text: string): void; flush(): void } {
+function chunked(write: (chunk: string) => void): { add: (text: string) => void; flush: () => void } {
   let pending = '';
   return {
     add(text) {

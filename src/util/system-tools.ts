@@ -7,7 +7,7 @@ export const SERVER_TOOL_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/b
 /** Absolute path of an executable in these directories (default: PATH, then the usual sbin directories), if any. */
 export function findServerTool(
   name: string,
-  directories: readonly string[] = [...(process.env['PATH'] ?? '').split(path.delimiter), ...SERVER_TOOL_PATH.split(':')],
+  directories: readonly string[] = [...(process.env.PATH ?? '').split(path.delimiter), ...SERVER_TOOL_PATH.split(':')],
 ): string | undefined {
   for (const dir of directories) {
     if (dir === '') continue;

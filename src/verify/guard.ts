@@ -96,6 +96,7 @@ export function apacheVerifyHazards(files: readonly GuardedFile[], context: Apac
       if (known === undefined) unresolved = true;
       return known ?? whole;
     });
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the replacer above
     return unresolved ? undefined : expanded;
   };
   for (const { node } of located) {

@@ -74,7 +74,7 @@ export class Sandbox {
         ...identity(),
       });
       if (probe.status !== 0)
-        return `bwrap cannot make a sandbox here (${(probe.stderr ?? '').trim().split('\n').pop() || `exit ${probe.status ?? probe.signal}`})`;
+        return `bwrap cannot make a sandbox here (${lastLineOr(probe.stderr, `exit ${probe.status ?? probe.signal}`)})`;
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -233,4 +233,10 @@ function lstatOrUndefined(file: string): fs.Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The last line of what a tool printed, or `fallback` when it printed nothing. */
+function lastLineOr(output: string | null, fallback: string): string {
+  const last = (output ?? '').trim().split('\n').pop() ?? '';
+  return last === '' ? fallback : last;
 }

@@ -116,9 +116,7 @@ export class FixVerifier {
     }
     if (rejected.size === 0) return verifiedBy.length === 0 ? result : { ...result, verifiedBy };
     const diagnostics = result.diagnostics.map((diagnostic) =>
-      diagnostic.fix !== undefined && diagnostic.fix.edits.some((edit) => rejected.has(edit.file.realPath))
-        ? withoutFix(diagnostic)
-        : diagnostic,
+      diagnostic.fix?.edits.some((edit) => rejected.has(edit.file.realPath)) === true ? withoutFix(diagnostic) : diagnostic,
     );
     for (const { fix, reason } of rejected.values()) diagnostics.push(rejection(fix, reason));
     diagnostics.sort(compareDiagnostics);
@@ -344,7 +342,7 @@ export class FixVerifier {
         if (help.timedOut) return [this.timedOut];
         const errors = help.stderr
           .split('\n')
-          .filter((line) => /\[ERROR\]/.test(line))
+          .filter((line) => line.includes('[ERROR]'))
           .map((line) => oneLine(`${path.basename(server)}: ${line.replace(/^\d{4}-\d\d-\d\d\s+\d\d?:\d\d:\d\d\s+\d+\s+/, '')}`));
         if (help.exitCode !== 0 && errors.length === 0) errors.push(`${path.basename(server)}: ${describeExit(help)}`);
         return errors;

@@ -27,8 +27,8 @@ function numberFrom(name: string): number | undefined {
 async function main(): Promise<number> {
   const minutes = numberFrom('TUNE_LINT_FUZZ_MINUTES');
   const runs = numberFrom('TUNE_LINT_FUZZ_RUNS') ?? (minutes === undefined ? 5000 : Number.MAX_SAFE_INTEGER);
-  const seed = seedFrom(process.env['TUNE_LINT_FUZZ_SEED']);
-  const only = (process.env['TUNE_LINT_FUZZ_ONLY'] ?? '').split(',').filter((name) => name !== '');
+  const seed = seedFrom(process.env.TUNE_LINT_FUZZ_SEED);
+  const only = (process.env.TUNE_LINT_FUZZ_ONLY ?? '').split(',').filter((name) => name !== '');
   const unknown = only.filter((name) => !PROPERTY_NAMES.includes(name as PropertyName));
   if (unknown.length > 0) throw new Error(`TUNE_LINT_FUZZ_ONLY: unknown ${unknown.join(', ')}; expected ${PROPERTY_NAMES.join(', ')}`);
   const names = only.length === 0 ? PROPERTY_NAMES : (only as PropertyName[]);

@@ -73,7 +73,7 @@ export async function runProperty(name: PropertyName, seeds: Seeds, run: Propert
         numRuns: run.numRuns,
         includeErrorInReport: true,
         ...(run.seed === undefined ? {} : { seed: run.seed }),
-        ...(run.interruptAfterMs === undefined ? {} : { interruptAfterTimeLimit: run.interruptAfterMs, markInterruptAsFailure: false }),
+        ...(run.interruptAfterMs === undefined ? {} : { plugins: [fc.interruptAfterTimeLimit(run.interruptAfterMs)] }),
       },
     );
   } finally {

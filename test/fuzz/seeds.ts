@@ -15,7 +15,7 @@ export interface Seeds {
   readonly sources: readonly string[];
 }
 
-const CORPUS_DIR = process.env['TUNE_LINT_CORPUS'] ?? path.resolve(REPO_ROOT, '..', 'shared', 'corpus');
+const CORPUS_DIR = process.env.TUNE_LINT_CORPUS ?? path.resolve(REPO_ROOT, '..', 'shared', 'corpus');
 
 /** Seeds larger than this are skipped: the fuzzer wants many short runs, the hostile tests cover size. */
 const MAX_SEED_BYTES = 64 * 1024;

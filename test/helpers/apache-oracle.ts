@@ -232,7 +232,7 @@ async function withPreparedRun<T>(options: ApacheOracleOptions, use: (run: Runne
     const envvarsFile =
       options.envvars === undefined ? path.join(serverRoot, 'envvars') : options.envvars === null ? null : copy.hostPath(options.envvars);
     const env = childEnvironment(envvarsFile, options.envvars !== undefined, options.env);
-    return use((modeArgs) => runApache(binary, serverRoot, configFile, env, options, modeArgs, copy.serverPaths));
+    return use((modeArgs) => runApache(binary, serverRoot, configFile, env, options, modeArgs, (text) => copy.serverPaths(text)));
   });
 }
 
@@ -310,6 +310,7 @@ async function withSysroot<T>(sysroot: string, use: (copy: SysrootCopy) => Promi
       .split('\n')
       .some((line) => APACHE_PATH_DIRECTIVE.test(line));
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the callback above
   return needsMapping ? withSysrootCopy(source, use) : use(sysrootView(source));
 }
 

@@ -9,7 +9,7 @@ import { repoPath } from './paths.js';
  * TUNE_LINT_CLI_NODE (.ci/run gives the oldest Node the package supports, so
  * a feature newer than that fails a test).
  */
-export const CLI_NODE = process.env['TUNE_LINT_CLI_NODE'] ?? process.execPath;
+export const CLI_NODE = process.env.TUNE_LINT_CLI_NODE ?? process.execPath;
 
 /** package.json's `bin`, what `npx tune-lint` and the pre-commit hook run: the bundled CLI built with these tests. */
 export const CLI = repoPath(

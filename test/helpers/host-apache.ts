@@ -105,7 +105,7 @@ export async function startApache(apache2: string, register: (stop: () => Promis
     fs.writeFileSync(conf, configuration(root, port, modules, asRoot));
     const run = spawnSync(apache2, ['-d', root, '-f', conf, '-k', 'start'], {
       encoding: 'utf8',
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C' },
       timeout: 20_000,
     });
     if (run.status === 0 && (await waitFor(() => parentPid() > 0 && childrenOf(parentPid()).length >= START_SERVERS, 10_000))) {

@@ -60,7 +60,7 @@ export type CreatedGroup =
   { readonly ok: true; readonly dir: string; readonly remove: () => Promise<void> } | { readonly ok: false; readonly reason: string };
 
 /** Creates `NAME` under this process's group of `controller`, with `settings` written into its files. */
-export function createV1Group(controller: string, name: string, settings: ReadonlyArray<readonly [string, string]>): CreatedGroup {
+export function createV1Group(controller: string, name: string, settings: readonly (readonly [string, string])[]): CreatedGroup {
   const parent = ownV1Group(controller);
   if (parent === undefined) return { ok: false, reason: `no cgroup v1 ${controller} hierarchy is mounted` };
   const dir = path.join(parent, name);

@@ -89,7 +89,7 @@ export function materialise(tree: FixtureTree): { dir: string; main: string; cle
   return { dir, main: path.join(dir, tree.main), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function temporaryDirectory(label: string): { dir: string; cleanup(): void } {
+export function temporaryDirectory(label: string): { dir: string; cleanup: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `tune-lint-mycnf-${label}-`));
   return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

@@ -129,7 +129,7 @@ export function copyCase(testCase: RuleCase): string {
   return target;
 }
 
-export const updating = process.env['UPDATE_FIXTURES'] === '1';
+export const updating = process.env.UPDATE_FIXTURES === '1';
 
 /** Reads a golden file, or writes it when UPDATE_FIXTURES=1; an empty golden is no file. */
 export function golden(file: string, actual: string): string {

@@ -5,7 +5,7 @@ import { findServerTool } from '../../src/util/system-tools.js';
 export const findTool = (name: string): string | undefined => findServerTool(name);
 
 /** True when tests run in CI, where every oracle must be present. */
-export const inCI = process.env['CI'] === 'true';
+export const inCI = process.env.CI === 'true';
 
 /**
  * The oracle a test needs. Absent outside CI: the test is skipped with the

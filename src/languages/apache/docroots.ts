@@ -134,7 +134,7 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
     const written = section.name === 'directory' && isRegex ? section.args[1] : section.args[0];
     if (written === undefined) continue;
     const parts = isRegex ? undefined : components(isNormalAbsolute(written) ? written : path.posix.resolve('/', written));
-    const wildcards = parts !== undefined && parts.some(hasWildcard);
+    const wildcards = parts?.some(hasWildcard) === true;
     const entry: DirectorySection = {
       section,
       depth: parts?.length,
@@ -307,7 +307,7 @@ export function exactDirectorySections(config: ApacheConfig, directory: string, 
 
 /** Whether the section is a non-regex `<Directory>` without wildcards for exactly this directory. */
 export function isExactDirectory(section: ApacheSectionUse | undefined, directory: string): boolean {
-  if (section === undefined || section.name !== 'directory' || section.args[0] === '~') return false;
+  if (section?.name !== 'directory' || section.args[0] === '~') return false;
   const written = section.args[0];
   return written !== undefined && !written.split('/').some(hasWildcard) && path.posix.resolve('/', written) === directory;
 }
@@ -418,7 +418,7 @@ function decidingDirectoryOnNetwork(
   served: ServedPlace,
 ): MountedPlace | undefined {
   const section = setting.use === undefined ? undefined : config.container(setting.use);
-  if (section === undefined || section.name !== 'directory' || section.args[0] === '~') return undefined;
+  if (section?.name !== 'directory' || section.args[0] === '~') return undefined;
   const written = section.args[0];
   if (written === undefined || written.split('/').some(hasWildcard)) return undefined;
   const directory = path.posix.resolve('/', written);

@@ -28,7 +28,7 @@ export function dumpApacheConfig(config: ApacheConfig): object {
   const mpmSettings: Record<string, object> = {};
   if (mpm !== undefined) {
     for (const [directive, value] of Object.entries(mpm.values) as [MpmDirective, (typeof mpm.values)[MpmDirective]][]) {
-      if (mpm.name === 'prefork' ? /Thread/.test(directive) : /SpareServers/.test(directive)) continue;
+      if (mpm.name === 'prefork' ? directive.includes('Thread') : directive.includes('SpareServers')) continue;
       mpmSettings[directive] =
         value.use === undefined
           ? { value: value.value, default: true }
@@ -78,7 +78,7 @@ export function dumpApacheConfig(config: ApacheConfig): object {
         virtualHost: enclosingVirtualHost(directory),
         allowOverride: own
           ? settingJson(allowOverride)
-          : { value: CORE_SETTINGS['allowoverride']?.default(config.httpd) ?? 'None', default: true },
+          : { value: CORE_SETTINGS.allowoverride?.default(config.httpd) ?? 'None', default: true },
       };
     }
   });

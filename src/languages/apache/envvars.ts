@@ -78,11 +78,11 @@ function shellWord(source: string, values: Map<string, string>): string {
       continue;
     }
     if (char === '\\' && index + 1 < source.length) {
-      result += source[++index];
+      result += source[++index] as string;
       continue;
     }
     if (char === '"' || (char === "'" && quote === undefined)) {
-      quote = quote === char ? undefined : (char as '"' | "'");
+      quote = quote === char ? undefined : char;
       continue;
     }
     if (char === '$') {

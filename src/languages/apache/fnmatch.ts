@@ -87,7 +87,7 @@ function matchTokens(tokens: readonly Token[], name: string): boolean {
     if (current?.star === true) {
       starToken = token++;
       starAt = at;
-    } else if (current !== undefined && current.matches(name.charCodeAt(at))) {
+    } else if (current?.matches(name.charCodeAt(at)) === true) {
       token++;
       at++;
     } else if (starToken !== -1) {

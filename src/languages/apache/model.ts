@@ -329,7 +329,7 @@ export class ApacheConfig {
   /** The innermost enclosing container of a use (conditionals skipped), e.g. its `<VirtualHost>`. */
   container(use: { readonly parent: ApacheSectionUse | undefined }): ApacheSectionUse | undefined {
     let parent = use.parent;
-    while (parent !== undefined && parent.conditional) parent = parent.parent;
+    while (parent?.conditional === true) parent = parent.parent;
     return parent;
   }
 
@@ -855,6 +855,7 @@ export class ApacheConfig {
       this.expandedBytes += value.length;
       return value;
     });
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the replacer above
     if (stopped) {
       const message = `\${...} expansion stopped here: the expanded values add up to more than ${this.fs.limits.maxFileBytes} bytes (--max-file-size), as defines that repeat each other do; the rest is left unexpanded`;
       this.problem('TL0006', 'error', message, file, range);

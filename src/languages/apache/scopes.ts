@@ -17,7 +17,7 @@ export function linesByContainer(
   lowerName: string,
 ): ReadonlyMap<ApacheSectionUse | undefined, readonly ApacheDirectiveUse[]> {
   return remembered(
-    remembered(indexes, config, () => new Map()),
+    remembered(indexes, config, () => new Map<string, Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>>()),
     lowerName,
     () => {
       const grouped = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse[]>();

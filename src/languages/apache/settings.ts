@@ -56,9 +56,9 @@ const lastLinesCache = new WeakMap<ApacheConfig, Map<string, LastLines>>();
  */
 function lastLines(config: ApacheConfig, lowerName: string): LastLines {
   const uses = config.named(lowerName);
-  const byName = remembered(lastLinesCache, config, () => new Map());
+  const byName = remembered(lastLinesCache, config, () => new Map<string, LastLines>());
   const cached = byName.get(lowerName);
-  if (cached !== undefined && cached.count === uses.length) return cached;
+  if (cached?.count === uses.length) return cached;
   let atServer: ApacheDirectiveUse | undefined;
   const inScope = new Map<ApacheSectionUse, ApacheDirectiveUse>();
   for (const use of uses) {

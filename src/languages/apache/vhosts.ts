@@ -30,7 +30,7 @@ const vhostLists = new WeakMap<ApacheConfig, readonly ApacheSectionUse[]>();
  */
 export function perServer(config: ApacheConfig, lowerName: string): readonly ServerSetting[] {
   return remembered(
-    remembered(serverSettings, config, () => new Map()),
+    remembered(serverSettings, config, () => new Map<string, readonly ServerSetting[]>()),
     lowerName,
     () => {
       const servers: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];

@@ -27,7 +27,7 @@ export function dumpMycnfConfig(config: MycnfConfig): object {
     const entry: Record<string, unknown> = { value: use.value ?? null };
     if (variableUnit(key) === 'bytes' && use.value !== undefined) {
       const size = parseServerSize(use.value, config.target, key);
-      if ('bytes' in size) entry['bytes'] = size.bytes;
+      if ('bytes' in size) entry.bytes = size.bytes;
     }
     effective[key] = { ...entry, ...where(use), group: use.group };
   }

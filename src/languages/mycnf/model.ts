@@ -467,7 +467,7 @@ class MycnfModel implements MycnfConfig {
     }
     if (line.kind === 'option' && line.splitsCharacter) {
       const written = source.slice(line.contentRange);
-      const last = [...written].pop() ?? '';
+      const last = Array.from(written).pop() ?? '';
       this.problem(
         'TL0001',
         'error',
