@@ -108,62 +108,83 @@ export async function lint(input: LintInput): Promise<LintResult> {
  * and an option-file config none of whose files changed is kept.
  */
 function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: string, previous: Loaded | undefined): Loaded {
-  const apache: ApacheConfig[] = [];
-  let mycnf: MycnfConfig | undefined;
-  const files: SourceFile[] = [];
-  const languages = new Map<SourceFile, Language>();
+  const loaded = {
+    apache: [] as ApacheConfig[],
+    mycnf: undefined as MycnfConfig | undefined,
+    files: [] as SourceFile[],
+    languages: new Map<SourceFile, Language>(),
+  };
+  const record = (entries: readonly { readonly source: SourceFile }[], language: Language): void => {
+    for (const entry of entries) {
+      loaded.files.push(entry.source);
+      loaded.languages.set(entry.source, language);
+    }
+  };
   for (const given of input.paths) {
     const hostPath = path.resolve(cwd, given);
-    const start = input.language === undefined ? peek(fs, hostPath) : undefined;
-    const foreign = start === undefined ? undefined : foreignConfig(start);
-    if (foreign !== undefined) {
-      throw new InputError(
-        `${fs.display(hostPath)}: ${foreign}; tune-lint reads Apache httpd configs and MySQL/MariaDB option files, not this one (--lang apache or --lang mycnf reads it as one of them anyway)`,
-      );
-    }
-    const language = input.language ?? languageFromName(hostPath) ?? detectLanguage(hostPath, start);
     try {
-      if (language === 'apache') {
-        const earlier = previous?.apache.find((config) => config.root.path === hostPath);
-        const config =
-          (earlier === undefined ? undefined : ApacheConfig.rebased(earlier, fs)) ??
-          loadApache(hostPath, {
-            fs,
-            httpd: targets.httpd,
-            ...(input.apache?.serverRoot === undefined ? {} : { serverRoot: input.apache.serverRoot }),
-            ...(input.apache?.defines === undefined ? {} : { defines: input.apache.defines }),
-            ...(input.apache?.env === undefined ? {} : { givenEnv: input.apache.env }),
-          });
-        apache.push(config);
-        for (const entry of config.files) {
-          files.push(entry.source);
-          languages.set(entry.source, 'apache');
-        }
+      if (languageOf(input, fs, hostPath) === 'apache') {
+        const config = readApache(input, fs, targets, hostPath, previous);
+        loaded.apache.push(config);
+        record(config.files, 'apache');
       } else {
-        if (mycnf !== undefined)
-          throw new InputError(`${given}: only one my.cnf can be linted per host; ${mycnf.root.displayPath} is already given`);
-        // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error, as for Apache.
-        fs.read(hostPath);
-        const earlier = previous?.mycnf;
-        mycnf =
-          earlier !== undefined && readsTheSame(earlier.files, fs)
-            ? earlier
-            : loadMycnf(hostPath, {
-                fs,
-                target: targets.db,
-                ...(input.includeBase === undefined ? {} : { includeBase: fs.serverPath(input.includeBase) }),
-              });
-        for (const entry of mycnf.files) {
-          files.push(entry.source);
-          languages.set(entry.source, 'mycnf');
-        }
+        if (loaded.mycnf !== undefined)
+          throw new InputError(`${given}: only one my.cnf can be linted per host; ${loaded.mycnf.root.displayPath} is already given`);
+        loaded.mycnf = readMycnf(input, fs, targets, hostPath, previous);
+        record(loaded.mycnf.files, 'mycnf');
       }
     } catch (error) {
       if (error instanceof FileAccessError) throw new InputError(error.message);
       throw error;
     }
   }
-  return { apache, mycnf, files, languages };
+  return loaded;
+}
+
+/** The language a main file is read as: --lang, its name, or its first lines; a php-fpm or php.ini file is refused. */
+function languageOf(input: LintInput, fs: ConfigFileSystem, hostPath: string): Language {
+  if (input.language !== undefined) return input.language;
+  const start = peek(fs, hostPath);
+  const foreign = start === undefined ? undefined : foreignConfig(start);
+  if (foreign !== undefined) {
+    throw new InputError(
+      `${fs.display(hostPath)}: ${foreign}; tune-lint reads Apache httpd configs and MySQL/MariaDB option files, not this one (--lang apache or --lang mycnf reads it as one of them anyway)`,
+    );
+  }
+  return languageFromName(hostPath) ?? detectLanguage(hostPath, start);
+}
+
+function readApache(
+  input: LintInput,
+  fs: ConfigFileSystem,
+  targets: Targets,
+  hostPath: string,
+  previous: Loaded | undefined,
+): ApacheConfig {
+  const earlier = previous?.apache.find((config) => config.root.path === hostPath);
+  const rebased = earlier === undefined ? undefined : ApacheConfig.rebased(earlier, fs);
+  return (
+    rebased ??
+    loadApache(hostPath, {
+      fs,
+      httpd: targets.httpd,
+      ...(input.apache?.serverRoot === undefined ? {} : { serverRoot: input.apache.serverRoot }),
+      ...(input.apache?.defines === undefined ? {} : { defines: input.apache.defines }),
+      ...(input.apache?.env === undefined ? {} : { givenEnv: input.apache.env }),
+    })
+  );
+}
+
+function readMycnf(input: LintInput, fs: ConfigFileSystem, targets: Targets, hostPath: string, previous: Loaded | undefined): MycnfConfig {
+  // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error, as for Apache.
+  fs.read(hostPath);
+  const earlier = previous?.mycnf;
+  if (earlier !== undefined && readsTheSame(earlier.files, fs)) return earlier;
+  return loadMycnf(hostPath, {
+    fs,
+    target: targets.db,
+    ...(input.includeBase === undefined ? {} : { includeBase: fs.serverPath(input.includeBase) }),
+  });
 }
 
 /**

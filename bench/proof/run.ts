@@ -325,7 +325,20 @@ function preflight(withDatabase: boolean): void {
   }
 }
 
-async function main(): Promise<number> {
+/** The command line, checked: what to run and how hard. */
+interface ProofOptions {
+  readonly cap: string;
+  readonly capBytes: number;
+  readonly levels: readonly number[];
+  readonly requests: number;
+  readonly timeLimitSeconds: number;
+  readonly handSized: number | undefined;
+  readonly keepTree: boolean;
+  readonly withMariadb: boolean;
+  readonly results: string | undefined;
+}
+
+function proofOptions(): ProofOptions | undefined {
   const { values } = parseArgs({
     options: {
       cap: { type: 'string', default: '512M' },
@@ -340,10 +353,7 @@ async function main(): Promise<number> {
     },
     strict: true,
   });
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  if (values.help) return undefined;
   const capBytes = parseFriendlySize(values.cap);
   const levels = values.concurrency.split(',').map(Number);
   const requests = Number(values.requests);
@@ -358,8 +368,29 @@ async function main(): Promise<number> {
     throw new Error('--time-limit: give 5 to 600 seconds');
   if (handSized !== undefined && (!Number.isInteger(handSized) || handSized < 1))
     throw new Error('--dev-hand-sized: give a whole number of workers');
-  keepTree = values['keep-tree'];
-  const scenario: Scenario = values['with-mariadb'] ? 'lamp' : 'web';
+  return {
+    cap: values.cap,
+    capBytes,
+    levels,
+    requests,
+    timeLimitSeconds,
+    handSized,
+    keepTree: values['keep-tree'],
+    withMariadb: values['with-mariadb'],
+    results: values.results,
+  };
+}
+
+async function main(): Promise<number> {
+  const options = proofOptions();
+  if (options === undefined) {
+    console.log(USAGE);
+    return 0;
+  }
+  const { capBytes, levels, requests, timeLimitSeconds, handSized } = options;
+  const values = { cap: options.cap, results: options.results };
+  keepTree = options.keepTree;
+  const scenario: Scenario = options.withMariadb ? 'lamp' : 'web';
   preflight(scenario === 'lamp');
 
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-'));
@@ -420,10 +451,41 @@ async function main(): Promise<number> {
   const tuned = describe(tunedSide, handSized === undefined ? 'after tune-lint' : 'hand-sized (dev only)');
 
   const loadAtStart = os.loadavg()[0] ?? 0;
+  const runs = await runLevels([stockSide, tunedSide], options);
+
+  const results: ProofResults = {
+    version: 1,
+    scenario,
+    date: new Date().toISOString().slice(0, 10),
+    machine: await machineFacts(),
+    loadAverage: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
+    capBytes,
+    load: { requests, timeLimitSeconds, concurrency: [...levels] },
+    perChild: { summary, children: measured.children, passedToTuneLint: perChild, warmup: measured.warmup },
+    ...(measured.database ? { databaseAfterWarmup: measured.database } : {}),
+    stock,
+    tuned: { ...tuned, source: handSized === undefined ? 'tune-lint' : 'hand-sized (dev only)', tuneLint },
+    runs,
+    totalSeconds: (Date.now() - started) / 1000,
+  };
+  const resultsDir =
+    handSized !== undefined
+      ? fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-dev-results-'))
+      : path.resolve(values.results ?? DEFAULT_RESULTS_DIR[scenario]);
+  writeResults(results, resultsDir, scenario);
+  return 0;
+}
+
+/** Each side at each concurrency, in turn, with a line of what each run gave. */
+async function runLevels(sides: readonly Side[], options: ProofOptions): Promise<RunRecord[]> {
   const runs: RunRecord[] = [];
-  for (const concurrency of levels) {
-    for (const side of [stockSide, tunedSide]) {
-      const run = await measureRun(side, capBytes, { concurrency, requests, timeLimitSeconds });
+  for (const concurrency of options.levels) {
+    for (const side of sides) {
+      const run = await measureRun(side, options.capBytes, {
+        concurrency,
+        requests: options.requests,
+        timeLimitSeconds: options.timeLimitSeconds,
+      });
       runs.push(run);
       const summaryText =
         'error' in run.ab
@@ -436,26 +498,11 @@ async function main(): Promise<number> {
       );
     }
   }
+  return runs;
+}
 
-  const results: ProofResults = {
-    version: 1,
-    scenario,
-    date: new Date().toISOString().slice(0, 10),
-    machine: await machineFacts(),
-    loadAverage: { start: loadAtStart, end: os.loadavg()[0] ?? 0 },
-    capBytes,
-    load: { requests, timeLimitSeconds, concurrency: levels },
-    perChild: { summary, children: measured.children, passedToTuneLint: perChild, warmup: measured.warmup },
-    ...(measured.database ? { databaseAfterWarmup: measured.database } : {}),
-    stock,
-    tuned: { ...tuned, source: handSized === undefined ? 'tune-lint' : 'hand-sized (dev only)', tuneLint },
-    runs,
-    totalSeconds: (Date.now() - started) / 1000,
-  };
-  const resultsDir =
-    handSized !== undefined
-      ? fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-proof-dev-results-'))
-      : path.resolve(values.results ?? DEFAULT_RESULTS_DIR[scenario]);
+/** results.json, results.md and plot.svg, and the README's latest results when they are the default ones. */
+function writeResults(results: ProofResults, resultsDir: string, scenario: Scenario): void {
   fs.mkdirSync(resultsDir, { recursive: true });
   fs.writeFileSync(path.join(resultsDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   fs.writeFileSync(path.join(resultsDir, 'results.md'), `# tune-lint proof: latest results\n\n${resultsMarkdown(results)}`);
@@ -467,7 +514,6 @@ async function main(): Promise<number> {
   }
   console.log(resultsTable(results));
   console.log(`\nresults in ${resultsDir}; total ${results.totalSeconds.toFixed(0)} s`);
-  return 0;
 }
 
 let exitCode = 1;

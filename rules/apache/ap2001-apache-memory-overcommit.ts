@@ -4,6 +4,7 @@ import type { TextEdit } from '../../src/core/types.js';
 import type { ApacheConfig } from '../../src/languages/apache/model.js';
 import type { MpmDirective, MpmSettings } from '../../src/languages/apache/mpm.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
+import type { ApacheSizing } from '../../src/analysis/sizing.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 
 export default defineApacheRule({
@@ -39,9 +40,7 @@ export default defineApacheRule({
         const threaded = sizing.mpm !== 'prefork';
         // The target's name for the limit: httpd 2.2 knows only MaxClients.
         const directive = versionAtLeast(apache.httpd, '2.4') ? 'MaxRequestWorkers' : 'MaxClients';
-        const limit = threaded
-          ? `${directive} ${sizing.maxRequestWorkers} / ThreadsPerChild ${sizing.threadsPerChild} = ${sizing.processes} processes`
-          : `${mpm.values.MaxRequestWorkers.use?.node.name ?? directive} ${sizing.maxRequestWorkers}`;
+        const limit = limitText(sizing, mpm, directive);
         const common = {
           limit,
           perChild: formatBytes(perChild.median),
@@ -98,6 +97,13 @@ export default defineApacheRule({
     };
   },
 });
+
+/** `MaxClients 150`, or `MaxRequestWorkers 400 / ThreadsPerChild 25 = 16 processes` for a threaded MPM. */
+function limitText(sizing: ApacheSizing, mpm: MpmSettings, directive: string): string {
+  if (sizing.mpm !== 'prefork')
+    return `${directive} ${sizing.maxRequestWorkers} / ThreadsPerChild ${sizing.threadsPerChild} = ${sizing.processes} processes`;
+  return `${mpm.values.MaxRequestWorkers.use?.node.name ?? directive} ${sizing.maxRequestWorkers}`;
+}
 
 /** Above this share of the limit the spare settings keep more idle than AP2003 takes for sound. */
 const SPARE_SHARE = 0.5;

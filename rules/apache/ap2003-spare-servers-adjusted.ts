@@ -1,7 +1,8 @@
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
-import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
-import { atoi, C_INT_MAX, mpmDefaults, type MpmDirective, type MpmValue } from '../../src/languages/apache/mpm.js';
+import type { ApacheRuleContext } from '../../src/engine/types.js';
+import type { ApacheConfig, ApacheDirectiveUse } from '../../src/languages/apache/model.js';
+import { atoi, C_INT_MAX, mpmDefaults, type MpmDirective, type MpmSettings, type MpmValue } from '../../src/languages/apache/mpm.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 
@@ -40,116 +41,137 @@ export default defineApacheRule({
         const apache = ctx.apache;
         const mpm = apache.mpm;
         if (mpm?.name === undefined) return;
-        const defaults = mpmDefaults(mpm.name, apache.httpd);
-        const v = mpm.values;
-        const shown = (directive: MpmDirective, value: MpmValue): string =>
-          value.configured === undefined ? `${defaults[directive]} (default)` : String(value.configured);
-        const firstUse = (...values: MpmValue[]): ApacheDirectiveUse | undefined => values.find((value) => value.use !== undefined)?.use;
-        const workersName = v.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers';
         // With listener buckets (ListenCoresBucketsRatio) httpd scales these bounds by a CPU count the config does not hold.
         const buckets = apache.named('listencoresbucketsratio').some((use) => apache.container(use) === undefined && atoi(use.args[0]) > 0);
-
+        const view: MpmView = { ctx, apache, mpm, name: mpm.name, defaults: mpmDefaults(mpm.name, apache.httpd) };
         if (!buckets) {
-          const start = v.StartServers;
-          const limit = mpm.maxProcesses;
-          if (start.use !== undefined && start.value > limit) {
-            const plan = planMpmSetting(apache, mpm, 'StartServers', limit);
-            const reason =
-              mpm.name === 'prefork'
-                ? `${workersName} ${v.MaxRequestWorkers.value}`
-                : `${workersName} ${v.MaxRequestWorkers.value} / ThreadsPerChild ${mpm.threadsPerChild}`;
-            ctx.report({
-              at: start.use,
-              messageId: 'startServers',
-              data: { start: start.value, limit, reason },
-              fix: () => plan?.edit ?? null,
-            });
-          }
-          if (mpm.name === 'prefork') {
-            const min = v.MinSpareServers.value;
-            const max = v.MaxSpareServers.configured ?? defaults.MaxSpareServers;
-            const at = firstUse(v.MaxSpareServers, v.MinSpareServers);
-            if (max < min + 1 && at !== undefined) {
-              // A value no int holds is read as the largest one, which is still too low: no fix then.
-              const plan = min + 1 > C_INT_MAX ? null : planMpmSetting(apache, mpm, 'MaxSpareServers', min + 1);
-              ctx.report({
-                at,
-                messageId: 'maxSpareServers',
-                data: {
-                  max: shown('MaxSpareServers', v.MaxSpareServers),
-                  min: shown('MinSpareServers', v.MinSpareServers),
-                  raised: min + 1,
-                },
-                fix: () => plan?.edit ?? null,
-              });
-            }
-          } else {
-            // Since 2.4.21 worker and event keep one idle thread per listener bucket above the sum (worker.c/event.c *_run).
-            const margin = versionAtLeast(apache.httpd, '2.4.21') ? 1 : 0;
-            const min = v.MinSpareThreads.value;
-            const raised = min + mpm.threadsPerChild + margin;
-            const max = v.MaxSpareThreads.configured ?? defaults.MaxSpareThreads;
-            const at = firstUse(v.MaxSpareThreads, v.MinSpareThreads, v.ThreadsPerChild);
-            if (max < raised && at !== undefined) {
-              const plan = raised > C_INT_MAX ? null : planMpmSetting(apache, mpm, 'MaxSpareThreads', raised);
-              ctx.report({
-                at,
-                messageId: 'maxSpareThreads',
-                data: {
-                  max: shown('MaxSpareThreads', v.MaxSpareThreads),
-                  min: shown('MinSpareThreads', v.MinSpareThreads),
-                  threads: mpm.threadsPerChild,
-                  margin: margin === 0 ? '' : ' + 1',
-                  raised,
-                },
-                fix: () => plan?.edit ?? null,
-              });
-            }
-          }
+          checkStartServers(view);
+          if (view.name === 'prefork') checkSpareServers(view);
+          else checkSpareThreads(view);
         }
-
-        const sizing = ctx.sizing.apache.find((entry) => entry.config === apache);
-        const share = ctx.options.minSpareShare;
-        const workers = v.MaxRequestWorkers.value;
-        const perChild = sizing?.perChild;
-        if (perChild === undefined) return;
-        const memoryData = (processes: number) => ({
-          memory: formatBytes(processes * perChild.value.median),
-          perChild: formatBytes(perChild.value.median),
-          source: perChild.source,
-          share: formatPercent(share),
-          workersName,
-          workers,
-        });
-        if (mpm.name === 'prefork') {
-          const min = v.MinSpareServers;
-          if (min.use !== undefined && min.value > workers * share) {
-            // No more processes than the limit allows, idle or not.
-            const idle = Math.min(min.value, mpm.maxProcesses);
-            ctx.report({
-              at: min.use,
-              messageId: 'idleServers',
-              severity: 'info',
-              data: {
-                min: min.value,
-                idle: idle === min.value ? `${idle} idle processes` : `all the ${idle} processes ${workersName} ${workers} allows`,
-                ...memoryData(idle),
-              },
-            });
-          }
-        } else {
-          const min = v.MinSpareThreads;
-          if (min.use !== undefined && min.value > workers * share) {
-            const processes = Math.min(Math.ceil(min.value / mpm.threadsPerChild), mpm.maxProcesses);
-            ctx.report({
-              at: min.use,
-              messageId: 'idleThreads',
-              severity: 'info',
-              data: { min: min.value, processes, threads: mpm.threadsPerChild, ...memoryData(processes) },
-            });
-          }
-        }
+        checkIdleMemory(view);
       },
     };
   },
 });
+
+type Context = ApacheRuleContext<{ readonly minSpareShare: number }>;
+
+/** What the checks share: the rule's context, the config, its MPM and the MPM's defaults. */
+interface MpmView {
+  readonly ctx: Context;
+  readonly apache: ApacheConfig;
+  readonly mpm: MpmSettings;
+  readonly name: NonNullable<MpmSettings['name']>;
+  readonly defaults: ReturnType<typeof mpmDefaults>;
+}
+
+function workersName(view: MpmView): string {
+  return view.mpm.values.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers';
+}
+
+/** A value as set, or httpd's default for it. */
+function shown(view: MpmView, directive: MpmDirective, value: MpmValue): string {
+  return value.configured === undefined ? `${view.defaults[directive]} (default)` : String(value.configured);
+}
+
+function firstUse(...values: MpmValue[]): ApacheDirectiveUse | undefined {
+  return values.find((value) => value.use !== undefined)?.use;
+}
+
+/** StartServers above the processes MaxRequestWorkers allows: httpd starts only those. */
+function checkStartServers(view: MpmView): void {
+  const { ctx, apache, mpm } = view;
+  const v = mpm.values;
+  const start = v.StartServers;
+  const limit = mpm.maxProcesses;
+  if (start.use === undefined || start.value <= limit) return;
+  const plan = planMpmSetting(apache, mpm, 'StartServers', limit);
+  const reason =
+    view.name === 'prefork'
+      ? `${workersName(view)} ${v.MaxRequestWorkers.value}`
+      : `${workersName(view)} ${v.MaxRequestWorkers.value} / ThreadsPerChild ${mpm.threadsPerChild}`;
+  ctx.report({ at: start.use, messageId: 'startServers', data: { start: start.value, limit, reason }, fix: () => plan?.edit ?? null });
+}
+
+/** prefork raises MaxSpareServers to MinSpareServers + 1. */
+function checkSpareServers(view: MpmView): void {
+  const { ctx, apache, mpm } = view;
+  const v = mpm.values;
+  const min = v.MinSpareServers.value;
+  const max = v.MaxSpareServers.configured ?? view.defaults.MaxSpareServers;
+  const at = firstUse(v.MaxSpareServers, v.MinSpareServers);
+  if (max >= min + 1 || at === undefined) return;
+  // A value no int holds is read as the largest one, which is still too low: no fix then.
+  const plan = min + 1 > C_INT_MAX ? null : planMpmSetting(apache, mpm, 'MaxSpareServers', min + 1);
+  ctx.report({
+    at,
+    messageId: 'maxSpareServers',
+    data: {
+      max: shown(view, 'MaxSpareServers', v.MaxSpareServers),
+      min: shown(view, 'MinSpareServers', v.MinSpareServers),
+      raised: min + 1,
+    },
+    fix: () => plan?.edit ?? null,
+  });
+}
+
+/** worker and event raise MaxSpareThreads to MinSpareThreads + ThreadsPerChild (+ 1 since 2.4.21). */
+function checkSpareThreads(view: MpmView): void {
+  const { ctx, apache, mpm } = view;
+  const v = mpm.values;
+  // Since 2.4.21 worker and event keep one idle thread per listener bucket above the sum (worker.c/event.c *_run).
+  const margin = versionAtLeast(apache.httpd, '2.4.21') ? 1 : 0;
+  const min = v.MinSpareThreads.value;
+  const raised = min + mpm.threadsPerChild + margin;
+  const max = v.MaxSpareThreads.configured ?? view.defaults.MaxSpareThreads;
+  const at = firstUse(v.MaxSpareThreads, v.MinSpareThreads, v.ThreadsPerChild);
+  if (max >= raised || at === undefined) return;
+  const plan = raised > C_INT_MAX ? null : planMpmSetting(apache, mpm, 'MaxSpareThreads', raised);
+  ctx.report({
+    at,
+    messageId: 'maxSpareThreads',
+    data: {
+      max: shown(view, 'MaxSpareThreads', v.MaxSpareThreads),
+      min: shown(view, 'MinSpareThreads', v.MinSpareThreads),
+      threads: mpm.threadsPerChild,
+      margin: margin === 0 ? '' : ' + 1',
+      raised,
+    },
+    fix: () => plan?.edit ?? null,
+  });
+}
+
+/** Spare values above a share of the limit keep processes idle whose memory the host pays for. */
+function checkIdleMemory(view: MpmView): void {
+  const { ctx, apache, mpm } = view;
+  const v = mpm.values;
+  const perChild = ctx.sizing.apache.find((entry) => entry.config === apache)?.perChild;
+  if (perChild === undefined) return;
+  const share = ctx.options.minSpareShare;
+  const workers = v.MaxRequestWorkers.value;
+  const memoryData = (processes: number) => ({
+    memory: formatBytes(processes * perChild.value.median),
+    perChild: formatBytes(perChild.value.median),
+    source: perChild.source,
+    share: formatPercent(share),
+    workersName: workersName(view),
+    workers,
+  });
+  const min = view.name === 'prefork' ? v.MinSpareServers : v.MinSpareThreads;
+  if (min.use === undefined || min.value <= workers * share) return;
+  if (view.name === 'prefork') {
+    // No more processes than the limit allows, idle or not.
+    const idle = Math.min(min.value, mpm.maxProcesses);
+    const idleText = idle === min.value ? `${idle} idle processes` : `all the ${idle} processes ${workersName(view)} ${workers} allows`;
+    ctx.report({ at: min.use, messageId: 'idleServers', severity: 'info', data: { min: min.value, idle: idleText, ...memoryData(idle) } });
+    return;
+  }
+  const processes = Math.min(Math.ceil(min.value / mpm.threadsPerChild), mpm.maxProcesses);
+  ctx.report({
+    at: min.use,
+    messageId: 'idleThreads',
+    severity: 'info',
+    data: { min: min.value, processes, threads: mpm.threadsPerChild, ...memoryData(processes) },
+  });
+}

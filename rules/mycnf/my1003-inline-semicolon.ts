@@ -1,5 +1,5 @@
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
-import type { TextEdit } from '../../src/engine/types.js';
+import type { MycnfRuleContext, Range, RuleOptions, TextEdit } from '../../src/engine/types.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
@@ -41,57 +41,72 @@ export default defineMycnfRule({
   },
   create(ctx) {
     const check = (use: MycnfOptionUse): void => {
-      const line = use.line;
-      const written = shownLine(use);
-      if (!line.hasEquals) {
-        const raw = use.file.slice(line.contentRange);
-        const semicolon = raw.indexOf(';');
-        if (semicolon === -1) return;
-        const before = raw.slice(0, semicolon).trimEnd();
-        const fix = /^[A-Za-z][\w-]*$/.test(before) ? replaceSemicolon(use, line.nameRange[0] + semicolon) : undefined;
-        ctx.report({ at: use, messageId: 'name', data: { written, name: line.rawName }, ...(fix === undefined ? {} : { fix }) });
+      if (!use.line.hasEquals) {
+        checkName(ctx, use);
         return;
       }
       const value = use.value;
-      if (value === undefined || line.quote !== undefined || line.valueRange === undefined) return;
+      if (value === undefined || use.line.quote !== undefined || use.line.valueRange === undefined) return;
       const semicolon = value.indexOf(';');
       if (semicolon === -1) return;
-      const raw = use.file.slice(line.valueRange);
-      const rawSemicolon = raw.indexOf(';');
-      const fixable = !raw.includes('\\') && rawSemicolon !== -1;
-      const before = value.slice(0, semicolon).trimEnd();
-      const fixAt = line.valueRange[0] + rawSemicolon;
       const type = optionType(use.name.key);
-      if (type === 'integer' || type === 'decimal') {
-        const intact =
-          type === 'decimal' ? /^\d+(\.\d+)?$/.test(before) : !('error' in parseServerSize(before, ctx.targets.db, use.name.key));
-        const fix = fixable && intact ? { fix: replaceSemicolon(use, fixAt) } : {};
-        const parsed =
-          type === 'integer'
-            ? parseServerSize(value, ctx.targets.db, variableNameInMessages(use.name.key, ctx.targets.db))
-            : { error: `Invalid decimal value for option '${use.name.key}'` };
-        if ('error' in parsed) ctx.report({ at: use, messageId: 'numeric', data: { written, value, wording: parsed.error }, ...fix });
-        else ctx.report({ at: use, messageId: 'numericIgnored', severity: 'warn', data: { written, read: before }, ...fix });
-        return;
-      }
-      if (type === 'boolean') {
-        if (use.name.implied !== undefined) return;
-        const intact = booleanValue(use.name, before) !== undefined;
-        ctx.report({
-          at: use,
-          messageId: 'boolean',
-          data: { written, value },
-          ...(fixable && intact ? { fix: replaceSemicolon(use, fixAt) } : {}),
-        });
-        return;
-      }
+      if (type === 'integer' || type === 'decimal') checkNumeric(ctx, use, value, type);
+      else if (type === 'boolean') checkBoolean(ctx, use, value);
       // In a string a `;` may be data (a password, a list): only one written like a comment, after a blank, is reported.
-      if (SEMICOLON_VALUES.has(use.name.key) || !(semicolon === 0 || /[\t ]/.test(value[semicolon - 1] ?? ''))) return;
-      ctx.report({ at: use, messageId: 'string', data: { written, value } });
+      else if (!SEMICOLON_VALUES.has(use.name.key) && (semicolon === 0 || /[\t ]/.test(value[semicolon - 1] ?? '')))
+        ctx.report({ at: use, messageId: 'string', data: { written: shownLine(use), value } });
     };
     return { option: { '*': check } };
   },
 });
+
+type Context = MycnfRuleContext<RuleOptions, 'name' | 'numeric' | 'numericIgnored' | 'boolean' | 'string'>;
+
+/** `key_buffer_size;` : the name itself holds the `;`. */
+function checkName(ctx: Context, use: MycnfOptionUse): void {
+  const line = use.line;
+  const raw = use.file.slice(line.contentRange);
+  const semicolon = raw.indexOf(';');
+  if (semicolon === -1) return;
+  const before = raw.slice(0, semicolon).trimEnd();
+  const fix = /^[A-Za-z][\w-]*$/.test(before) ? replaceSemicolon(use, line.nameRange[0] + semicolon) : undefined;
+  ctx.report({ at: use, messageId: 'name', data: { written: shownLine(use), name: line.rawName }, ...(fix === undefined ? {} : { fix }) });
+}
+
+/** Where the `;` is in the value as written, and whether it can become `#` there (no escapes in the way). */
+function semicolonAt(use: MycnfOptionUse): { readonly fixable: boolean; readonly at: number } {
+  const valueRange = use.line.valueRange as Range;
+  const raw = use.file.slice(valueRange);
+  const rawSemicolon = raw.indexOf(';');
+  return { fixable: !raw.includes('\\') && rawSemicolon !== -1, at: valueRange[0] + rawSemicolon };
+}
+
+function checkNumeric(ctx: Context, use: MycnfOptionUse, value: string, type: 'integer' | 'decimal'): void {
+  const before = value.slice(0, value.indexOf(';')).trimEnd();
+  const { fixable, at } = semicolonAt(use);
+  const intact = type === 'decimal' ? /^\d+(\.\d+)?$/.test(before) : !('error' in parseServerSize(before, ctx.targets.db, use.name.key));
+  const fix = fixable && intact ? { fix: replaceSemicolon(use, at) } : {};
+  const written = shownLine(use);
+  const parsed =
+    type === 'integer'
+      ? parseServerSize(value, ctx.targets.db, variableNameInMessages(use.name.key, ctx.targets.db))
+      : { error: `Invalid decimal value for option '${use.name.key}'` };
+  if ('error' in parsed) ctx.report({ at: use, messageId: 'numeric', data: { written, value, wording: parsed.error }, ...fix });
+  else ctx.report({ at: use, messageId: 'numericIgnored', severity: 'warn', data: { written, read: before }, ...fix });
+}
+
+function checkBoolean(ctx: Context, use: MycnfOptionUse, value: string): void {
+  if (use.name.implied !== undefined) return;
+  const before = value.slice(0, value.indexOf(';')).trimEnd();
+  const { fixable, at } = semicolonAt(use);
+  const intact = booleanValue(use.name, before) !== undefined;
+  ctx.report({
+    at: use,
+    messageId: 'boolean',
+    data: { written: shownLine(use), value },
+    ...(fixable && intact ? { fix: replaceSemicolon(use, at) } : {}),
+  });
+}
 
 /** The `;` becomes `#`, with a blank before it when there is none, so the comment reads as one. */
 function replaceSemicolon(use: MycnfOptionUse, at: number): () => TextEdit {

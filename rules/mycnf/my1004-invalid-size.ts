@@ -2,10 +2,19 @@ import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
-import { acceptsLargeSuffixes, parseServerSize } from '../../src/languages/mycnf/sizes.js';
+import type { MycnfRuleContext, RuleOptions } from '../../src/engine/types.js';
+import {
+  describeSizeWarning,
+  formatServerSize,
+  legalSuffixes,
+  parseServerSize,
+  suffixShift,
+  type SizeWarning,
+} from '../../src/languages/mycnf/sizes.js';
 import { isSignedInteger, optionPlugin, optionType, variableNameInMessages } from '../../src/languages/mycnf/option-types.js';
 
-const SHIFT: Readonly<Record<string, number>> = { k: 10, m: 20, g: 30, t: 40, p: 50, e: 60 };
+/** A target that takes every suffix letter, to read a refused value's letter whatever the target. */
+const MARIADB_WITH_EVERY_SUFFIX: DatabaseTarget = { product: 'mariadb', version: '10.11' };
 /** strtoull skips these blanks before the sign. */
 const NEGATIVE = /^[\t\n\v\f\r ]*-/;
 
@@ -40,49 +49,53 @@ export default defineMycnfRule({
       if (value === undefined || optionType(key) !== 'integer' || value.includes(';')) return;
       if (NEGATIVE.test(value) && isSignedInteger(key)) return;
       const parsed = parseServerSize(value, target, variableNameInMessages(key, target));
-      const suffixes = acceptsLargeSuffixes(target) ? 'K, M, G, T, P, E' : 'K, M, G';
       const name = use.file.slice(use.line.nameRange);
-      const plugin = optionPlugin(key, target);
-      if ('error' in parsed && NEGATIVE.test(value)) {
-        const pluginEffect = plugin === undefined ? '' : ` and disables the ${plugin} plugin`;
-        ctx.report({ at: use, messageId: 'negative', data: { name, value, wording: parsed.error, pluginEffect } });
-        return;
-      }
-      if ('error' in parsed) {
-        const intended = intendedSize(value, target);
-        const expected = intended === undefined ? '' : `; expected ${intended}`;
-        ctx.report({
-          at: use,
-          messageId: plugin === undefined ? 'refused' : 'refusedPlugin',
-          data: { name, value, suffixes, wording: parsed.error, expected, plugin: plugin ?? '' },
-          ...(intended === undefined ? {} : { fix: () => replaceMycnfValue(use, intended) }),
-        });
-        return;
-      }
-      const warning = parsed.warning;
-      if (warning === undefined) return;
-      const trailing = /^(\s*\d+[kmgtpe])(.+)$/i.exec(value);
-      if (trailing !== null && warning.includes('after the suffix is ignored')) {
-        const read = (trailing[1] as string).trim();
-        if (/e$/i.test(read) && /^\d+$/.test(trailing[2] as string)) {
-          ctx.report({ at: use, messageId: 'exponent', severity: 'warn', data: { name, value, read, ignored: trailing[2] as string } });
-          return;
-        }
-        ctx.report({
-          at: use,
-          messageId: 'trailing',
-          severity: 'warn',
-          data: { name, value, read, ignored: trailing[2] as string },
-          fix: () => replaceMycnfValue(use, read),
-        });
-        return;
-      }
-      const expected = warning.includes('wraps') ? 'a value below 16E' : warning.includes('negative') ? 'a value of 0 or more' : 'a number';
-      ctx.report({ at: use, messageId: 'misread', severity: 'warn', data: { name, value, warning, expected } });
+      if ('error' in parsed) reportRefused(ctx, use, name, value, parsed.error);
+      else if (parsed.warnings.length > 0) reportMisread(ctx, use, name, value, parsed.warnings);
     };
     return { option: { '*': check } };
   },
 });
+
+type Context = MycnfRuleContext<RuleOptions, 'refused' | 'refusedPlugin' | 'negative' | 'trailing' | 'exponent' | 'misread'>;
+
+function reportRefused(ctx: Context, use: MycnfOptionUse, name: string, value: string, wording: string): void {
+  const target = ctx.targets.db;
+  const plugin = optionPlugin(use.name.key, target);
+  if (NEGATIVE.test(value)) {
+    const pluginEffect = plugin === undefined ? '' : ` and disables the ${plugin} plugin`;
+    ctx.report({ at: use, messageId: 'negative', data: { name, value, wording, pluginEffect } });
+    return;
+  }
+  const intended = intendedSize(value, target);
+  ctx.report({
+    at: use,
+    messageId: plugin === undefined ? 'refused' : 'refusedPlugin',
+    data: {
+      name,
+      value,
+      suffixes: legalSuffixes(target),
+      wording,
+      expected: intended === undefined ? '' : `; expected ${intended}`,
+      plugin: plugin ?? '',
+    },
+    ...(intended === undefined ? {} : { fix: () => replaceMycnfValue(use, intended) }),
+  });
+}
+
+function reportMisread(ctx: Context, use: MycnfOptionUse, name: string, value: string, warnings: readonly SizeWarning[]): void {
+  const trailing = warnings.find((warning) => warning.kind === 'trailing');
+  if (trailing !== undefined) {
+    const data = { name, value, read: trailing.read, ignored: trailing.ignored };
+    if (/e$/i.test(trailing.read) && /^\d+$/.test(trailing.ignored)) ctx.report({ at: use, messageId: 'exponent', severity: 'warn', data });
+    else ctx.report({ at: use, messageId: 'trailing', severity: 'warn', data, fix: () => replaceMycnfValue(use, trailing.read) });
+    return;
+  }
+  const kinds = new Set(warnings.map((warning) => warning.kind));
+  const expected = kinds.has('wraps') ? 'a value below 16E' : kinds.has('negative') ? 'a value of 0 or more' : 'a number';
+  const warning = warnings.map((each) => describeSizeWarning(each, value, variableNameInMessages(use.name.key, ctx.targets.db))).join('; ');
+  ctx.report({ at: use, messageId: 'misread', severity: 'warn', data: { name, value, warning, expected } });
+}
 
 /**
  * What a refused size evidently means, written so the target takes it: `1.5G`
@@ -94,7 +107,8 @@ function intendedSize(value: string, target: DatabaseTarget): string | undefined
   const match = /^\s*(?:(0x[0-9a-f]+)|(\d+)(?:\.(\d+))?)\s*(?:([kmgtpe])(?:i?b)?)?\s*$/i.exec(value);
   if (match === null) return undefined;
   const suffix = match[4];
-  const shift = suffix === undefined ? 0 : (SHIFT[suffix.toLowerCase()] as number);
+  // Every letter the pattern takes is a suffix of some target; the one this target lacks is written with one it has.
+  const shift = suffix === undefined ? 0 : (suffixShift(suffix, MARIADB_WITH_EVERY_SUFFIX) as number);
   let bytes: bigint;
   if (match[1] !== undefined) {
     if (suffix !== undefined) return undefined;
@@ -107,13 +121,7 @@ function intendedSize(value: string, target: DatabaseTarget): string | undefined
     bytes = scaled / divisor;
   }
   if (bytes >= 1n << 64n) return undefined;
-  const allowed = acceptsLargeSuffixes(target) ? 60 : 30;
-  const lower = suffix !== undefined && /^[a-z]$/.test(suffix);
-  for (const [letter, unitShift] of Object.entries(SHIFT).reverse()) {
-    if (unitShift > Math.min(shift, allowed) || bytes === 0n) continue;
-    const unit = 1n << BigInt(unitShift);
-    if (bytes % unit === 0n) return `${bytes / unit}${lower ? letter : letter.toUpperCase()}`;
-  }
-  const text = String(bytes);
+  // No larger suffix than the one written: 2048.0M is 2048M, not 2G.
+  const text = formatServerSize(bytes, target, { lowercase: suffix !== undefined && /^[a-z]$/.test(suffix), largestShift: shift });
   return text === value ? undefined : text;
 }

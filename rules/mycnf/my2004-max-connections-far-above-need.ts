@@ -4,7 +4,9 @@ import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/e
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOf } from '../../src/core/located.js';
-import { intendedEffective } from './support/intent.js';
+import type { Located, MycnfRuleContext } from '../../src/engine/types.js';
+import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { intendedEffective, type IntendedOption } from './support/intent.js';
 
 /** max_connections' upper bound on MySQL and MariaDB: larger values are clamped at start (verified on MariaDB 10.11). */
 const MAX_CONNECTIONS_LIMIT = 100000;
@@ -32,82 +34,107 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
     return {
       end() {
-        const mysql = ctx.sizing.mysql;
-        if (mysql === undefined) return;
-        const intended = intendedEffective(mycnf, 'max_connections');
-        const parsed = intended?.value === undefined ? undefined : parseServerSize(intended.value, mycnf.target, 'max_connections');
-        if (parsed !== undefined && 'error' in parsed) return;
-        const value = parsed?.bytes ?? mysql.maxConnections.value;
-        const from =
-          intended === undefined
-            ? mysql.maxConnections.from
-            : `set in ${lineOf(intended.use)}${intended.viaSetVariable ? ' by set-variable' : ''}`;
-        // A set-variable line is rewritten by MY4001 first; the value is fixed on the next pass.
-        const editable = intended !== undefined && !intended.viaSetVariable ? intended.use : undefined;
-        const at = intended?.use ?? { file: mycnf.root, range: [0, 0] as const };
-        const perConnection = formatBytes(mysql.perConnectionBytes);
-        if (value > MAX_CONNECTIONS_LIMIT) {
-          ctx.report({
-            at,
-            messageId: 'clamped',
-            severity: 'warn',
-            data: { value, limit: MAX_CONNECTIONS_LIMIT },
-            fixKind: 'safe',
-            fix: () => (editable === undefined ? null : replaceMycnfValue(editable, String(MAX_CONNECTIONS_LIMIT))),
-          });
-          return;
-        }
-        const web = ctx.sizing.plannedWebDbConnections;
-        if (web !== undefined) {
-          const factor = ctx.options.factor;
-          const slack = ctx.options.slack;
-          if (value <= factor * web + slack) return;
-          const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
-          const suggested = web + headroom;
-          const plan =
-            intended === undefined || editable !== undefined ? planMycnfSetting(mycnf, 'max_connections', String(suggested)) : null;
-          const webReason = ctx.sizing.apache
-            .filter((sizing) => sizing.php)
-            .map(webTierLimit)
-            .join(' and ');
-          ctx.report({
-            at,
-            messageId: 'aboveWebTier',
-            data: {
-              value,
-              from,
-              web,
-              webReason,
-              factor,
-              slack,
-              perConnection,
-              suggested,
-              headroom,
-              where: plan !== null && intended === undefined ? `; to be added at ${plan.where}` : '',
-            },
-            fix: () => plan?.edit ?? null,
-          });
-          return;
-        }
-        const threshold = ctx.options.threshold;
-        const handling = mycnf.effective('thread_handling')?.value?.toLowerCase();
-        if (value <= threshold || handling === 'pool-of-threads') return;
-        ctx.report({
-          at,
-          messageId: 'huge',
-          severity: 'warn',
-          data: {
-            value,
-            from,
-            threshold,
-            perConnection,
-            poolAdvice: mycnf.target.product === 'mariadb' ? ', or thread_handling = pool-of-threads' : '',
-          },
-        });
+        const setting = maxConnectionsOf(ctx);
+        if (setting === undefined) return;
+        if (setting.value > MAX_CONNECTIONS_LIMIT) reportClamped(ctx, setting);
+        else if (ctx.sizing.plannedWebDbConnections !== undefined) reportAboveWebTier(ctx, setting, ctx.sizing.plannedWebDbConnections);
+        else reportWithoutWebTier(ctx, setting);
       },
     };
   },
 });
+
+type Context = MycnfRuleContext<{ readonly factor: number; readonly slack: number; readonly threshold: number }>;
+
+/** max_connections as the server takes it, and where it comes from. */
+interface MaxConnections {
+  readonly value: number;
+  readonly from: string;
+  readonly intended: IntendedOption | undefined;
+  /** The line a fix may change: not a set-variable line, which MY4001 rewrites first (the value is fixed on the next pass). */
+  readonly editable: MycnfOptionUse | undefined;
+  readonly at: Located;
+  readonly perConnection: string;
+}
+
+function maxConnectionsOf(ctx: Context): MaxConnections | undefined {
+  const { mycnf } = ctx;
+  const mysql = ctx.sizing.mysql;
+  if (mysql === undefined) return undefined;
+  const intended = intendedEffective(mycnf, 'max_connections');
+  const parsed = intended?.value === undefined ? undefined : parseServerSize(intended.value, mycnf.target, 'max_connections');
+  if (parsed !== undefined && 'error' in parsed) return undefined;
+  return {
+    value: parsed?.bytes ?? mysql.maxConnections.value,
+    from:
+      intended === undefined
+        ? mysql.maxConnections.from
+        : `set in ${lineOf(intended.use)}${intended.viaSetVariable ? ' by set-variable' : ''}`,
+    intended,
+    editable: intended !== undefined && !intended.viaSetVariable ? intended.use : undefined,
+    at: intended?.use ?? { file: mycnf.root, range: [0, 0] as const },
+    perConnection: formatBytes(mysql.perConnectionBytes),
+  };
+}
+
+function reportClamped(ctx: Context, { at, value, editable }: MaxConnections): void {
+  ctx.report({
+    at,
+    messageId: 'clamped',
+    severity: 'warn',
+    data: { value, limit: MAX_CONNECTIONS_LIMIT },
+    fixKind: 'safe',
+    fix: () => (editable === undefined ? null : replaceMycnfValue(editable, String(MAX_CONNECTIONS_LIMIT))),
+  });
+}
+
+function reportAboveWebTier(ctx: Context, setting: MaxConnections, web: number): void {
+  const { factor, slack } = ctx.options;
+  const { value, intended, editable } = setting;
+  if (value <= factor * web + slack) return;
+  const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
+  const suggested = web + headroom;
+  const plan = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.mycnf, 'max_connections', String(suggested)) : null;
+  const webReason = ctx.sizing.apache
+    .filter((sizing) => sizing.php)
+    .map(webTierLimit)
+    .join(' and ');
+  ctx.report({
+    at: setting.at,
+    messageId: 'aboveWebTier',
+    data: {
+      value,
+      from: setting.from,
+      web,
+      webReason,
+      factor,
+      slack,
+      perConnection: setting.perConnection,
+      suggested,
+      headroom,
+      where: plan !== null && intended === undefined ? `; to be added at ${plan.where}` : '',
+    },
+    fix: () => plan?.edit ?? null,
+  });
+}
+
+function reportWithoutWebTier(ctx: Context, setting: MaxConnections): void {
+  const { mycnf } = ctx;
+  const threshold = ctx.options.threshold;
+  const handling = mycnf.effective('thread_handling')?.value?.toLowerCase();
+  if (setting.value <= threshold || handling === 'pool-of-threads') return;
+  ctx.report({
+    at: setting.at,
+    messageId: 'huge',
+    severity: 'warn',
+    data: {
+      value: setting.value,
+      from: setting.from,
+      threshold,
+      perConnection: setting.perConnection,
+      poolAdvice: mycnf.target.product === 'mariadb' ? ', or thread_handling = pool-of-threads' : '',
+    },
+  });
+}

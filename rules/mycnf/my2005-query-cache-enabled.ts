@@ -2,6 +2,7 @@ import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
+import type { MycnfConfig } from '../../src/languages/mycnf/model.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOf } from '../../src/core/located.js';
@@ -44,25 +45,11 @@ export default defineMycnfRule({
     if (target.product === 'mysql' && versionAtLeast(target.version, '8.0.3')) return {};
     return {
       end() {
-        const sizeLine = intendedEffective(mycnf, 'query_cache_size');
-        const typeLine = intendedEffective(mycnf, 'query_cache_type');
-        const sizeValue = sizeLine?.value === undefined ? undefined : parseServerSize(sizeLine.value, target, 'query_cache_size');
-        if (sizeValue !== undefined && 'error' in sizeValue) return;
-        const fallback = mycnf.defaultOf('query_cache_size');
-        const size = sizeValue?.bytes ?? (typeof fallback === 'number' ? fallback : 0);
-        const written = typeLine?.value === undefined ? undefined : TYPE_WORDS[typeLine.value.toLowerCase()];
-        const defaultType = mycnf.defaultOf('query_cache_type');
-        const type = written ?? (typeof defaultType === 'string' ? TYPE_WORDS[defaultType.toLowerCase()] : undefined) ?? 'OFF';
-        if (size === 0) return;
-        let why: string;
-        if (target.product === 'mariadb' && sizeLine !== undefined && type !== 'DEMAND') {
-          // MariaDB turns the cache ON when query_cache_size is set to a non-zero value, even over query_cache_type = OFF (verified on 10.11).
-          why = `query_cache_size ${formatBytes(size)} in ${where(sizeLine)}: MariaDB turns query_cache_type ON when the size is set${written === 'OFF' ? `, even over query_cache_type = ${typeLine?.value ?? ''}` : ''}`;
-        } else if (type === 'OFF') {
-          return;
-        } else {
-          why = `query_cache_type ${type} ${typeLine === undefined ? `by default on ${target.product} ${target.version}` : `in ${where(typeLine)}`} and query_cache_size ${formatBytes(size)} ${sizeLine === undefined ? 'by default' : `in ${where(sizeLine)}`}`;
-        }
+        const cache = queryCacheOf(mycnf);
+        if (cache === undefined) return;
+        const { size, sizeLine, typeLine, written } = cache;
+        const why = whyEnabled(cache, target);
+        if (why === undefined) return;
         const deprecated =
           target.product === 'mysql' && versionAtLeast(target.version, '5.7.20')
             ? '; MySQL deprecated it in 5.7.20 and removed it in 8.0.3'
@@ -87,13 +74,52 @@ export default defineMycnfRule({
   },
 });
 
+/** The query cache as the server would start: its size and type, and the lines that set them. */
+interface QueryCache {
+  readonly size: number;
+  readonly type: 'OFF' | 'ON' | 'DEMAND';
+  readonly sizeLine: IntendedOption | undefined;
+  readonly typeLine: IntendedOption | undefined;
+  /** query_cache_type as written, in words. */
+  readonly written: 'OFF' | 'ON' | 'DEMAND' | undefined;
+}
+
+/** Undefined when the cache holds nothing (size 0) or its size is one the server refuses (MY1004's). */
+function queryCacheOf(mycnf: MycnfConfig): QueryCache | undefined {
+  const target = mycnf.target;
+  const sizeLine = intendedEffective(mycnf, 'query_cache_size');
+  const typeLine = intendedEffective(mycnf, 'query_cache_type');
+  const sizeValue = sizeLine?.value === undefined ? undefined : parseServerSize(sizeLine.value, target, 'query_cache_size');
+  if (sizeValue !== undefined && 'error' in sizeValue) return undefined;
+  const fallback = mycnf.defaultOf('query_cache_size');
+  const size = sizeValue?.bytes ?? (typeof fallback === 'number' ? fallback : 0);
+  if (size === 0) return undefined;
+  const written = typeLine?.value === undefined ? undefined : TYPE_WORDS[typeLine.value.toLowerCase()];
+  const defaultType = mycnf.defaultOf('query_cache_type');
+  const type = written ?? (typeof defaultType === 'string' ? TYPE_WORDS[defaultType.toLowerCase()] : undefined) ?? 'OFF';
+  return { size, type, sizeLine, typeLine, written };
+}
+
+/** Why the cache is on, with the lines that turn it on; undefined when it is off. */
+function whyEnabled(cache: QueryCache, target: MycnfConfig['target']): string | undefined {
+  const { size, type, sizeLine, typeLine, written } = cache;
+  if (target.product === 'mariadb' && sizeLine !== undefined && type !== 'DEMAND') {
+    // MariaDB turns the cache ON when query_cache_size is set to a non-zero value, even over query_cache_type = OFF (verified on 10.11).
+    const over = written === 'OFF' ? `, even over query_cache_type = ${typeLine?.value ?? ''}` : '';
+    return `query_cache_size ${formatBytes(size)} in ${where(sizeLine)}: MariaDB turns query_cache_type ON when the size is set${over}`;
+  }
+  if (type === 'OFF') return undefined;
+  const typeWhere = typeLine === undefined ? `by default on ${target.product} ${target.version}` : `in ${where(typeLine)}`;
+  return `query_cache_type ${type} ${typeWhere} and query_cache_size ${formatBytes(size)} ${sizeLine === undefined ? 'by default' : `in ${where(sizeLine)}`}`;
+}
+
 function where(option: IntendedOption): string {
   return `${lineOf(option.use)}${option.viaSetVariable ? ' (set-variable)' : ''}`;
 }
 
 /** query_cache_size = 0, and query_cache_type = 0 (OFF in the style written) where a line sets it on. Set-variable lines wait for MY4001. */
 function disable(
-  mycnf: Parameters<typeof planMycnfSetting>[0],
+  mycnf: MycnfConfig,
   sizeLine: IntendedOption | undefined,
   typeLine: IntendedOption | undefined,
   written: 'OFF' | 'ON' | 'DEMAND' | undefined,

@@ -1,4 +1,5 @@
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import type { MycnfRuleContext } from '../../src/engine/types.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
@@ -45,78 +46,82 @@ export default defineMycnfRule({
           if (groupKey(option.use.group) === 'client-server' && isClientOption(written)) continue;
           const finding = classify(option, written, target);
           if (finding === undefined) continue;
-          const use = option.use;
-          const dashed = written.replaceAll('_', '-');
-          const data = {
-            written: shownLine(use),
-            name: option.viaSetVariable ? option.name.raw : use.file.slice(use.line.nameRange).replace(/^loose[-_]/i, ''),
-            setVariable: option.viaSetVariable
-              ? ` (the option inside set-variable, which MY4001 rewrites to ${option.name.raw} = ${option.value ?? ''})`
-              : '',
-            version: target.version,
-            dashed,
-          };
-          const fix = option.viaSetVariable ? () => null : () => replace(use, finding.replacement, option.value);
-          switch (finding.kind) {
-            case 'refused':
-            case 'loose': {
-              const entry = finding.entry;
-              const history =
-                target.product === 'mysql'
-                  ? `was removed in MySQL ${entry.mysql?.removed ?? ''}`
-                  : entry.mysql === undefined
-                    ? `is not an option of MariaDB ${target.version}`
-                    : `was removed in MySQL ${entry.mysql.removed} and is not an option of MariaDB ${target.version}`;
-              const argument = Buffer.from(use.line.argument).toString('latin1').slice(2);
-              const shown = option.viaSetVariable ? `${option.name.raw}=${option.value ?? ''}` : argument;
-              const wording =
-                option.status === 'ambiguous'
-                  ? `ambiguous option '--${shown}'`
-                  : option.viaSetVariable || use.line.hasEquals
-                    ? `unknown variable '${shown}'`
-                    : `unknown option '--${shown}'`;
-              ctx.report({
-                at: use,
-                messageId: finding.kind,
-                data: { ...data, history, wording, instead: entry.instead },
-                ...(finding.kind === 'loose' ? { severity: 'warn' as const } : {}),
-                fix,
-              });
-              break;
-            }
-            case 'deprecated':
-              ctx.report({
-                at: use,
-                messageId: 'deprecated',
-                severity: 'info',
-                data: {
-                  ...data,
-                  deprecated: finding.entry.mysql?.deprecated ?? '',
-                  removed: finding.entry.mysql?.removed ?? '',
-                  instead: finding.entry.instead,
-                },
-                fix,
-              });
-              break;
-            case 'alias':
-              ctx.report({ at: use, messageId: 'alias', severity: 'info', data: { ...data, to: option.name.key }, fix });
-              break;
-            case 'noop':
-              ctx.report({
-                at: use,
-                messageId: 'noop',
-                severity: finding.mysqlOnly ? 'info' : 'warn',
-                data: { ...data, warning: finding.warning },
-                // A MySQL option MariaDB ignores is MySQL's own setting when the product is only assumed: removing it would change a MySQL server.
-                ...(finding.mysqlOnly && target.assumed === true ? {} : { fix }),
-              });
-              break;
-          }
+          reportFinding(ctx, option, written, finding);
         }
       },
     };
   },
 });
+
+/** Reports one removed, deprecated, renamed or ignored option, with the server's own wording where it refuses it. */
+function reportFinding(ctx: MycnfRuleContext, option: IntendedOption, written: string, finding: Finding): void {
+  const use = option.use;
+  const target = ctx.mycnf.target;
+  const data = {
+    written: shownLine(use),
+    name: option.viaSetVariable ? option.name.raw : use.file.slice(use.line.nameRange).replace(/^loose[-_]/i, ''),
+    setVariable: option.viaSetVariable
+      ? ` (the option inside set-variable, which MY4001 rewrites to ${option.name.raw} = ${option.value ?? ''})`
+      : '',
+    version: target.version,
+    dashed: written.replaceAll('_', '-'),
+  };
+  const fix = option.viaSetVariable ? () => null : () => replace(use, finding.replacement, option.value);
+  switch (finding.kind) {
+    case 'refused':
+    case 'loose':
+      ctx.report({
+        at: use,
+        messageId: finding.kind,
+        data: { ...data, history: historyOf(finding.entry, target), wording: refusalWording(option), instead: finding.entry.instead },
+        ...(finding.kind === 'loose' ? { severity: 'warn' as const } : {}),
+        fix,
+      });
+      return;
+    case 'deprecated':
+      ctx.report({
+        at: use,
+        messageId: 'deprecated',
+        severity: 'info',
+        data: {
+          ...data,
+          deprecated: finding.entry.mysql?.deprecated ?? '',
+          removed: finding.entry.mysql?.removed ?? '',
+          instead: finding.entry.instead,
+        },
+        fix,
+      });
+      return;
+    case 'alias':
+      ctx.report({ at: use, messageId: 'alias', severity: 'info', data: { ...data, to: option.name.key }, fix });
+      return;
+    case 'noop':
+      ctx.report({
+        at: use,
+        messageId: 'noop',
+        severity: finding.mysqlOnly ? 'info' : 'warn',
+        data: { ...data, warning: finding.warning },
+        // A MySQL option MariaDB ignores is MySQL's own setting when the product is only assumed: removing it would change a MySQL server.
+        ...(finding.mysqlOnly && target.assumed === true ? {} : { fix }),
+      });
+  }
+}
+
+function historyOf(entry: RemovedOption, target: DatabaseTarget): string {
+  if (target.product === 'mysql') return `was removed in MySQL ${entry.mysql?.removed ?? ''}`;
+  return entry.mysql === undefined
+    ? `is not an option of MariaDB ${target.version}`
+    : `was removed in MySQL ${entry.mysql.removed} and is not an option of MariaDB ${target.version}`;
+}
+
+/** What the server says as it refuses the option. */
+function refusalWording(option: IntendedOption): string {
+  const line = option.use.line;
+  const argument = Buffer.from(line.argument).toString('latin1').slice(2);
+  const shown = option.viaSetVariable ? `${option.name.raw}=${option.value ?? ''}` : argument;
+  if (option.status === 'ambiguous') return `ambiguous option '--${shown}'`;
+  return option.viaSetVariable || line.hasEquals ? `unknown variable '${shown}'` : `unknown option '--${shown}'`;
+}
 
 type Finding =
   | { readonly kind: 'refused' | 'loose' | 'deprecated'; readonly entry: RemovedOption; readonly replacement: Replacement | undefined }

@@ -35,26 +35,38 @@ interface RuleInput<MessageId extends string, Specs extends OptionSpecs, Context
  * option specs and the report's message ids from `messages`.
  */
 
-// `{}` is the empty record of option specs a rule without options has.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-type NoOptions = {};
+/** The option specs of a rule without options: no keys at all, so `ctx.options.anything` is a type error. */
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- the empty record is meant
+type NoOptions = Record<never, never>;
 
 export function defineApacheRule<const Specs extends OptionSpecs = NoOptions, MessageId extends string = string>(
   rule: RuleInput<MessageId, Specs, ApacheRuleContext<ResolvedOptions<Specs>, MessageId>>,
 ): ApacheRule {
-  return { meta: { ...rule.meta, language: 'apache' }, create: rule.create as ApacheRule['create'] };
+  // The engine resolves ctx.options from meta.options, so they have the types the specs give.
+  return {
+    meta: { ...rule.meta, language: 'apache' },
+    create: (ctx) => rule.create(ctx as ApacheRuleContext<ResolvedOptions<Specs>, MessageId>),
+  };
 }
 
 export function defineMycnfRule<const Specs extends OptionSpecs = NoOptions, MessageId extends string = string>(
   rule: RuleInput<MessageId, Specs, MycnfRuleContext<ResolvedOptions<Specs>, MessageId>>,
 ): MycnfRule {
-  return { meta: { ...rule.meta, language: 'mycnf' }, create: rule.create as MycnfRule['create'] };
+  // The engine resolves ctx.options from meta.options, so they have the types the specs give.
+  return {
+    meta: { ...rule.meta, language: 'mycnf' },
+    create: (ctx) => rule.create(ctx as MycnfRuleContext<ResolvedOptions<Specs>, MessageId>),
+  };
 }
 
 export function defineHostRule<const Specs extends OptionSpecs = NoOptions, MessageId extends string = string>(
   rule: RuleInput<MessageId, Specs, HostRuleContext<ResolvedOptions<Specs>, MessageId>>,
 ): HostRule {
-  return { meta: { ...rule.meta, language: 'host' }, create: rule.create as HostRule['create'] };
+  // The engine resolves ctx.options from meta.options, so they have the types the specs give.
+  return {
+    meta: { ...rule.meta, language: 'host' },
+    create: (ctx) => rule.create(ctx as HostRuleContext<ResolvedOptions<Specs>, MessageId>),
+  };
 }
 
 /** A finding of the tool itself: the readers and the engine report it; the rule is its id, name, severity and page. */
@@ -69,21 +81,22 @@ export function defineToolRule<MessageId extends string>(rule: { readonly meta: 
 
 /** An option's value as the rule receives it; undefined when a value the user wrote cannot be one (the loader says why). */
 export function optionValue(spec: OptionSpec, value: unknown): OptionValue | undefined {
-  switch (spec.type) {
-    case 'names':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as readonly string[]) : undefined;
-    case 'size':
-      if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-      return typeof value === 'string' ? parseFriendlySize(value) : undefined;
-    case 'share':
-      return typeof value === 'number' && value > 0 && value <= 1 ? value : undefined;
-    case 'integer':
-    case 'seconds':
-      return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-  }
+  return OPTION_READERS[spec.type](value);
 }
+
+const isNameList = (value: unknown): value is readonly string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+const wholeNumber = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+
+const OPTION_READERS: Readonly<Record<OptionSpec['type'], (value: unknown) => OptionValue | undefined>> = {
+  names: (value) => (isNameList(value) ? value : undefined),
+  size: (value) => (typeof value === 'string' ? parseFriendlySize(value) : wholeNumber(value)),
+  share: (value) => (typeof value === 'number' && value > 0 && value <= 1 ? value : undefined),
+  integer: wholeNumber,
+  seconds: wholeNumber,
+  number: (value) => (typeof value === 'number' && Number.isFinite(value) ? value : undefined),
+};
 
 /** What each option type takes, in the words of an error message. */
 export const OPTION_TYPE_WORDING: Readonly<Record<OptionSpec['type'], string>> = {

@@ -35,7 +35,7 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined, paint: 
   const second = after === undefined ? undefined : consumersOf(after);
   const changed = second?.some((consumer, i) => {
     const earlier = first[i];
-    return consumer.bytes !== earlier?.bytes || consumer.detail !== earlier?.detail;
+    return earlier?.bytes !== consumer.bytes || earlier.detail !== consumer.detail;
   });
   const labelWidth = Math.max(...first.map((consumer) => consumer.label.length), 'free'.length);
   const lines = [`Memory at peak against ${formatBytes(ram)} RAM (${printable(before.ram?.source ?? '')}):`];

@@ -228,6 +228,12 @@ function probeProcesses(
   if (hidden)
     notes.push("/proc is mounted with hidepid: other users' processes are invisible, so a missing Apache or MySQL is not reported");
 
+  probeApache(reader, processes, hidden, facts, notes);
+  probeMysql(processes, hidden, facts);
+}
+
+/** Whether Apache runs, and the memory of its children. */
+function probeApache(reader: ProcReader, processes: readonly ProcessInfo[], hidden: boolean, facts: MutableFacts, notes: string[]): void {
   const apache = findApacheProcesses(processes);
   const apacheName = apache.parents[0]?.name ?? apache.children[0]?.name ?? 'apache2';
   if (apache.parents.length > 0 || apache.children.length > 0) {
@@ -247,17 +253,20 @@ function probeProcesses(
     const measuredOn = child === undefined ? undefined : mappedApache(reader, child.pid);
     facts.perChild = { value: measuredOn === undefined ? perChild : { ...perChild, measuredOn }, source: `probe (${apacheName} children)` };
   }
+}
 
+/** Whether MySQL or MariaDB runs, and its resident memory. */
+function probeMysql(processes: readonly ProcessInfo[], hidden: boolean, facts: MutableFacts): void {
   const mysql = processes.filter((entry) => MYSQL_NAMES.has(entry.name));
-  if (mysql.length > 0) {
-    const name = (mysql[0] as ProcessInfo).name;
-    facts.mysqlRunning = { value: true, source: `probe (${name} ${pidList(mysql)})` };
-    const measured = mysql.filter((entry) => entry.rss !== undefined);
-    if (measured.length > 0) {
-      const rss = measured.reduce((sum, entry) => sum + (entry.rss as number), 0);
-      facts.mysqlRss = { value: rss, source: `probe (VmRSS of ${name} ${pidList(measured)})` };
-    }
-  } else if (!hidden) {
-    facts.mysqlRunning = { value: false, source: 'probe (no mysqld or mariadbd process)' };
+  if (mysql.length === 0) {
+    if (!hidden) facts.mysqlRunning = { value: false, source: 'probe (no mysqld or mariadbd process)' };
+    return;
+  }
+  const name = (mysql[0] as ProcessInfo).name;
+  facts.mysqlRunning = { value: true, source: `probe (${name} ${pidList(mysql)})` };
+  const measured = mysql.filter((entry) => entry.rss !== undefined);
+  if (measured.length > 0) {
+    const rss = measured.reduce((sum, entry) => sum + (entry.rss as number), 0);
+    facts.mysqlRss = { value: rss, source: `probe (VmRSS of ${name} ${pidList(measured)})` };
   }
 }

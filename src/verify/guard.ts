@@ -83,22 +83,8 @@ export function apacheVerifyHazards(files: readonly GuardedFile[], context: Apac
     const entry = { file, lines: undefined as LineIndex | undefined };
     visitApacheNodes(parseApache(file.text).nodes, (node) => located.push({ ...entry, node }));
   }
-  const defined = new Set<string>();
+  const expand = expanderOf(located, context);
   const serverRoots = new Set([context.serverRoot]);
-  for (const { node } of located) {
-    if (node.kind !== 'directive') continue;
-    if (node.nameLower === 'define' && node.args[0] !== undefined) defined.add(node.args[0].value);
-  }
-  const expand = (value: string): string | undefined => {
-    let unresolved = false;
-    const expanded = value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
-      const known = defined.has(name) ? undefined : context.env[name];
-      if (known === undefined) unresolved = true;
-      return known ?? whole;
-    });
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the replacer above
-    return unresolved ? undefined : expanded;
-  };
   for (const { node } of located) {
     if (node.kind === 'directive' && node.nameLower === 'serverroot' && node.args[0] !== undefined) {
       const root = expand(node.args[0].value);
@@ -131,6 +117,28 @@ export function apacheVerifyHazards(files: readonly GuardedFile[], context: Apac
     if (node.args.some((arg) => arg.value.startsWith('|'))) hazards.push(`${node.name} ${node.argsText} (${where()}): a piped program`);
   }
   return { hazards, libraries };
+}
+
+/**
+ * `${NAME}` as the server expands it, from the environment it starts with;
+ * undefined for a value with a name that a Define may set (the guard cannot
+ * know to what) or that nothing sets.
+ */
+function expanderOf(located: readonly { node: ApacheNode }[], context: ApacheGuardContext): (value: string) => string | undefined {
+  const defined = new Set<string>();
+  for (const { node } of located) {
+    if (node.kind === 'directive' && node.nameLower === 'define' && node.args[0] !== undefined) defined.add(node.args[0].value);
+  }
+  return (value) => {
+    let unresolved = false;
+    const expanded = value.replace(/\$\{([^}]*)\}/g, (whole, name: string) => {
+      const known = defined.has(name) ? undefined : context.env[name];
+      if (known === undefined) unresolved = true;
+      return known ?? whole;
+    });
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the replacer above
+    return unresolved ? undefined : expanded;
+  };
 }
 
 /** What in option files would make `mariadbd --help --verbose` load a library the files choose, in any group. */

@@ -40,6 +40,7 @@ export function argumentCheck(lowerName: string): ArgumentCheck | undefined {
  * which counts as missing where a word is required). FLAG reads only its
  * first word; ITERATE2 needs a first word and more text after it.
  */
+// eslint-disable-next-line complexity -- invoke_cmd's switch in server/config.c, one case per argument kind, kept as one to be read against it
 export function refusesArguments(check: ArgumentCheck, words: readonly string[]): boolean {
   const count = words.length;
   const present = (index: number) => (words[index] ?? '') !== '';

@@ -29,6 +29,11 @@ export function planDirectoryFlag(
   const exact = exactDirectorySections(config, place.path, place.vhost);
   const last = exact[exact.length - 1];
   if (last !== undefined) return insertApacheLineInto(last, `${name} ${value}`);
+  return newDirectoryBlock(place, name, value);
+}
+
+/** A `<Directory "path">` block with the line, after the DocumentRoot or Alias that serves the path; null past a `${VAR}`. */
+function newDirectoryBlock(place: ServedPlace, name: string, value: string): TextEdit | null {
   if (place.kind === 'Directory' || !('variables' in place.at) || place.at.variables.length > 0) return null;
   const use = place.at;
   const file = use.file;

@@ -89,6 +89,7 @@ class JoinedLine implements LogicalLine {
 }
 
 /** Splits text into logical lines; the lines tile the text exactly. */
+// eslint-disable-next-line complexity -- ap_cfg_getline's loop (server/util.c), byte for byte: continuations, CR, NUL and the last line
 export function splitLogicalLines(text: string): LogicalLine[] {
   const lines: LogicalLine[] = [];
   const length = text.length;

@@ -274,6 +274,21 @@ export class ApacheConfig {
     this.httpd = options.httpd;
     this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
     for (const name of options.defines ?? []) this.defines.set(name, undefined);
+    const environment = this.startEnvironment(rootServerPath);
+    this.env = environment.env;
+    this.environmentSources = environment.sources;
+    for (const identifier of options.staticModules ?? defaultStaticModules(this.httpd)) {
+      this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
+    }
+  }
+
+  /**
+   * The environment httpd starts with, and where each part comes from: the
+   * given env, else Debian's envvars next to apache2.conf; then the variables
+   * given with --env and --env-file, which win.
+   */
+  private startEnvironment(rootServerPath: string): { env: Map<string, string>; sources: string[] } {
+    const { options } = this;
     const env = new Map(Object.entries(options.env ?? {}));
     const envvars = this.fs.locate('envvars', this.serverRoot);
     const sources: string[] = [];
@@ -290,11 +305,7 @@ export class ApacheConfig {
       for (const [name, value] of Object.entries(given.values)) env.set(name, value);
       sources.push(given.source);
     }
-    this.env = env;
-    this.environmentSources = sources;
-    for (const identifier of options.staticModules ?? defaultStaticModules(this.httpd)) {
-      this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
-    }
+    return { env, sources };
   }
 
   /** Directives in effect with this lower-case name, in read order. */
@@ -369,6 +380,7 @@ export class ApacheConfig {
    * are not: a rebased config is never walked). Undefined otherwise: the
    * caller walks afresh.
    */
+  // eslint-disable-next-line complexity -- one pass that gives up at the first node that no longer matches; its steps share the maps of moved sections and uses
   static rebased(previous: ApacheConfig, fs: ConfigFileSystem): ApacheConfig | undefined {
     const changed = previous.changedFiles(fs);
     if (changed === undefined) return undefined;
@@ -948,6 +960,7 @@ function sameWalk(before: readonly ApacheNode[], after: readonly ApacheNode[], p
  * operators are =, ==, <, <=, >, >= and ~, `= /re/` is a regex, and a
  * version is up to three numbers (a part left out is 0).
  */
+// eslint-disable-next-line complexity -- mod_version's match_version and compare_version (modules/core/mod_version.c), operator by operator
 function ifVersionHolds(target: string, args: readonly string[]): boolean | string {
   if (args.length > 3) return '<IfVersion takes one, two or three arguments, a comparison operator, a version (and a delimiter)';
   // A third word is httpd's closing '>' standing alone; the reader has taken that off already.

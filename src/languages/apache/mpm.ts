@@ -145,6 +145,7 @@ const MAX_THREAD_LIMIT: Record<MpmName, number> = { prefork: 1, worker: 20000, e
  * `*_check_config`, in their order; 2.2 clamps MaxClients against the
  * ServerLimit known when its line is read).
  */
+// eslint-disable-next-line complexity -- the MPMs' own start-up checks (prefork.c, worker.c, event.c *_check_config), in their order, with their messages
 export function resolveMpm(config: ApacheConfig): MpmSettings {
   const loaded = config.loadedMpms();
   const chosen = loaded.length === 1 ? loaded[0] : undefined;

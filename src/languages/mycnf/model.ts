@@ -252,6 +252,7 @@ class MycnfModel implements MycnfConfig {
   }
 
   /** Reads the file's lines as the server does; returns the line it stopped at, if it stopped before the end. */
+  // eslint-disable-next-line complexity -- search_default_file_with_ext (mysys/my_default.c), line kind by line kind, in the server's order
   private walk(source: SourceFile, document: MycnfDocument, hostPath: string, depth: number): MycnfLine | undefined {
     const serverPath = this.fs.serverPath(hostPath);
     let group: string | undefined;

@@ -296,6 +296,7 @@ function interpretDirective(view: ReadView, bang: number): MycnfLine {
   return withBase(base, { kind: keyword, path: view.decode(from, to), pathRange: view.range(from, to) });
 }
 
+// eslint-disable-next-line complexity -- the option branch of search_default_file_with_ext: name, '=', quotes, escapes and comment as the C code takes them
 function interpretOption(view: ReadView, start: number): MycnfOptionLine {
   const { s, end, base } = view;
   const commentAt = unquotedHash(s, start, end);

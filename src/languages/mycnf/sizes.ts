@@ -1,9 +1,60 @@
 import { versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
 
-export type ServerSize = { readonly bytes: number; readonly warning?: string } | { readonly error: string };
+/**
+ * Something the server takes without refusing but reads otherwise than it
+ * looks: `512MB` is 512M (`trailing`), `16E` wraps to 0 on MariaDB, `-5`
+ * is the minimum on MySQL, `x` and an empty value are 0.
+ */
+export type SizeWarning =
+  | { readonly kind: 'wraps' }
+  | { readonly kind: 'negative' }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'no-digits' }
+  /** What follows the suffix letter, which the server ignores; `read` is the number and suffix it takes. */
+  | { readonly kind: 'trailing'; readonly read: string; readonly ignored: string };
+
+export type ServerSize = { readonly bytes: number; readonly warnings: readonly SizeWarning[] } | { readonly error: string };
 
 const UINT64 = (1n << 64n) - 1n;
-const SUFFIX_SHIFT: Readonly<Record<string, bigint>> = { k: 10n, m: 20n, g: 30n, t: 40n, p: 50n, e: 60n };
+
+/** The suffix letters of my_getopt, each with its power of two: one table for reading and writing sizes. */
+const SUFFIXES: readonly (readonly [letter: string, shift: number])[] = [
+  ['K', 10],
+  ['M', 20],
+  ['G', 30],
+  ['T', 40],
+  ['P', 50],
+  ['E', 60],
+];
+
+/** The shift of a suffix letter (any case) the target takes; undefined for another letter. */
+export function suffixShift(letter: string, target: DatabaseTarget): number | undefined {
+  const shift = SUFFIXES.find(([known]) => known === letter.toUpperCase())?.[1];
+  return shift === undefined || (shift > 30 && !acceptsLargeSuffixes(target)) ? undefined : shift;
+}
+
+/** The suffix letters the target takes, as its error message lists them. */
+export function legalSuffixes(target: DatabaseTarget): string {
+  return SUFFIXES.filter(([, shift]) => shift <= 30 || acceptsLargeSuffixes(target))
+    .map(([letter]) => letter)
+    .join(', ');
+}
+
+/** How a warning reads in a message. */
+export function describeSizeWarning(warning: SizeWarning, value: string, variable: string): string {
+  switch (warning.kind) {
+    case 'wraps':
+      return `${value} is beyond 2^64 and wraps`;
+    case 'negative':
+      return `negative value '${value}' for unsigned ${variable}; the server uses the variable's minimum instead`;
+    case 'empty':
+      return 'an empty value sets 0';
+    case 'no-digits':
+      return `'${value}' has no digits and sets 0`;
+    case 'trailing':
+      return `'${warning.ignored}' after the suffix is ignored`;
+  }
+}
 
 /** True when the target's my_getopt knows T, P and E (MySQL 8.0.14, MariaDB 10.3: MariaDB/server PR #506). */
 export function acceptsLargeSuffixes(target: DatabaseTarget): boolean {
@@ -49,74 +100,62 @@ function parseMariadb(value: string, target: DatabaseTarget, variable: string): 
   const number = strtoull(value);
   if (number.outOfRange) return { error: `Integer value out of range for uint64: '${value}' for ${variable}` };
   const suffix = value[number.end];
-  const large = acceptsLargeSuffixes(target);
-  const legal = large ? 'K, M, G, T, P, E' : 'K, M, G';
-  if (suffix === undefined) return withWarnings({ bytes: toNumber(number.value) }, value, number.end, undefined);
-  const shift = SUFFIX_SHIFT[suffix.toLowerCase()];
-  if (shift === undefined || (!large && shift > 30n)) {
+  if (suffix === undefined) return withWarnings(number.value, value, number.end, false);
+  const shift = suffixShift(suffix, target);
+  if (shift === undefined) {
     return {
-      error: `Unknown suffix '${suffix}' used for variable '${variable}' (value '${value}'). Legal suffix characters are: ${legal}`,
+      error: `Unknown suffix '${suffix}' used for variable '${variable}' (value '${value}'). Legal suffix characters are: ${legalSuffixes(target)}`,
     };
   }
   // MariaDB multiplies without an overflow check: 16E wraps to 0.
-  const bytes = (number.value << shift) & UINT64;
-  const wrapped = number.value << shift > UINT64 ? `${value} is beyond 2^64 and wraps to ${bytes}` : undefined;
-  return withWarnings({ bytes: toNumber(bytes) }, value, number.end, wrapped);
+  const product = number.value << BigInt(shift);
+  return withWarnings(product & UINT64, value, number.end, product > UINT64);
 }
 
 function parseMysql(value: string, target: DatabaseTarget, variable: string): ServerSize {
   if (value === '') return { error: `Empty value for '${variable}' specified` };
-  if (/^[\t\n\v\f\r ]*-/.test(value)) {
-    return { bytes: 0, warning: `negative value '${value}' for unsigned ${variable}; the server uses the variable's minimum instead` };
-  }
+  if (/^[\t\n\v\f\r ]*-/.test(value)) return { bytes: 0, warnings: [{ kind: 'negative' }] };
   const number = strtoull(value);
   const large = acceptsLargeSuffixes(target);
   if (number.outOfRange) return { error: large ? `Incorrect unsigned integer value: '${value}'` : `Incorrect integer value: '${value}'` };
   const suffix = value[number.end];
-  if (suffix === undefined) return withWarnings({ bytes: toNumber(number.value) }, value, number.end, undefined);
-  const shift = SUFFIX_SHIFT[suffix.toLowerCase()];
-  if (shift === undefined || (!large && shift > 30n))
-    return { error: `Unknown suffix '${suffix}' used for variable '${variable}' (value '${value}')` };
-  const product = number.value << shift;
-  if (product > UINT64) {
-    if (large) return { error: `Incorrect unsigned integer value: '${value}'` };
-    return withWarnings({ bytes: toNumber(product & UINT64) }, value, number.end, `${value} is beyond 2^64 and wraps`);
-  }
-  return withWarnings({ bytes: toNumber(product) }, value, number.end, undefined);
+  if (suffix === undefined) return withWarnings(number.value, value, number.end, false);
+  const shift = suffixShift(suffix, target);
+  if (shift === undefined) return { error: `Unknown suffix '${suffix}' used for variable '${variable}' (value '${value}')` };
+  const product = number.value << BigInt(shift);
+  if (product > UINT64 && large) return { error: `Incorrect unsigned integer value: '${value}'` };
+  return withWarnings(product & UINT64, value, number.end, product > UINT64);
 }
 
-function withWarnings(result: { bytes: number }, value: string, numberEnd: number, extra: string | undefined): ServerSize {
-  const notes: string[] = [];
-  if (extra !== undefined) notes.push(extra);
-  if (value === '') notes.push('an empty value sets 0');
-  else if (numberEnd === 0) notes.push(`'${value}' has no digits and sets 0`);
+function withWarnings(bytes: bigint, value: string, numberEnd: number, wrapped: boolean): ServerSize {
+  const warnings: SizeWarning[] = [];
+  if (wrapped) warnings.push({ kind: 'wraps' });
+  if (value === '') warnings.push({ kind: 'empty' });
+  else if (numberEnd === 0) warnings.push({ kind: 'no-digits' });
   const ignored = value.slice(numberEnd + 1);
-  if (ignored !== '') notes.push(`'${ignored}' after the suffix is ignored`);
-  return notes.length === 0 ? result : { ...result, warning: notes.join('; ') };
+  if (ignored !== '') warnings.push({ kind: 'trailing', read: value.slice(0, numberEnd + 1).trim(), ignored });
+  return { bytes: Number(bytes), warnings };
 }
 
-function toNumber(value: bigint): number {
-  return Number(value);
+/** How formatServerSize writes: lower-case letters, and no larger suffix than a given one. */
+interface SizeStyle {
+  readonly lowercase?: boolean;
+  readonly largestShift?: number;
 }
 
-/** Writes bytes the way an admin would in my.cnf: the largest suffix that divides it exactly (`1536M`, `64K`, `1000`). */
-export function formatServerSize(bytes: number, target: DatabaseTarget): string {
-  const units: [string, number][] = acceptsLargeSuffixes(target)
-    ? [
-        ['E', 2 ** 60],
-        ['P', 2 ** 50],
-        ['T', 2 ** 40],
-        ['G', 2 ** 30],
-        ['M', 2 ** 20],
-        ['K', 2 ** 10],
-      ]
-    : [
-        ['G', 2 ** 30],
-        ['M', 2 ** 20],
-        ['K', 2 ** 10],
-      ];
-  if (bytes > 0) {
-    for (const [suffix, size] of units) if (bytes % size === 0) return `${bytes / size}${suffix}`;
+/**
+ * Writes bytes the way an admin would in my.cnf: the largest suffix the
+ * target takes that divides it exactly (`1536M`, `64K`, `1000`).
+ */
+export function formatServerSize(bytes: number | bigint, target: DatabaseTarget, style: SizeStyle = {}): string {
+  const value = BigInt(bytes);
+  const lowercase = style.lowercase ?? false;
+  if (value > 0n) {
+    for (const [letter, shift] of [...SUFFIXES].reverse()) {
+      if ((shift > 30 && !acceptsLargeSuffixes(target)) || shift > (style.largestShift ?? 60)) continue;
+      const unit = 1n << BigInt(shift);
+      if (value % unit === 0n) return `${value / unit}${lowercase ? letter.toLowerCase() : letter}`;
+    }
   }
-  return String(bytes);
+  return String(value);
 }
