@@ -6,6 +6,7 @@ import { environmentFromFile, environmentFromFlags } from '../src/config/env-fil
 import { ConfigError } from '../src/config/types.js';
 import { jsonDiagnostics } from './fuzz/child.js';
 import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
+import { said } from './helpers/rule-fixtures.js';
 
 /*
  * The environment httpd starts with, from outside the config tree (issue 23,
@@ -22,7 +23,7 @@ function ap1004(args: readonly string[]): string[] {
   const run = runCli(['--no-probe', '--format', 'json', ...args, 'env.conf'], { cwd: dir });
   return jsonDiagnostics(run.stdout)
     .filter((diagnostic) => diagnostic.ruleId === 'AP1004')
-    .map((diagnostic) => diagnostic.message);
+    .map(said);
 }
 
 describe('--env and --env-file', () => {
@@ -48,10 +49,10 @@ describe('--env and --env-file', () => {
     writeFiles(dir, { 'env.conf': CONFIG, 'partial.env': 'SERVER_NAME=www.example.org\n' });
     assert.match(
       ap1004([])[0] ?? '',
-      /^\$\{SERVER_NAME\} is set by no Define above this line and no environment was given with --env or --env-file: httpd warns/,
+      /^\$\{SERVER_NAME\} is not defined here .*; no Define above this line sets it; no environment was given with --env or --env-file; httpd warns/,
     );
     assert.deepEqual(ap1004(['--env-file', 'partial.env']), [
-      '${DOCROOT} is set by no Define above this line and not by the environment read from --env-file partial.env: httpd warns "AH00111: Config variable ${DOCROOT} is not defined" and keeps the text literally; expected a Define DOCROOT before this line, or the right name',
+      '${DOCROOT} is not defined here and stays literal; expected a Define DOCROOT before this line, or the right name; no Define above this line sets it; the environment read from --env-file partial.env does not set it; httpd warns "AH00111: Config variable ${DOCROOT} is not defined" and keeps the text as written',
     ]);
   });
 

@@ -28,7 +28,7 @@ import {
   type ApacheConfigTestResult,
 } from './helpers/apache-oracle.js';
 import { mapLimited } from './helpers/processes.js';
-import { copyCase, ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
+import { copyCase, ruleCases, runCase, said, type RuleCase } from './helpers/rule-fixtures.js';
 import { repoPath } from './helpers/paths.js';
 import { findTool, inCI, requireTool } from './helpers/tools.js';
 
@@ -163,7 +163,10 @@ async function provesEveryRefusal(t: TestContext, id: string, name: string): Pro
   );
   for (const refusal of refusals) {
     const diagnostic = errors.find((d) => located(d) === `${refusal.file}:${refusal.line}`);
-    assert.ok(diagnostic?.message.includes(`"${refusal.message}"`), `${diagnostic?.message} should quote "${refusal.message}"`);
+    assert.ok(
+      (diagnostic === undefined ? undefined : said(diagnostic))?.includes(`"${refusal.message}"`),
+      `${diagnostic === undefined ? '' : said(diagnostic)} should quote "${refusal.message}"`,
+    );
   }
 }
 
@@ -174,8 +177,8 @@ async function provesFatalAndFix(t: TestContext, id: string, name: string, quote
   const { result, diagnostics } = await configTest(testCase);
   const error = fatalOf(result);
   assert.ok(
-    diagnostics.some((d) => d.message.includes(error)),
-    `no ${id} message quotes apache2's "${error}":\n${diagnostics.map((d) => d.message).join('\n')}`,
+    diagnostics.some((d) => said(d).includes(error)),
+    `no ${id} message quotes apache2's "${error}":\n${diagnostics.map((d) => said(d)).join('\n')}`,
   );
   for (const text of quoted) assert.ok(result.stderr.includes(text), `apache2 did not say "${text}":\n${result.stderr}`);
   const fixed = await configTest(testCase, { fixed: true });
@@ -582,11 +585,11 @@ describe('AP1004 undefined-variable', { concurrency: 4 }, () => {
     if (requireTool(t, 'apache2') === undefined) return undefined;
     const { result, diagnostics } = await configTest(fixtureCase('AP1004', name));
     const warned = result.messages.filter((m) => m.code === 'AH00111').map((m) => /\$\{([^}]*)\}/.exec(m.text)?.[1] ?? m.text);
-    const reported = diagnostics.map((d) => /^\$\{([^}]*)\}/.exec(d.message)?.[1] ?? d.message);
+    const reported = diagnostics.map((d) => /^\$\{([^}]*)\}/.exec(said(d))?.[1] ?? said(d));
     for (const d of diagnostics)
       assert.ok(
-        result.messages.some((m) => m.code === 'AH00111' && d.message.includes(`AH00111: ${m.text}`)),
-        d.message,
+        result.messages.some((m) => m.code === 'AH00111' && said(d).includes(`AH00111: ${m.text}`)),
+        said(d),
       );
     return { warned: [...new Set(warned)].sort(), reported: [...new Set(reported)].sort(), result };
   }
@@ -654,9 +657,9 @@ describe('AP1006 ifmodule-unknown-name', { concurrency: 4 }, () => {
       const { diagnostics } = await configTest(fixtureCase('AP1006', name));
       let checked = 0;
       for (const d of diagnostics) {
-        const written = /^<IfModule (\S+)> never matches/.exec(d.message)?.[1];
-        const suggested = /expected <IfModule (\S+)>/.exec(d.message)?.[1];
-        const module = /module identifiers \(([a-z0-9_]+_module)\)/.exec(d.message)?.[1];
+        const written = /^<IfModule (\S+)> never matches/.exec(said(d))?.[1];
+        const suggested = /expected <IfModule (\S+)>/.exec(said(d))?.[1];
+        const module = /module identifiers \(([a-z0-9_]+_module)\)/.exec(said(d))?.[1];
         if (written === undefined || suggested === undefined || module === undefined || module === 'x_module') continue;
         const negated = written.startsWith('!');
         assert.equal(await enters(module, written), negated, `${written} with ${module} loaded`);
@@ -687,8 +690,8 @@ describe('AP1007 mpm-count', { concurrency: 4 }, () => {
       assert.ok(refusal !== undefined, result.stderr);
       const quoted = refusal.text.replace(/^[^:]+: /, '');
       assert.ok(
-        diagnostics.length > 0 && diagnostics.every((d) => d.message.includes(`AH00534 "${quoted}"`)),
-        `${quoted}\n${diagnostics.map((d) => d.message).join('\n')}`,
+        diagnostics.length > 0 && diagnostics.every((d) => said(d).includes(`AH00534 "${quoted}"`)),
+        `${quoted}\n${diagnostics.map((d) => said(d)).join('\n')}`,
       );
     });
   }
@@ -710,7 +713,7 @@ describe('AP1008 foreign-mpm-directive', { concurrency: 4 }, () => {
     const { result, diagnostics } = await configTest(testCase);
     const error = fatalOf(result);
     assert.ok(
-      diagnostics.some((d) => d.message.includes(error)),
+      diagnostics.some((d) => said(d).includes(error)),
       error,
     );
     const { result: fixed } = await configTest(testCase, { fixed: true });
@@ -762,7 +765,7 @@ describe('AP1009 misplaced-directive', { concurrency: 4 }, () => {
       assert.ok(warning !== undefined, result.stderr);
       const quoted = warning.text.replace(/\/\S*\/tune-lint-case-[^/]+\//g, '');
       assert.ok(
-        diagnostics.some((d) => d.message.includes(`${code}: "${quoted}"`)),
+        diagnostics.some((d) => said(d).includes(`${code}: "${quoted}"`)),
         quoted,
       );
     }
@@ -795,7 +798,7 @@ describe('AP1010 mpm-limit-clamped', { concurrency: 4 }, () => {
       const testCase = fixtureCase('AP1010', name);
       const { result, diagnostics } = await configTest(testCase);
       assert.equal(result.exitCode, 0, result.stderr);
-      const quoted = diagnostics.map((d) => /"(AH\d{5}: WARNING:[^"]*)"/.exec(d.message)?.[1] ?? d.message);
+      const quoted = diagnostics.map((d) => /"(AH\d{5}: WARNING:[^"]*)"/.exec(said(d))?.[1] ?? said(d));
       assert.deepEqual([...new Set(quoted)].sort(), startupWarnings(result).sort());
       const { result: fixed } = await configTest(testCase, { fixed: true });
       assert.equal(fixed.exitCode, 0, fixed.stderr);
@@ -828,7 +831,7 @@ describe('AP1011 modphp-threaded-mpm', { concurrency: 4 }, () => {
       assert.notEqual(result.exitCode, 0);
       const refusal = result.messages.find((m) => m.module === 'php' && m.level === 'crit');
       assert.ok(refusal !== undefined, result.stderr);
-      assert.ok(diagnostics.length > 0 && diagnostics.every((d) => d.message.includes(`"${refusal.text}"`)), refusal.text);
+      assert.ok(diagnostics.length > 0 && diagnostics.every((d) => said(d).includes(`"${refusal.text}"`)), refusal.text);
     });
   }
 
@@ -883,7 +886,10 @@ describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
       const error = fatalOf(result);
       const first = diagnostics.find((d) => d.ruleId === 'AP1015');
       assert.equal(first?.start.line, result.error?.line, result.stderr);
-      assert.ok(first?.message.includes(`"${error}"`), `${first?.message} should quote "${error}"`);
+      assert.ok(
+        (first === undefined ? undefined : said(first))?.includes(`"${error}"`),
+        `${first === undefined ? '' : said(first)} should quote "${error}"`,
+      );
     });
   }
   for (const name of [
@@ -1060,7 +1066,7 @@ describe('AP4004 noop-directive', { concurrency: 4 }, () => {
       assert.ok(warnings.length > 0);
       for (const warning of warnings)
         assert.ok(
-          diagnostics.some((d) => d.message.includes(`("${warning}")`)),
+          diagnostics.some((d) => said(d).includes(`("${warning}")`)),
           warning,
         );
       const { result: fixed } = await configTest(testCase, { fixed: true });

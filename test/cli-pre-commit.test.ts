@@ -141,7 +141,7 @@ describe('pre-commit', () => {
     const refused = commit('apache');
     assert.notEqual(refused.status, 0, refused.output);
     assert.match(refused.output, /tune-lint\.+Failed/);
-    assert.match(refused.output, /etc\/apache2\/mods\/mpm\.conf\n {2}2:5 {2}error {2}MaxRequestWorkers 150 x 20 MiB per process/);
+    assert.match(refused.output, /etc\/apache2\/mods\/mpm\.conf\n {2}2:5 {2}error {2}MaxRequestWorkers 150 x 20 MiB = 2.9 GiB/);
     assert.match(refused.output, /RAM 500 MiB \(from \.tune-lint\.yaml\)/);
     assert.equal(commits(), '1');
 
@@ -158,7 +158,7 @@ describe('pre-commit', () => {
     assert.notEqual(included.status, 0, included.output);
     assert.match(
       included.output,
-      /MaxRequestWorkers 100 x 20 MiB per process = 2 GiB exceeds the Apache budget/,
+      /MaxRequestWorkers 100 x 20 MiB = 2 GiB exceeds the Apache budget/,
       'read through apache2.conf, with its MPM',
     );
     assert.equal(commits(), '2');

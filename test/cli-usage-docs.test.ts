@@ -75,7 +75,7 @@ describe('docs/usage.md', () => {
     );
     const staged = run('sh', ['hook.sh']);
     assert.equal(staged.status, 1, `${staged.stdout}${staged.stderr}`);
-    assert.match(staged.stdout, /MaxRequestWorkers 150 x 20 MiB per process/);
+    assert.match(staged.stdout, /MaxRequestWorkers 150 x 20 MiB = 2.9 GiB/);
     assert.equal(run(git, ['add', 'etc']).status, 0);
     const fixed = run('sh', ['hook.sh']);
     assert.equal(fixed.status, 0, `${fixed.stdout}${fixed.stderr}`);

@@ -85,7 +85,8 @@ describe('severities and host facts', () => {
   it('rules that need host facts are skipped with one TL0004 note', async () => {
     const found = await run(`${PREFORK}MaxRequestWorkers 150\n`, { host: false });
     assert.deepEqual(ids(found), ['1:TL0004:info']);
-    assert.match(found[0]?.message ?? '', /sizing rules skipped \(.*AP2001.*\): RAM is unknown; give --host-ram/);
+    assert.match(found[0]?.message ?? '', /sizing rules skipped: RAM is unknown; expected --host-ram/);
+    assert.match(found[0]?.detail ?? '', /skipped: .*AP2001/);
   });
 
   it("a severity set by the user wins over the rule default and over a finding's own severity", async () => {

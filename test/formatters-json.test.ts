@@ -72,6 +72,7 @@ describe('JSON output', () => {
         'endLine',
         'endColumn',
         ...(diagnostic.fix === undefined ? [] : ['fix']),
+        ...(diagnostic['detail'] === undefined ? [] : ['detail']),
         'context',
       ];
       assert.deepEqual(Object.keys(diagnostic), keys);

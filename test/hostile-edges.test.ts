@@ -112,7 +112,7 @@ describe('files', () => {
     const results = JSON.parse(run.stdout) as { results: { file: string; diagnostics: { ruleId: string; message: string }[] }[] };
     const status = results.results.find((result) => result.file === '/proc/self/status');
     assert.ok(
-      status?.diagnostics.some((diagnostic) => diagnostic.ruleId === 'AP1015' && diagnostic.message.startsWith('Name: is not a directive')),
+      status?.diagnostics.some((diagnostic) => diagnostic.ruleId === 'AP1015' && diagnostic.message.startsWith('Name: is no directive')),
     );
   });
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { jsonDiagnostics } from './fuzz/child.js';
 import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
+import { said } from './helpers/rule-fixtures.js';
 
 /*
  * With no --target and no target: in .tune-lint.yaml, the option files are
@@ -25,7 +26,7 @@ describe('an assumed database target', () => {
     const assumed = findings([]);
     const unknown = assumed.find((diagnostic) => diagnostic.ruleId === 'MY1006');
     assert.equal(unknown?.severity, 'warn');
-    assert.match(unknown.message, /because nothing says otherwise.*give --target mysql=8\.0/);
+    assert.match(said(unknown), /give --target mysql=8\.0.*is assumed because nothing names the server/);
     const diff = runCli(['--no-probe', '--format', 'diff', 'my.cnf'], { cwd: dir });
     assert.doesNotMatch(diff.stdout, /^-default_authentication_plugin/m);
   });

@@ -14,7 +14,7 @@ import { lint } from '../src/lint.js';
 import { parseMyCnf } from '../src/languages/mycnf/parser.js';
 import { inTemporaryDirectory } from './helpers/mycnf-fixtures.js';
 import { printDefaults, serverSeries } from './helpers/mycnf-oracle.js';
-import { ruleCases, runCase, type RuleCase } from './helpers/rule-fixtures.js';
+import { ruleCases, runCase, type RuleCase, said } from './helpers/rule-fixtures.js';
 import { requireTool } from './helpers/tools.js';
 
 /*
@@ -89,7 +89,7 @@ const SERVER_WORDING =
   /"((?:error: )?(?:unknown variable|unknown option|ambiguous option|Unknown suffix|Incorrect unsigned|ignoring option|boolean value|Using unique option prefix|'[a-z0-9-]+' (?:was removed|is MySQL)|option 'max_connections': unsigned value)[^"]*)"/g;
 
 function quotedWording(diagnostic: Diagnostic): string[] {
-  return [...diagnostic.message.matchAll(SERVER_WORDING)].map((match) => match[1] as string);
+  return [...said(diagnostic).matchAll(SERVER_WORDING)].map((match) => match[1] as string);
 }
 
 /**

@@ -15,15 +15,28 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      fatal:
-        'httpd has no trailing comments, so "{{comment}}" gives {{name}} {{given}} arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
-      fatalWord:
-        'httpd has no trailing comments, so {{name}} reads "{{comment}}" as arguments and httpd refuses to start: "{{error}}"; expected the comment on its own line',
-      fatalValue:
-        'httpd has no trailing comments, so {{name}} reads "{{comment}}" as its value and httpd refuses to start: "{{error}}"; expected the value, and the comment on its own line',
-      flagIgnored:
-        'httpd has no trailing comments: {{name}} reads only its first word and silently ignores "{{comment}}"; expected the comment on its own line',
-      passedOn: 'httpd has no trailing comments, so {{name}} receives "{{comment}}" as {{which}}; expected the comment on its own line',
+      fatal: {
+        message:
+          'trailing "{{comment}}" gives {{name}} {{given}} arguments, so httpd refuses to start; expected the comment on its own line',
+        detail: 'httpd has no trailing comments: "{{error}}"',
+      },
+      fatalWord: {
+        message: '{{name}} reads "{{comment}}" as arguments, so httpd refuses to start; expected the comment on its own line',
+        detail: 'httpd has no trailing comments: "{{error}}"',
+      },
+      fatalValue: {
+        message:
+          '{{name}} reads "{{comment}}" as its value, so httpd refuses to start; expected the value, and the comment on its own line',
+        detail: 'httpd has no trailing comments: "{{error}}"',
+      },
+      flagIgnored: {
+        message: '{{name}} silently ignores "{{comment}}"; expected the comment on its own line',
+        detail: 'httpd has no trailing comments, and {{name}} reads only its first word',
+      },
+      passedOn: {
+        message: '{{name}} receives "{{comment}}" as {{which}}; expected the comment on its own line',
+        detail: 'httpd has no trailing comments',
+      },
     },
   },
   create(ctx) {

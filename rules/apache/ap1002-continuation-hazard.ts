@@ -14,10 +14,15 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      commentSwallows:
-        'this comment ends in a backslash, so httpd joins {{lines}} ("{{swallowed}}") to the comment and ignores {{them}}; expected no backslash at the end of a comment',
-      blankAfterBackslash:
-        'the backslash is followed by {{blanks}}, so it does not continue the line: {{name}} gets "{{word}}" as an argument{{next}}; expected the backslash as the last character of the line',
+      commentSwallows: {
+        message: 'this comment ends in a backslash, so httpd ignores {{lines}} after it; expected no backslash at the end of a comment',
+        detail: 'httpd joins {{lines}} ("{{swallowed}}") to the comment and ignores {{them}}',
+      },
+      blankAfterBackslash: {
+        message:
+          '{{name}} gets "{{word}}" as an argument: the backslash is followed by {{blanks}}; expected the backslash as the last character of the line',
+        detail: 'a backslash continues a line only as its very last character{{next}}',
+      },
     },
   },
   create(ctx) {

@@ -15,10 +15,14 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      strayFiles:
-        '{{directive}} {{pattern}} reads every file under {{dir}}, including {{count}} that *.conf would skip ({{files}}); expected {{directive}} {{suggested}}, after checking whether those files are meant to be read',
-      wholeDirectory:
-        '{{directive}} {{pattern}} reads every file under {{dir}} ({{count}} now, all *.conf), so a backup or editor file left there later is read too; expected {{directive}} {{suggested}}',
+      strayFiles: {
+        message: '{{directive}} {{pattern}} reads {{count}} that *.conf would skip; expected {{directive}} {{suggested}}',
+        detail: 'it reads every file under {{dir}} ({{files}}); check whether those files are meant to be read before narrowing it',
+      },
+      wholeDirectory: {
+        message: '{{directive}} {{pattern}} reads every file under {{dir}}; expected {{directive}} {{suggested}}',
+        detail: '{{count}} now, all *.conf, but a backup or editor file left there later is read too',
+      },
     },
   },
   create(ctx) {

@@ -13,19 +13,28 @@ export default defineApacheRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      undefined:
-        '${{{name}}} is set by no Define above this line and {{environment}}{{where}}: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected a Define {{name}} before this line, or the right name',
-      definedLater:
-        '${{{name}}} is used before "Define {{name}}" at {{defined}} sets it: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected the Define before this line',
-      noValue:
-        '${{{name}}} refers to "Define {{name}}", which sets no value: httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text literally; expected Define {{name}} <value>',
+      undefined: {
+        message: '${{{name}}} is not defined here and stays literal; expected a Define {{name}} before this line, or the right name',
+        detail:
+          'no Define above this line sets it; {{environment}}{{where}}; httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text as written',
+      },
+      definedLater: {
+        message: '${{{name}}} is used before "Define {{name}}" at {{defined}}; expected the Define before this line',
+        detail: 'httpd expands as it reads: it warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text as written',
+      },
+      noValue: {
+        message: '${{{name}}} refers to "Define {{name}}", which sets no value; expected Define {{name}} <value>',
+        detail: 'httpd warns "AH00111: Config variable ${{{name}}} is not defined" and keeps the text as written',
+      },
     },
   },
   create(ctx) {
     const apache = ctx.apache;
     const sources = apache.environmentSources;
     const environment =
-      sources.length === 0 ? 'no environment was given with --env or --env-file' : `not by the environment read from ${sources.join(', ')}`;
+      sources.length === 0
+        ? 'no environment was given with --env or --env-file'
+        : `the environment read from ${sources.join(', ')} does not set it`;
     const report = (at: Located & { readonly order: number }, names: readonly string[]): void => {
       for (const name of new Set(names)) {
         const later = apache

@@ -10,10 +10,16 @@ export default defineApacheRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      skipped:
-        '<IfModule {{subject}}> is read before {{module}} is loaded at {{load}}, so httpd evaluates it as false and skips its {{lines}}; expected the block after the LoadModule',
-      appliedAnyway:
-        '<IfModule !{{subject}}> is read before {{module}} is loaded at {{load}}, so httpd applies its {{lines}} although the module is loaded; expected the block after the LoadModule',
+      skipped: {
+        message:
+          '<IfModule {{subject}}> comes before {{module}} is loaded at {{load}}, so httpd skips its {{lines}}; expected the block after the LoadModule',
+        detail: 'httpd decides <IfModule> where it stands, and the module is not loaded yet there',
+      },
+      appliedAnyway: {
+        message:
+          '<IfModule !{{subject}}> comes before {{module}} is loaded at {{load}}, so httpd applies its {{lines}}; expected the block after the LoadModule',
+        detail: 'httpd decides <IfModule> where it stands, and the module is not loaded yet there, although it is loaded',
+      },
     },
   },
   create(ctx) {

@@ -28,12 +28,21 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      neverMatches:
-        '<IfModule {{written}}> never matches: httpd compares the name, case-sensitively, with module identifiers ({{identifier}}) and source file names ({{source}}), so the block is always {{effect}}; expected <IfModule {{suggested}}>',
-      neverMatchesLive:
-        '<IfModule {{written}}> never matches: httpd compares the name, case-sensitively, with module identifiers ({{identifier}}) and source file names ({{source}}), so the block is always {{effect}}; expected <IfModule {{suggested}}>, which makes httpd {{change}} its {{lines}} since {{identifier}} is loaded: review the block before renaming it',
-      neverMatchesUnknown:
-        '<IfModule {{written}}> never matches: httpd compares the name, case-sensitively, with module identifiers (x_module) and source file names (mod_x.c), so the block is always {{effect}}; expected <IfModule {{suggested}}> or the source name of the module',
+      neverMatches: {
+        message: '<IfModule {{written}}> never matches, so the block is always {{effect}}; expected <IfModule {{suggested}}>',
+        detail: 'httpd compares the name, case-sensitively, with module identifiers ({{identifier}}) and source file names ({{source}})',
+      },
+      neverMatchesLive: {
+        message:
+          '<IfModule {{written}}> never matches, so the block is always {{effect}}; expected <IfModule {{suggested}}>, after a review of the block',
+        detail:
+          'httpd compares the name, case-sensitively, with module identifiers ({{identifier}}) and source file names ({{source}}); since {{identifier}} is loaded, the right name makes httpd {{change}} its {{lines}}',
+      },
+      neverMatchesUnknown: {
+        message:
+          '<IfModule {{written}}> never matches, so the block is always {{effect}}; expected <IfModule {{suggested}}> or the source name of the module',
+        detail: 'httpd compares the name, case-sensitively, with module identifiers (x_module) and source file names (mod_x.c)',
+      },
     },
   },
   create(ctx) {

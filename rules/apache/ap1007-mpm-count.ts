@@ -10,9 +10,15 @@ export default defineApacheRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      none: 'none of the {{count}} this configuration loads is an MPM, so httpd refuses to start (AH00534 "Configuration error: No MPM loaded."); expected exactly one, e.g. LoadModule mpm_event_module modules/mod_mpm_event.so',
-      several:
-        '{{module}} is a second MPM: {{first}} is already loaded at {{where}}, so httpd refuses to start (AH00534 "Configuration error: More than one MPM loaded."); expected exactly one LoadModule mpm_*_module',
+      none: {
+        message:
+          'no MPM is loaded, so httpd refuses to start; expected exactly one, e.g. LoadModule mpm_event_module modules/mod_mpm_event.so',
+        detail: 'none of the {{count}} this configuration loads is an MPM: AH00534 "Configuration error: No MPM loaded."',
+      },
+      several: {
+        message: '{{module}} is a second MPM, so httpd refuses to start; expected exactly one LoadModule mpm_*_module',
+        detail: '{{first}} is already loaded at {{where}}: AH00534 "Configuration error: More than one MPM loaded."',
+      },
     },
   },
   create(ctx) {

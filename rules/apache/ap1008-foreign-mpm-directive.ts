@@ -23,10 +23,16 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      unknownCommand:
-        '{{name}} belongs to {{owners}}, but this configuration loads {{mpm}} ({{load}}), so httpd refuses to start: "Invalid command \'{{written}}\', perhaps misspelled or defined by a module not included in the server configuration"; expected it inside <IfModule {{guard}}>, or removed',
-      deadBlock:
-        '<IfModule {{subject}}> holds {{lines}} for the {{blockMpm}} MPM, but this configuration loads {{mpm}}, so httpd never reads them',
+      unknownCommand: {
+        message:
+          '{{name}} is not known to the {{mpm}} MPM loaded here, so httpd refuses to start; expected it inside <IfModule {{guard}}>, or removed',
+        detail:
+          '{{name}} belongs to {{owners}}, and this configuration loads {{mpm}} ({{load}}): "Invalid command \'{{written}}\', perhaps misspelled or defined by a module not included in the server configuration"',
+      },
+      deadBlock: {
+        message: '<IfModule {{subject}}> holds {{lines}} that httpd never reads under {{mpm}}',
+        detail: 'the block is for the {{blockMpm}} MPM, and this configuration loads {{mpm}}',
+      },
     },
   },
   create(ctx) {

@@ -18,9 +18,11 @@ export default defineApacheRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      refused: '{{name}} cannot be set {{where}}, so httpd refuses to start: "{{error}}"; expected it {{expected}}',
-      uselessOverride:
-        '{{name}} inside <{{section}}> is ignored, as httpd honours it only in <Directory> ({{code}}: "{{warning}}"); expected it in the <Directory> of the files concerned',
+      refused: { message: '{{name}} cannot be set {{where}}, so httpd refuses to start; expected it {{expected}}', detail: '"{{error}}"' },
+      uselessOverride: {
+        message: '{{name}} inside <{{section}}> is ignored; expected it in the <Directory> of the files concerned',
+        detail: 'httpd honours it only in <Directory>: {{code}}: "{{warning}}"',
+      },
     },
   },
   create(ctx) {

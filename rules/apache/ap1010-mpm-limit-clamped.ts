@@ -20,8 +20,10 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      clamped:
-        '{{name}} {{from}} is {{changed}} to {{to}} by httpd at every start: "{{warning}}"; expected {{name}} {{final}}{{alternative}}{{where}}',
+      clamped: {
+        message: '{{name}} {{from}} is {{changed}} to {{to}} by httpd at every start; expected {{name}} {{final}}{{alternative}}{{where}}',
+        detail: '"{{warning}}"',
+      },
     },
   },
   create(ctx) {

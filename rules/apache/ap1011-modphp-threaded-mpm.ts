@@ -11,8 +11,12 @@ export default defineApacheRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      threaded:
-        '{{module}} (mod_php) is loaded with the {{mpm}} MPM ({{load}}); distribution PHP builds are not thread-safe, and PHP stops httpd from starting: "Apache is running a threaded MPM, but your PHP Module is not compiled to be threadsafe.  You need to recompile PHP."; expected the prefork MPM, or PHP under php-fpm through mod_proxy_fcgi with {{mpm}}',
+      threaded: {
+        message:
+          '{{module}} (mod_php) with the {{mpm}} MPM stops httpd from starting; expected the prefork MPM, or PHP under php-fpm through mod_proxy_fcgi with {{mpm}}',
+        detail:
+          'loaded at {{load}}; distribution PHP builds are not thread-safe: "Apache is running a threaded MPM, but your PHP Module is not compiled to be threadsafe.  You need to recompile PHP."',
+      },
     },
   },
   create(ctx) {

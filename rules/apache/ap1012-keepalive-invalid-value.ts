@@ -15,13 +15,22 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      refused:
-        '{{written}} is not On or Off, so httpd 2.4 refuses to start: "KeepAlive must be On or Off"; expected KeepAlive {{meaning}}, which is how httpd 2.2 read it',
-      refusedAmbiguous:
-        '{{written}} is not On or Off, so httpd 2.4 refuses to start: "KeepAlive must be On or Off"; expected KeepAlive On or Off (httpd 2.2 read {{value}} as On, although the word says off)',
-      missing: 'KeepAlive has no value, so httpd refuses to start: "KeepAlive must be On or Off"; expected KeepAlive On or KeepAlive Off',
-      legacy:
-        'httpd 2.2 reads {{written}} as KeepAlive {{meaning}} (any word but Off or 0 means On), and httpd 2.4 refuses it ("KeepAlive must be On or Off"); expected KeepAlive {{meaning}}',
+      refused: {
+        message: '{{written}} is not On or Off, so httpd 2.4 refuses to start; expected KeepAlive {{meaning}}',
+        detail: '"KeepAlive must be On or Off"; KeepAlive {{meaning}} is how httpd 2.2 read it',
+      },
+      refusedAmbiguous: {
+        message: '{{written}} is not On or Off, so httpd 2.4 refuses to start; expected KeepAlive On or Off',
+        detail: '"KeepAlive must be On or Off"; httpd 2.2 read {{value}} as On, although the word says off',
+      },
+      missing: {
+        message: 'KeepAlive has no value, so httpd refuses to start; expected KeepAlive On or KeepAlive Off',
+        detail: '"KeepAlive must be On or Off"',
+      },
+      legacy: {
+        message: '{{written}} is KeepAlive {{meaning}} to httpd 2.2 and refused by 2.4; expected KeepAlive {{meaning}}',
+        detail: 'httpd 2.2 reads any word but Off or 0 as On; httpd 2.4 says "KeepAlive must be On or Off"',
+      },
     },
   },
   create(ctx) {

@@ -15,12 +15,21 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      command:
-        'the file starts with a UTF-8 byte order mark, which httpd on Unix reads as part of the first word, so it refuses to start: "Invalid command \'{{word}}\', perhaps misspelled or defined by a module not included in the server configuration"; expected the file without the byte order mark',
-      section:
-        'the file starts with a UTF-8 byte order mark, which httpd on Unix reads as part of the first word, so {{open}} opens no section and httpd refuses to start: "</{{name}}> without matching <{{name}}> section"; expected the file without the byte order mark',
-      readTime:
-        "the file starts with a UTF-8 byte order mark, which httpd on Unix reads as part of the first word, so line 1 is the unknown command '{{word}}' instead of a {{directive}} that runs while httpd reads the configuration, and httpd refuses to start; expected the file without the byte order mark",
+      command: {
+        message: 'a UTF-8 byte order mark starts the file, so httpd refuses to start; expected the file without it',
+        detail:
+          'httpd on Unix reads the mark as part of the first word: "Invalid command \'{{word}}\', perhaps misspelled or defined by a module not included in the server configuration"',
+      },
+      section: {
+        message:
+          'a UTF-8 byte order mark starts the file, so {{open}} opens no section and httpd refuses to start; expected the file without it',
+        detail: 'httpd on Unix reads the mark as part of the first word: "</{{name}}> without matching <{{name}}> section"',
+      },
+      readTime: {
+        message: 'a UTF-8 byte order mark starts the file, so httpd refuses to start; expected the file without it',
+        detail:
+          "httpd on Unix reads the mark as part of the first word, so line 1 is the unknown command '{{word}}' instead of a {{directive}} that runs while httpd reads the configuration",
+      },
     },
   },
   create(ctx) {

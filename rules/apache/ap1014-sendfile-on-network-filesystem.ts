@@ -12,8 +12,11 @@ export default defineApacheRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      sendfile:
-        'EnableSendfile {{value}} for {{place}} on {{mount}}: the kernel may be unable to serve a network-mounted file through its own cache, so clients can get stale or truncated files; expected EnableSendfile Off in <Directory "{{path}}">',
+      sendfile: {
+        message:
+          'EnableSendfile {{value}} for {{place}} on {{mount}} can serve stale or truncated files; expected EnableSendfile Off in <Directory "{{path}}">',
+        detail: 'the kernel may be unable to serve a network-mounted file through its own cache',
+      },
     },
   },
   create(ctx) {

@@ -28,8 +28,15 @@ export default defineApacheRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      notLoaded: `{{written}} belongs to {{module}}, which this configuration does not load, so httpd refuses to start: "${INVALID}"; expected LoadModule {{identifier}} (a2enmod {{short}} on Debian), or the line inside <IfModule {{module}}>`,
-      unknown: `{{written}} is not a directive of httpd 2.4 or of a module it ships, and every module this configuration loads is one of those, so httpd refuses to start: "${INVALID}"; expected {{expected}}`,
+      notLoaded: {
+        message:
+          '{{written}} needs {{module}}, which is not loaded, so httpd refuses to start; expected LoadModule {{identifier}} (a2enmod {{short}} on Debian), or the line inside <IfModule {{module}}>',
+        detail: `"${INVALID}"`,
+      },
+      unknown: {
+        message: '{{written}} is no directive httpd knows, so it refuses to start; expected {{expected}}',
+        detail: `not a directive of httpd 2.4 or of a module it ships, and every module this configuration loads is one of those: "${INVALID}"`,
+      },
     },
   },
   create(ctx) {

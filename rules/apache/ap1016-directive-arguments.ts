@@ -23,8 +23,8 @@ export default defineApacheRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      count: '{{written}} takes {{expected}} and this line gives {{given}}, so httpd refuses to start: "{{error}}"',
-      flag: '{{written}} takes On or Off and this line gives {{given}}, so httpd refuses to start: "{{error}}"',
+      count: { message: '{{written}} takes {{expected}} and gets {{given}}, so httpd refuses to start', detail: '"{{error}}"' },
+      flag: { message: '{{written}} takes On or Off and gets {{given}}, so httpd refuses to start', detail: '"{{error}}"' },
     },
   },
   create(ctx) {

@@ -18,12 +18,20 @@ export default defineApacheRule({
     fix: 'tune',
     needsHost: true,
     messages: {
-      overcommit:
-        '{{limit}} x {{perChild}} per process = {{peak}} exceeds the Apache budget of {{budget}} ({{budgetReason}}); expected {{directive}} at most {{suggested}} ({{perChildSource}}){{where}}{{alongside}}',
-      nearBudget:
-        '{{limit}} x {{perChild}} per process = {{peak}} is {{share}} of the Apache budget of {{budget}} ({{budgetReason}}); at the largest process ({{largest}}) it would be {{peakAtMax}} ({{perChildSource}})',
-      cannotFit:
-        'the Apache budget of {{budget}} ({{budgetReason}}) holds no {{mpm}} process of {{perChild}} ({{perChildSource}}); run PHP under php-fpm with the event MPM, or give Apache more memory',
+      overcommit: {
+        message:
+          '{{limit}} x {{perChild}} = {{peak}} exceeds the Apache budget of {{budget}}; expected {{directive}} at most {{suggested}}',
+        detail: 'budget: {{budgetReason}}; {{perChildSource}}{{where}}{{alongside}}',
+      },
+      nearBudget: {
+        message: '{{limit}} x {{perChild}} = {{peak}} is {{share}} of the Apache budget of {{budget}}',
+        detail: 'budget: {{budgetReason}}; at the largest process ({{largest}}) it would be {{peakAtMax}}; {{perChildSource}}',
+      },
+      cannotFit: {
+        message:
+          'the Apache budget of {{budget}} holds no {{mpm}} process of {{perChild}}; expected PHP under php-fpm with the event MPM, or more memory for Apache',
+        detail: 'budget: {{budgetReason}}; {{perChildSource}}',
+      },
     },
   },
   create(ctx) {

@@ -21,10 +21,15 @@ export default defineApacheRule({
       },
     },
     messages: {
-      serverLimit:
-        'ServerLimit {{limit}} is more than {{factor}}x the {{needed}} processes {{reason}} (heuristic); httpd sizes its shared scoreboard for {{limit}} processes and never uses the rest; expected ServerLimit {{suggested}}',
-      threadLimit:
-        'ThreadLimit {{limit}} is more than {{factor}}x ThreadsPerChild {{threads}} (heuristic); httpd sizes its shared scoreboard for {{limit}} threads in each of ServerLimit {{servers}} processes and uses {{threads}}; expected ThreadLimit {{threads}}',
+      serverLimit: {
+        message: 'ServerLimit {{limit}} is more than {{factor}}x the {{needed}} processes needed; expected ServerLimit {{suggested}}',
+        detail: 'needed: {{reason}} (heuristic); httpd sizes its shared scoreboard for {{limit}} processes and never uses the rest',
+      },
+      threadLimit: {
+        message: 'ThreadLimit {{limit}} is more than {{factor}}x ThreadsPerChild {{threads}}; expected ThreadLimit {{threads}}',
+        detail:
+          'heuristic; httpd sizes its shared scoreboard for {{limit}} threads in each of ServerLimit {{servers}} processes and uses {{threads}}',
+      },
     },
   },
   create(ctx) {

@@ -23,16 +23,29 @@ export default defineApacheRule({
       },
     },
     messages: {
-      maxSpareServers:
-        'MaxSpareServers {{max}} is not above MinSpareServers {{min}}; httpd raises it at run time, without a warning, to MinSpareServers + 1 = {{raised}}',
-      maxSpareThreads:
-        'MaxSpareThreads {{max}} is below MinSpareThreads {{min}} + ThreadsPerChild {{threads}}{{margin}} = {{raised}}; httpd raises it to {{raised}} at run time, without a warning',
-      startServers:
-        'StartServers {{start}} exceeds the {{limit}} processes {{reason}} allows; httpd starts only {{limit}}, without a warning',
-      idleServers:
-        'MinSpareServers {{min}} is more than {{share}} of {{workersName}} {{workers}} (heuristic): httpd keeps {{idle}} alive, about {{memory}} at {{perChild}} per process ({{source}})',
-      idleThreads:
-        'MinSpareThreads {{min}} is more than {{share}} of {{workersName}} {{workers}} (heuristic): httpd keeps {{processes}} processes of ThreadsPerChild {{threads}} alive for idle threads, about {{memory}} at {{perChild}} per process ({{source}})',
+      maxSpareServers: {
+        message: 'MaxSpareServers {{max}} is not above MinSpareServers {{min}}; expected MaxSpareServers {{raised}}',
+        detail: 'httpd raises it at run time, without a warning, to MinSpareServers + 1 = {{raised}}',
+      },
+      maxSpareThreads: {
+        message:
+          'MaxSpareThreads {{max}} is below MinSpareThreads {{min}} + ThreadsPerChild {{threads}}{{margin}}; expected MaxSpareThreads {{raised}}',
+        detail: 'httpd raises it to {{raised}} at run time, without a warning',
+      },
+      startServers: {
+        message: 'StartServers {{start}} exceeds the {{limit}} processes the limit allows; expected StartServers {{limit}}',
+        detail: '{{reason}} allows {{limit}}; httpd starts only {{limit}}, without a warning',
+      },
+      idleServers: {
+        message:
+          'MinSpareServers {{min}} keeps {{idle}} alive, about {{memory}}; expected at most {{share}} of {{workersName}} {{workers}}',
+        detail: 'heuristic; {{perChild}} per process ({{source}})',
+      },
+      idleThreads: {
+        message:
+          'MinSpareThreads {{min}} keeps {{processes}} processes alive for idle threads, about {{memory}}; expected at most {{share}} of {{workersName}} {{workers}}',
+        detail: 'heuristic; ThreadsPerChild {{threads}}, {{perChild}} per process ({{source}})',
+      },
     },
   },
   create(ctx) {

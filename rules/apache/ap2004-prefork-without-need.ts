@@ -22,8 +22,12 @@ export default defineApacheRule({
       },
     },
     messages: {
-      prefork:
-        'prefork runs one process per connection, but no loaded module needs it (no mod_php or other module that is not thread-safe); under event {{workersName}} {{workers}} would be {{processes}} of {{threads}} threads instead of {{workers}} processes; switch {{how}}, then restart (a graceful restart cannot change the MPM)',
+      prefork: {
+        message:
+          'prefork without a module that needs it; expected event: {{workersName}} {{workers}} as {{processes}} processes of {{threads}} threads',
+        detail:
+          'prefork runs one process per connection, and no loaded module needs it (no mod_php or other module that is not thread-safe); switch {{how}}, then restart (a graceful restart cannot change the MPM)',
+      },
     },
   },
   create(ctx) {

@@ -24,10 +24,15 @@ export default defineApacheRule({
       },
     },
     messages: {
-      neverWithPhp:
-        '{{name}} {{value}} with mod_php loaded: a process is never replaced, so memory that PHP code or extensions leak stays in it until httpd restarts; expected {{name}} {{suggested}}, which replaces a process after {{suggested}} connections (heuristic){{where}}',
-      churn:
-        '{{name}} {{value}} replaces every process after {{connections}} (below {{threshold}}, heuristic): a fork{{php}} that often costs more than any leak it guards against; expected {{name}} {{suggested}}',
+      neverWithPhp: {
+        message: '{{name}} {{value}} with mod_php never replaces a process; expected {{name}} {{suggested}}{{where}}',
+        detail:
+          'memory that PHP code or extensions leak stays in a process until httpd restarts; {{suggested}} replaces a process after {{suggested}} connections (heuristic)',
+      },
+      churn: {
+        message: '{{name}} {{value}} replaces every process after {{connections}}; expected {{name}} {{suggested}}',
+        detail: 'below {{threshold}} (heuristic), a fork{{php}} that often costs more than any leak it guards against',
+      },
     },
   },
   create(ctx) {

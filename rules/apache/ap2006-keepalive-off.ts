@@ -13,10 +13,16 @@ export default defineApacheRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      perWorker:
-        'KeepAlive Off under {{mpm}}: a page with many images, scripts and stylesheets opens a new TCP connection for each of them, and over HTTPS does a new TLS handshake each time; if you turn it On, keep KeepAliveTimeout at 2-5 s, since each idle connection holds a whole {{holder}} for that long',
-      event:
-        'KeepAlive Off under event: event parks idle keep-alive connections in its listener thread without holding a worker, so Off only costs a new TCP connection, and over HTTPS a TLS handshake, per request; expected KeepAlive On',
+      perWorker: {
+        message: 'KeepAlive Off under {{mpm}} opens a new connection for every asset of a page',
+        detail:
+          'a page with many images, scripts and stylesheets opens a new TCP connection for each, and over HTTPS does a new TLS handshake each time; if you turn it On, keep KeepAliveTimeout at 2-5 s, since each idle connection holds a whole {{holder}} for that long',
+      },
+      event: {
+        message: 'KeepAlive Off under event costs a new connection per request and saves nothing; expected KeepAlive On',
+        detail:
+          'event parks idle keep-alive connections in its listener thread without holding a worker; Off only costs a new TCP connection, and over HTTPS a TLS handshake, per request',
+      },
     },
   },
   create(ctx) {

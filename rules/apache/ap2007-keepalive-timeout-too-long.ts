@@ -24,10 +24,15 @@ export default defineApacheRule({
       fixTo: { type: 'seconds', default: 5, description: "the value the fix writes (httpd's default)" },
     },
     messages: {
-      perWorker:
-        'KeepAliveTimeout {{value}} under {{mpm}}: each idle keep-alive connection holds a whole {{holder}} for up to {{seconds}} s after its last request (more than {{limit}} s, heuristic); expected KeepAliveTimeout {{suggested}}',
-      excessive:
-        'KeepAliveTimeout {{value}} is more than {{limit}} s (heuristic): connections of clients that have gone stay open that long, each holding a socket and its connection memory; expected KeepAliveTimeout {{suggested}}',
+      perWorker: {
+        message:
+          'KeepAliveTimeout {{value}} under {{mpm}} holds a {{holder}} per idle connection for {{seconds}} s; expected KeepAliveTimeout {{suggested}}',
+        detail: 'each idle keep-alive connection holds a whole {{holder}} after its last request; more than {{limit}} s (heuristic)',
+      },
+      excessive: {
+        message: 'KeepAliveTimeout {{value}} is more than {{limit}} s; expected KeepAliveTimeout {{suggested}}',
+        detail: 'heuristic; connections of clients that have gone stay open that long, each holding a socket and its connection memory',
+      },
     },
   },
   create(ctx) {

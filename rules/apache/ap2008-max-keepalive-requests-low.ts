@@ -20,7 +20,11 @@ export default defineApacheRule({
       },
     },
     messages: {
-      low: 'MaxKeepAliveRequests {{value}} closes a persistent connection after {{value}} {{requests}}, so a page with more assets than that opens new connections, and over HTTPS new TLS handshakes (below {{minimum}}); expected MaxKeepAliveRequests {{minimum}}, or 0 for unlimited',
+      low: {
+        message:
+          'MaxKeepAliveRequests {{value}} closes a connection after {{value}} {{requests}}; expected MaxKeepAliveRequests {{minimum}}, or 0 for unlimited',
+        detail: 'below {{minimum}}: a page with more assets than that opens new connections, and over HTTPS new TLS handshakes',
+      },
     },
   },
   create(ctx) {

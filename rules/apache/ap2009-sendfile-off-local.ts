@@ -18,7 +18,11 @@ export default defineApacheRule({
     recommended: false,
     fix: 'tune',
     messages: {
-      off: 'EnableSendfile {{value}} for DocumentRoot {{path}}, yet every directory this config serves is on a local filesystem ({{filesystems}}; mounts from {{source}}): static files over plain HTTP are read into httpd and written out again instead of sent by the kernel; expected EnableSendfile On{{where}}',
+      off: {
+        message: 'EnableSendfile {{value}} for DocumentRoot {{path}}, which is on a local filesystem; expected EnableSendfile On{{where}}',
+        detail:
+          'every directory this config serves is local ({{filesystems}}; mounts from {{source}}): static files over plain HTTP are read into httpd and written out again instead of sent by the kernel',
+      },
     },
   },
   create(ctx) {

@@ -12,7 +12,11 @@ export default defineApacheRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      mmap: 'EnableMMAP {{value}} for {{place}} on {{mount}}: when another client of the share deletes or truncates a file while httpd has it mapped, the child reading it dies of a bus error; expected EnableMMAP Off in <Directory "{{path}}">',
+      mmap: {
+        message: 'EnableMMAP {{value}} for {{place}} on {{mount}} can crash a child; expected EnableMMAP Off in <Directory "{{path}}">',
+        detail:
+          'when another client of the share deletes or truncates a file while httpd has it mapped, the child reading it dies of a bus error',
+      },
     },
   },
   create(ctx) {

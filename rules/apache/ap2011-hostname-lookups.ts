@@ -15,12 +15,21 @@ export default defineApacheRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      server:
-        'HostnameLookups {{value}}: every request waits for a reverse DNS lookup of the client address{{double}} before httpd logs and handles it; expected HostnameLookups Off, with logs resolved offline by logresolve',
-      narrow:
-        'HostnameLookups {{value}} in {{section}}: requests there wait for a reverse DNS lookup of the client address{{double}}; keep it if the names are needed there, else HostnameLookups Off',
-      hostAccess:
-        '{{directive}} {{hosts}}: httpd checks a host name with a double DNS lookup (reverse, then forward to confirm) for every request this rule is evaluated for, whatever HostnameLookups says; expected {{instead}} with the client addresses',
+      server: {
+        message: 'HostnameLookups {{value}} makes every request wait for DNS; expected HostnameLookups Off',
+        detail:
+          'a reverse DNS lookup of the client address{{double}} before httpd logs and handles the request; resolve the logs offline with logresolve',
+      },
+      narrow: {
+        message:
+          'HostnameLookups {{value}} in {{section}} makes its requests wait for DNS; expected HostnameLookups Off unless the names are needed there',
+        detail: 'a reverse DNS lookup of the client address{{double}} on every request',
+      },
+      hostAccess: {
+        message: '{{directive}} {{hosts}} costs a double DNS lookup per request; expected {{instead}} with the client addresses',
+        detail:
+          'httpd checks a host name with a reverse then a forward lookup for every request this rule is evaluated for, whatever HostnameLookups says',
+      },
     },
   },
   create(ctx) {

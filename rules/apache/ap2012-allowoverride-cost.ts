@@ -13,8 +13,12 @@ export default defineApacheRule({
     defaultSeverity: 'warn',
     recommended: true,
     messages: {
-      override:
-        '{{directive}} {{value}} for DocumentRoot {{path}}: on every request httpd tries to open {{names}} in {{levels}} and in every subdirectory down to the requested file, and parses what it finds, since .htaccess files are never cached; expected AllowOverride None, with the .htaccess directives moved into a <Directory> section',
+      override: {
+        message:
+          '{{directive}} {{value}} for DocumentRoot {{path}} costs a .htaccess lookup per directory on every request; expected AllowOverride None',
+        detail:
+          'httpd tries to open {{names}} in {{levels}} and in every subdirectory down to the requested file, and parses what it finds, since .htaccess files are never cached; move the .htaccess directives into a <Directory> section',
+      },
     },
   },
   create(ctx) {

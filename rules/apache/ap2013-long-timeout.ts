@@ -18,7 +18,10 @@ export default defineApacheRule({
       fixTo: { type: 'seconds', default: 60, description: "the value the fix writes (httpd 2.4's default)" },
     },
     messages: {
-      long: "Timeout {{value}} lets a slow or stalled client hold a {{holder}} for up to {{value}} s on each read or write, {{times}} httpd 2.4's default of 60 s{{reqtimeout}}; expected Timeout {{suggested}}",
+      long: {
+        message: "Timeout {{value}} is {{times}} httpd 2.4's default of 60 s; expected Timeout {{suggested}}",
+        detail: 'a slow or stalled client holds a {{holder}} for up to {{value}} s on each read or write{{reqtimeout}}',
+      },
     },
   },
   create(ctx) {

@@ -17,10 +17,16 @@ export default defineApacheRule({
     defaultSeverity: 'info',
     recommended: true,
     messages: {
-      bodyInspection:
-        'SecRequestBodyAccess On with SecRuleEngine {{engine}}: mod_security reads the whole body of every request that has one{{limits}} and runs its phase-2 rules over it before the application sees it, CPU and memory on every upload and form post',
-      inflate:
-        '{{directive}} {{filters}}: httpd inflates every gzip-encoded request body{{scope}} before the application sees it, CPU on every compressed upload, and lets a body grow to {{ratio}} times its compressed size (DeflateInflateRatioLimit{{ratioNote}})',
+      bodyInspection: {
+        message: 'SecRequestBodyAccess On with SecRuleEngine {{engine}} inspects every request body before the application sees it',
+        detail:
+          'mod_security reads the whole body of every request that has one{{limits}} and runs its phase-2 rules over it: CPU and memory on every upload and form post',
+      },
+      inflate: {
+        message: '{{directive}} {{filters}} inflates every gzip-encoded request body{{scope}}',
+        detail:
+          'CPU on every compressed upload before the application sees it, and a body may grow to {{ratio}} times its compressed size (DeflateInflateRatioLimit{{ratioNote}})',
+      },
     },
   },
   create(ctx) {

@@ -11,8 +11,12 @@ export default defineApacheRule({
     defaultSeverity: 'info',
     recommended: true,
     messages: {
-      capped:
-        'ListenBacklog {{backlog}} exceeds net.core.somaxconn {{somaxconn}} ({{source}}): the kernel silently caps the queue of connections waiting for a free worker at {{somaxconn}}; raise it with `sysctl -w net.core.somaxconn={{backlog}}` (and a file in /etc/sysctl.d/ to keep it), or set ListenBacklog {{somaxconn}} to say what you get',
+      capped: {
+        message:
+          'ListenBacklog {{backlog}} exceeds net.core.somaxconn {{somaxconn}}; expected `sysctl -w net.core.somaxconn={{backlog}}`, or ListenBacklog {{somaxconn}}',
+        detail:
+          'somaxconn from {{source}}; the kernel silently caps the queue of connections waiting for a free worker at {{somaxconn}}; keep a raised value with a file in /etc/sysctl.d/',
+      },
     },
   },
   create(ctx) {

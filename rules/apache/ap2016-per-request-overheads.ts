@@ -17,10 +17,18 @@ export default defineApacheRule({
     defaultSeverity: 'info',
     recommended: false,
     messages: {
-      symlinks:
-        'Options for DocumentRoot {{path}} {{state}}: httpd lstat()s each component of every requested path to check for symlinks, one extra system call per directory level and request{{owner}}; expected Options FollowSymLinks there, with the stricter setting only where it is needed',
-      extendedStatus:
-        "ExtendedStatus {{value}}{{why}}: httpd records each request's client, virtual host, request line and times in the shared scoreboard, extra clock calls and scoreboard writes on every request; set ExtendedStatus Off unless /server-status must show what each worker is doing",
+      symlinks: {
+        message:
+          'Options for DocumentRoot {{path}} {{state}}, an lstat() per directory level on every request; expected Options FollowSymLinks there',
+        detail:
+          'httpd lstat()s each component of every requested path to check for symlinks{{owner}}; keep the stricter setting only where it is needed',
+      },
+      extendedStatus: {
+        message:
+          'ExtendedStatus {{value}}{{why}} costs scoreboard writes on every request; expected ExtendedStatus Off unless /server-status must show each worker',
+        detail:
+          "httpd records each request's client, virtual host, request line and times in the shared scoreboard, with extra clock calls",
+      },
     },
   },
   create(ctx) {

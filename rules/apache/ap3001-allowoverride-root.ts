@@ -12,10 +12,18 @@ export default defineApacheRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      allowed:
-        '<Directory /> has {{written}}{{scope}}: httpd then tries .htaccess in / and in every directory down to the file on each request, and a .htaccess in any of them changes the configuration; expected AllowOverride None here, with overrides enabled only in the <Directory> that needs them',
-      defaultAll:
-        "<Directory /> sets no AllowOverride{{scope}}, so httpd 2.2's default AllowOverride All applies: httpd then tries .htaccess in / and in every directory down to the file on each request, and a .htaccess in any of them changes the configuration; expected AllowOverride None here, with overrides enabled only in the <Directory> that needs them",
+      allowed: {
+        message:
+          '<Directory /> has {{written}}{{scope}}, so a .htaccess anywhere changes the configuration; expected AllowOverride None here',
+        detail:
+          'httpd then tries .htaccess in / and in every directory down to the file on each request; enable overrides only in the <Directory> that needs them',
+      },
+      defaultAll: {
+        message:
+          "<Directory /> sets no AllowOverride{{scope}}, so httpd 2.2's default All lets a .htaccess anywhere change the configuration; expected AllowOverride None here",
+        detail:
+          'httpd then tries .htaccess in / and in every directory down to the file on each request; enable overrides only in the <Directory> that needs them',
+      },
     },
   },
   create(ctx) {

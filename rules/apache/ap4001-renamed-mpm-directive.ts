@@ -18,8 +18,14 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      renamed: '{{old}} is the httpd 2.2 name of {{new}}; httpd {{httpd}} accepts it only as a deprecated alias (AH00188/AH00545)',
-      renamedShadowed: '{{old}} {{value}} and {{new}} both set the same limit; the later line wins, so rename this one to {{new}}',
+      renamed: {
+        message: '{{old}} is the httpd 2.2 name of {{new}}; expected {{new}}',
+        detail: 'httpd {{httpd}} accepts it only as a deprecated alias (AH00188/AH00545)',
+      },
+      renamedShadowed: {
+        message: '{{old}} {{value}} and {{new}} both set the same limit; expected {{new}}',
+        detail: 'the later line wins',
+      },
     },
   },
   create(ctx) {

@@ -17,10 +17,16 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      noCompat:
-        '{{written}} is httpd 2.2 access control and mod_access_compat is not loaded, so httpd refuses to start: "Invalid command \'{{name}}\', perhaps misspelled or defined by a module not included in the server configuration"; expected {{expected}}',
-      mixed:
-        '{{written}} (mod_access_compat) is mixed with Require ({{requireAt}}): httpd evaluates both and combines them, which the 2.4 upgrading guide warns gives unexpected results; expected Require only',
+      noCompat: {
+        message: '{{written}} needs mod_access_compat, which is not loaded, so httpd refuses to start; expected {{expected}}',
+        detail:
+          'httpd 2.2 access control: "Invalid command \'{{name}}\', perhaps misspelled or defined by a module not included in the server configuration"',
+      },
+      mixed: {
+        message: '{{written}} is mixed with Require ({{requireAt}}); expected Require only',
+        detail:
+          'httpd evaluates mod_access_compat and Require both and combines them, which the 2.4 upgrading guide warns gives unexpected results',
+      },
     },
   },
   create(ctx) {

@@ -95,8 +95,10 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      removed:
-        '{{written}} was removed in httpd 2.4, so httpd refuses to start: "Invalid command \'{{name}}\', perhaps misspelled or defined by a module not included in the server configuration"; expected {{instead}}',
+      removed: {
+        message: '{{written}} was removed in httpd 2.4, so httpd refuses to start; expected {{instead}}',
+        detail: '"Invalid command \'{{name}}\', perhaps misspelled or defined by a module not included in the server configuration"',
+      },
     },
   },
   create(ctx) {

@@ -13,10 +13,16 @@ export default defineApacheRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      nameVirtualHost:
-        '{{written}} has no effect in httpd 2.4 ("AH00548: NameVirtualHost has no effect and will be removed in the next release {{file}}:{{line}}"): name-based virtual hosts need no declaration; expected the line removed',
-      defaultType:
-        '{{written}} is ignored by httpd 2.4 ("AH00117: Ignoring deprecated use of DefaultType in line {{line}} of {{file}}."), so files of unknown type get no Content-Type from it; expected the line removed, and ForceType or AddType where a type must be set',
+      nameVirtualHost: {
+        message: '{{written}} has no effect in httpd 2.4; expected the line removed',
+        detail:
+          'name-based virtual hosts need no declaration ("AH00548: NameVirtualHost has no effect and will be removed in the next release {{file}}:{{line}}")',
+      },
+      defaultType: {
+        message: '{{written}} is ignored by httpd 2.4; expected the line removed, and ForceType or AddType where a type must be set',
+        detail:
+          'files of unknown type get no Content-Type from it ("AH00117: Ignoring deprecated use of DefaultType in line {{line}} of {{file}}.")',
+      },
     },
   },
   create(ctx) {

@@ -41,8 +41,12 @@ export default defineApacheRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      order:
-        'httpd 2.2 checks {{name}} {{value}} against the {{limitName}} read so far ({{limitAt}}), so it lowers it to {{lowered}} although {{limitName}} {{limit}} follows at {{where}}{{block}}; expected {{limitName}} above {{name}}',
+      order: {
+        message:
+          'httpd 2.2 lowers {{name}} {{value}} to {{lowered}}: {{limitName}} {{limit}} comes later; expected {{limitName}} above {{name}}',
+        detail:
+          'httpd 2.2 checks {{name}} against the {{limitName}} read so far ({{limitAt}}); {{limitName}} {{limit}} follows at {{where}}{{block}}',
+      },
     },
   },
   create(ctx) {

@@ -18,10 +18,16 @@ export default defineHostRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      below:
-        'max_connections {{maxConnections}} ({{from}}) is below the {{web}} connections {{webReason}} can open with mod_php (one per child); expected at least {{suggested}} ({{web}} + {{headroom}} for cron, CLI and admin){{where}}',
-      noHeadroom:
-        'max_connections {{maxConnections}} ({{from}}) leaves {{spare}} of the {{headroom}} connections wanted for cron, CLI and admin beyond the {{web}} that {{webReason}} can open with mod_php',
+      below: {
+        message:
+          'max_connections {{maxConnections}} is below the {{web}} connections the web tier can open; expected at least {{suggested}}{{where}}',
+        detail:
+          'max_connections {{from}}; {{webReason}} can open {{web}} with mod_php (one per child); {{suggested}} = {{web}} + {{headroom}} for cron, CLI and admin',
+      },
+      noHeadroom: {
+        message: 'max_connections {{maxConnections}} leaves {{spare}} of {{headroom}} connections for cron, CLI and admin',
+        detail: 'max_connections {{from}}; {{webReason}} can open {{web}} with mod_php (one per child)',
+      },
     },
   },
   create(ctx) {

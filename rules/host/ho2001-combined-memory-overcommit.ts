@@ -34,11 +34,21 @@ export default defineHostRule({
       warnShare: { type: 'share', default: 0.95, description: 'share of RAM above which the sum is reported as a warning' },
     },
     messages: {
-      buffers:
-        "Apache peak {{apache}} ({{apacheReason}}) + MySQL's global buffers {{globals}} ({{globalTerms}}) + OS reserve {{reserve}} = {{committed}} exceed {{ram}} RAM ({{ramSource}}) before a single connection; {{advice}}",
-      connections:
-        'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} (globals {{globals}} + {{connections}} connections x {{perConnection}}) + OS reserve {{reserve}} = {{total}} exceeds {{ram}} RAM ({{ramSource}}) when every connection allocates its buffers; {{advice}}',
-      near: 'Apache peak {{apache}} ({{apacheReason}}) + MySQL worst case {{mysql}} + OS reserve {{reserve}} = {{total}} is {{share}} of {{ram}} RAM ({{ramSource}}): little room for the page cache',
+      buffers: {
+        message:
+          'Apache {{apache}} + MySQL buffers {{globals}} + OS {{reserve}} = {{committed}} exceed {{ram}} RAM before a single connection; {{advice}}',
+        detail: 'Apache: {{apacheReason}}; MySQL global buffers: {{globalTerms}}; RAM {{ramSource}}',
+      },
+      connections: {
+        message: 'Apache {{apache}} + MySQL {{mysql}} + OS {{reserve}} = {{total}} exceed {{ram}} RAM at full load; {{advice}}',
+        detail:
+          'Apache: {{apacheReason}}; MySQL worst case: globals {{globals}} + {{connections}} connections x {{perConnection}}, every connection allocating its buffers; RAM {{ramSource}}',
+      },
+      near: {
+        message:
+          'Apache {{apache}} + MySQL {{mysql}} + OS {{reserve}} = {{total}} is {{share}} of {{ram}} RAM: little room for the page cache',
+        detail: 'Apache: {{apacheReason}}; MySQL at its worst case; RAM {{ramSource}}',
+      },
     },
   },
   create(ctx) {

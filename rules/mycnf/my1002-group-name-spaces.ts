@@ -15,10 +15,14 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      serverGroup:
-        '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so the server never reads the {{count}} in it; expected [{{trimmed}}]',
-      otherGroup:
-        '{{header}} names the group "{{name}}": the reader keeps the blanks after "[", so no program reads the {{count}} in it; expected [{{trimmed}}]',
+      serverGroup: {
+        message: '{{header}} names the group "{{name}}", so the server never reads the {{count}} in it; expected [{{trimmed}}]',
+        detail: 'the reader keeps the blanks after "["',
+      },
+      otherGroup: {
+        message: '{{header}} names the group "{{name}}", so no program reads the {{count}} in it; expected [{{trimmed}}]',
+        detail: 'the reader keeps the blanks after "["',
+      },
     },
   },
   create(ctx) {

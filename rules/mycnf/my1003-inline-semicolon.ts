@@ -28,15 +28,27 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      numeric:
-        '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the value "{{value}}" and refuses to start: {{wording}}; expected "#" before the comment',
-      numericIgnored:
-        '"{{written}}": ";" starts a comment only at the beginning of a line; the server reads {{read}} only because it ignores everything after the suffix letter; expected "#" before the comment',
-      boolean:
-        '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the value "{{value}}", which is not a boolean; expected "#" before the comment',
-      name: '"{{written}}": ";" starts a comment only at the beginning of a line, so the server receives the option name "{{name}}" and refuses to start: unknown option \'--{{name}}\'; expected "#" before the comment',
-      string:
-        '"{{written}}": ";" starts a comment only at the beginning of a line, so the value is "{{value}}", comment included; expected "#" before the comment',
+      numeric: {
+        message: '"{{written}}": the server receives "{{value}}" and refuses to start; expected "#" before the comment',
+        detail: '";" starts a comment only at the beginning of a line: {{wording}}',
+      },
+      numericIgnored: {
+        message: '"{{written}}": the server reads {{read}} by chance; expected "#" before the comment',
+        detail:
+          '";" starts a comment only at the beginning of a line; the value holds the comment, and the server ignores everything after the suffix letter',
+      },
+      boolean: {
+        message: '"{{written}}": the server receives "{{value}}", which is not a boolean; expected "#" before the comment',
+        detail: '";" starts a comment only at the beginning of a line',
+      },
+      name: {
+        message: '"{{written}}": the server receives the option "{{name}}" and refuses to start; expected "#" before the comment',
+        detail: '";" starts a comment only at the beginning of a line: unknown option \'--{{name}}\'',
+      },
+      string: {
+        message: '"{{written}}": the value is "{{value}}", comment included; expected "#" before the comment',
+        detail: '";" starts a comment only at the beginning of a line',
+      },
     },
   },
   create(ctx) {

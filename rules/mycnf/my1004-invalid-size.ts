@@ -28,16 +28,28 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      refused:
-        '{{name}} = {{value}}: the server takes an integer with at most one suffix letter ({{suffixes}}) and refuses this value: "{{wording}}"{{expected}}',
-      refusedPlugin:
-        '{{name}} = {{value}}: the server takes an integer with at most one suffix letter ({{suffixes}}); it refuses this value ("{{wording}}") and disables the {{plugin}} plugin ("Parsing options for plugin \'{{plugin}}\' failed. Disabling plugin"){{expected}}',
-      negative:
-        '{{name}} = {{value}}: the option takes no negative value, so the server refuses it: "{{wording}}"{{pluginEffect}}; expected 0 or more',
-      trailing: '{{name}} = {{value}}: the server reads {{read}} and ignores "{{ignored}}" after the suffix letter; expected {{read}}',
-      exponent:
-        '{{name}} = {{value}}: the server reads {{read}}, E being the exabyte suffix (2^60 bytes), and ignores "{{ignored}}"; expected the number written out',
-      misread: '{{name}} = "{{value}}": {{warning}}; expected {{expected}}',
+      refused: {
+        message: '{{name}} = {{value}} is refused, so the server does not start{{expected}}',
+        detail: 'the server takes an integer with at most one suffix letter ({{suffixes}}): "{{wording}}"',
+      },
+      refusedPlugin: {
+        message: '{{name}} = {{value}} is refused, which disables the {{plugin}} plugin{{expected}}',
+        detail:
+          'the server takes an integer with at most one suffix letter ({{suffixes}}): "{{wording}}", then "Parsing options for plugin \'{{plugin}}\' failed. Disabling plugin"',
+      },
+      negative: {
+        message: '{{name}} = {{value}} is refused: the option takes no negative value; expected 0 or more',
+        detail: '"{{wording}}"{{pluginEffect}}',
+      },
+      trailing: {
+        message: '{{name}} = {{value}} is read as {{read}}; expected {{read}}',
+        detail: 'the server ignores "{{ignored}}" after the suffix letter',
+      },
+      exponent: {
+        message: '{{name}} = {{value}} is read as {{read}}, exabytes; expected the number written out',
+        detail: 'E is the exabyte suffix (2^60 bytes), and the server ignores "{{ignored}}"',
+      },
+      misread: { message: '{{name}} = "{{value}}" does not read as it looks; expected {{expected}}', detail: '{{warning}}' },
     },
   },
   create(ctx) {

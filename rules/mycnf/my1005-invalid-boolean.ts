@@ -27,11 +27,20 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      ignored:
-        "{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0 and ignores this line (\"ignoring option '--{{dashed}}' due to invalid value '{{value}}'\"), so the default stays in force{{expected}}",
-      off: "{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0 and sets it OFF (\"boolean value '{{value}}' wasn't recognized. Set to OFF.\"){{expected}}",
-      mysql:
-        '{{name}} = {{value}}: the server takes only ON/OFF, TRUE/FALSE or 1/0; it sets the option OFF ("boolean value \'{{value}}\' was not recognized. Set to OFF.") or ignores the line{{expected}}',
+      ignored: {
+        message: '{{name}} = {{value}} is ignored: not a boolean the server takes{{expected}}',
+        detail:
+          "the server takes only ON/OFF, TRUE/FALSE or 1/0 and keeps the default: \"ignoring option '--{{dashed}}' due to invalid value '{{value}}'\"",
+      },
+      off: {
+        message: '{{name}} = {{value}} sets the option OFF: not a boolean the server takes{{expected}}',
+        detail: "the server takes only ON/OFF, TRUE/FALSE or 1/0: \"boolean value '{{value}}' wasn't recognized. Set to OFF.\"",
+      },
+      mysql: {
+        message: '{{name}} = {{value}} is not a boolean the server takes{{expected}}',
+        detail:
+          'the server takes only ON/OFF, TRUE/FALSE or 1/0; it sets the option OFF ("boolean value \'{{value}}\' was not recognized. Set to OFF.") or ignores the line',
+      },
     },
   },
   create(ctx) {

@@ -48,13 +48,21 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      unknown: '{{written}}: {{product}} has no such option, so the server refuses to start: "{{wording}}"{{suggestion}}',
-      unknownOnAssumed:
-        '{{written}}: MariaDB {{version}}, which these option files are linted for because nothing says otherwise, has no such option and would refuse to start ("{{wording}}"){{suggestion}}; if they are for MySQL, give --target mysql=8.0 (or target: in .tune-lint.yaml)',
-      ambiguous:
-        '{{written}}: "{{name}}" is the beginning of {{count}} options ({{candidates}}), so the server refuses to start: "ambiguous option \'--{{argument}}\'"; expected the full name',
-      plugin:
-        '{{written}}: an option of the {{plugin}} plugin, known only once the plugin is loaded; without it the server refuses to start ("{{wording}}"); expected loose-{{name}}, which the server ignores with a warning when the plugin is absent',
+      unknown: { message: '{{written}}: {{product}} has no such option and refuses to start{{suggestion}}', detail: '"{{wording}}"' },
+      unknownOnAssumed: {
+        message: '{{written}}: MariaDB {{version}} has no such option{{suggestion}}; if these files are for MySQL, give --target mysql=8.0',
+        detail:
+          'MariaDB {{version}} is assumed because nothing names the server (set target: in .tune-lint.yaml); it would refuse to start: "{{wording}}"',
+      },
+      ambiguous: {
+        message: '{{written}}: "{{name}}" begins {{count}} options, so the server refuses to start; expected the full name',
+        detail: '{{candidates}}: "ambiguous option \'--{{argument}}\'"',
+      },
+      plugin: {
+        message: '{{written}} is an option of the {{plugin}} plugin; expected loose-{{name}}',
+        detail:
+          'known only once the plugin is loaded; without it the server refuses to start ("{{wording}}"); with loose- it ignores the line with a warning',
+      },
     },
   },
   create(ctx) {

@@ -23,12 +23,19 @@ export default defineMycnfRule({
     defaultSeverity: 'error',
     recommended: true,
     messages: {
-      clientInServer:
-        '{{written}} in [{{group}}]: {{name}} is an option of the client programs, not of the server, so the server refuses to start: "{{wording}}"; expected it in [client]',
-      clientAbbreviation:
-        '{{written}} in [{{group}}]: {{name}} is an option of the client programs; the server takes it for the beginning of {{full}}{{consequence}}; expected it in [client]',
-      serverInClient:
-        '{{written}} in [{{group}}]: {{name}} is a server option that no client program knows, so the clients reading [{{group}}] (mariadb, mariadb-dump, ...) refuse to start: "mariadb: unknown variable \'{{argument}}\'"; expected it in [mysqld]',
+      clientInServer: {
+        message: '{{written}} in [{{group}}] is a client option, so the server refuses to start; expected it in [client]',
+        detail: '{{name}} is an option of the client programs, not of the server: "{{wording}}"',
+      },
+      clientAbbreviation: {
+        message: '{{written}} in [{{group}}] is a client option the server reads as {{full}}; expected it in [client]',
+        detail: '{{name}} is an option of the client programs; the server takes it for the beginning of {{full}}{{consequence}}',
+      },
+      serverInClient: {
+        message: '{{written}} in [{{group}}] is a server option, so the clients refuse to start; expected it in [mysqld]',
+        detail:
+          'no client program knows {{name}}; those reading [{{group}}] (mariadb, mariadb-dump, ...) say "mariadb: unknown variable \'{{argument}}\'"',
+      },
     },
   },
   create(ctx) {

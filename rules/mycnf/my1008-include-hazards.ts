@@ -15,12 +15,19 @@ export default defineMycnfRule({
     defaultSeverity: 'warn',
     recommended: true,
     messages: {
-      hidden:
-        '{{file}} is read from !includedir {{directory}} although it is a hidden file: the server reads every name ending in .cnf, dot-files included; expected it removed or renamed not to end in .cnf',
-      backup:
-        '{{file}} is read from !includedir {{directory}} although its name looks like a copy: the server reads every name ending in .cnf; expected it removed or renamed not to end in .cnf',
-      relative:
-        '!{{kind}} {{path}} is a relative path, which the server resolves against its working directory, not against the directory of {{including}}; expected an absolute path',
+      hidden: {
+        message:
+          '{{file}} is a hidden file the server reads from !includedir {{directory}}; expected it removed or renamed not to end in .cnf',
+        detail: 'the server reads every name ending in .cnf, dot-files included',
+      },
+      backup: {
+        message: '{{file}} looks like a copy and is read from !includedir {{directory}}; expected it removed or renamed not to end in .cnf',
+        detail: 'the server reads every name ending in .cnf',
+      },
+      relative: {
+        message: "!{{kind}} {{path}} is relative to the server's working directory; expected an absolute path",
+        detail: 'not to the directory of {{including}}',
+      },
     },
   },
   create(ctx) {

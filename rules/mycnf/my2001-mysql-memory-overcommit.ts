@@ -27,8 +27,11 @@ export default defineMycnfRule({
     fix: 'tune',
     needsHost: true,
     messages: {
-      overcommit:
-        'worst case {{peak}} = globals {{globals}} ({{globalTerms}}) + {{connections}} connections ({{connectionsFrom}}) x {{perConnection}} ({{perConnectionTerms}}) exceeds {{share}} of {{ram}} RAM ({{ramSource}}) = {{limit}}; {{advice}}',
+      overcommit: {
+        message: 'MySQL worst case {{peak}} exceeds {{share}} of {{ram}} RAM = {{limit}}; {{advice}}',
+        detail:
+          '{{peak}} = globals {{globals}} ({{globalTerms}}) + {{connections}} connections ({{connectionsFrom}}) x {{perConnection}} ({{perConnectionTerms}}); RAM {{ramSource}}',
+      },
     },
   },
   create(ctx) {

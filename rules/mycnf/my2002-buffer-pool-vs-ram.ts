@@ -18,8 +18,12 @@ export default defineMycnfRule({
       minShare: { type: 'share', default: 0.25, description: 'a pool below this share of RAM is reported' },
     },
     messages: {
-      small:
-        "innodb_buffer_pool_size {{pool}} ({{from}}) is {{share}} of {{ram}} RAM ({{ramSource}}); on a host that runs only the database, MySQL's own innodb_dedicated_server sizing would give it {{dedicated}} ({{rule}}) (heuristic)",
+      small: {
+        message:
+          'innodb_buffer_pool_size {{pool}} is {{share}} of {{ram}} RAM; expected about {{dedicated}} on a host that runs only the database',
+        detail:
+          "pool {{from}}; RAM {{ramSource}}; {{dedicated}} is what MySQL's own innodb_dedicated_server sizing gives ({{rule}}) (heuristic)",
+      },
     },
   },
   create(ctx) {

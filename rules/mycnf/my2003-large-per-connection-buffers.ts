@@ -38,12 +38,21 @@ export default defineMycnfRule({
       },
     },
     messages: {
-      large:
-        '{{name}} {{value}} is above {{threshold}} (heuristic) for a buffer each connection may allocate, per query or more; expected the default {{default}} here and SET SESSION {{key}} for the queries that need more',
-      tooMuch:
-        '{{name}} {{value}} x {{connections}} connections ({{connectionsFrom}}) = {{total}} is more than {{share}} of the {{budget}} MySQL may use ({{budgetReason}}); expected the default {{default}} here and SET SESSION {{key}} for the queries that need more',
-      unequal:
-        'tmp_table_size {{tmp}} and max_heap_table_size {{heap}} differ: an in-memory temporary table is limited by the smaller one, {{smaller}}, so the larger setting has no effect on temporary tables; expected both equal',
+      large: {
+        message:
+          '{{name}} {{value}} is above {{threshold}} for a per-connection buffer; expected the default {{default}} and SET SESSION {{key}} where needed',
+        detail: 'heuristic; each connection may allocate it per query or more',
+      },
+      tooMuch: {
+        message:
+          "{{name}} {{value}} x {{connections}} connections = {{total}}, more than {{share}} of MySQL's {{budget}}; expected the default {{default}} and SET SESSION {{key}} where needed",
+        detail: 'connections {{connectionsFrom}}; budget: {{budgetReason}}',
+      },
+      unequal: {
+        message: 'tmp_table_size {{tmp}} and max_heap_table_size {{heap}} differ; expected both equal',
+        detail:
+          'an in-memory temporary table is limited by the smaller, {{smaller}}, so the larger setting has no effect on temporary tables',
+      },
     },
   },
   create(ctx) {

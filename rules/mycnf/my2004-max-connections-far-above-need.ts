@@ -26,11 +26,20 @@ export default defineMycnfRule({
       threshold: { type: 'integer', default: 1000, description: 'without a web tier: max_connections above this is reported' },
     },
     messages: {
-      clamped:
-        'max_connections {{value}} is above the limit of {{limit}}; the server uses {{limit}} ("option \'max_connections\': unsigned value {{value}} adjusted to {{limit}}"); expected {{limit}} at most',
-      aboveWebTier:
-        'max_connections {{value}} ({{from}}) is far above the {{web}} connections {{webReason}} can open with mod_php (more than {{factor}} x {{web}} + {{slack}}, heuristic); each connection may take {{perConnection}}, so expected {{suggested}} ({{web}} + {{headroom}} for cron, CLI and admin){{where}}',
-      huge: 'max_connections {{value}} ({{from}}) with one thread per connection is above {{threshold}} (heuristic): each connection may take {{perConnection}} and a thread of its own; expected a value sized to the clients{{poolAdvice}}',
+      clamped: {
+        message: 'max_connections {{value}} is above the limit of {{limit}}; expected {{limit}} at most',
+        detail: 'the server uses {{limit}}: "option \'max_connections\': unsigned value {{value}} adjusted to {{limit}}"',
+      },
+      aboveWebTier: {
+        message: 'max_connections {{value}} is far above the {{web}} connections the web tier can open; expected {{suggested}}{{where}}',
+        detail:
+          'max_connections {{from}}; {{webReason}} can open {{web}} with mod_php; more than {{factor}} x {{web}} + {{slack}} (heuristic); each connection may take {{perConnection}}; {{suggested}} = {{web}} + {{headroom}} for cron, CLI and admin',
+      },
+      huge: {
+        message:
+          'max_connections {{value}} with one thread per connection is above {{threshold}}; expected a value sized to the clients{{poolAdvice}}',
+        detail: 'max_connections {{from}}; heuristic; each connection may take {{perConnection}} and a thread of its own',
+      },
     },
   },
   create(ctx) {

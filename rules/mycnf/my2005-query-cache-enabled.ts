@@ -32,10 +32,16 @@ export default defineMycnfRule({
       maxSize: { type: 'size', default: '256M', description: 'a cache above this size is a warning whatever the CPUs' },
     },
     messages: {
-      enabled:
-        'the query cache is on ({{why}}){{deprecated}}: every write invalidates the cached results of its tables under one global lock, which serialises the server on {{cpus}}; expected query_cache_size = 0{{typeAdvice}}',
-      large:
-        'the query cache is on with query_cache_size {{size}} ({{why}}){{deprecated}}: invalidating a cache this large stalls every write while it holds the global lock (heuristic: above {{threshold}}); expected query_cache_size = 0{{typeAdvice}}',
+      enabled: {
+        message: 'the query cache is on; expected query_cache_size = 0{{typeAdvice}}',
+        detail:
+          '{{why}}{{deprecated}}; every write invalidates the cached results of its tables under one global lock, which serialises the server on {{cpus}}',
+      },
+      large: {
+        message: 'the query cache is on with query_cache_size {{size}}; expected query_cache_size = 0{{typeAdvice}}',
+        detail:
+          '{{why}}{{deprecated}}; invalidating a cache this large stalls every write while it holds the global lock (heuristic: above {{threshold}})',
+      },
     },
   },
   create(ctx) {

@@ -21,10 +21,16 @@ export default defineMycnfRule({
       suggested: { type: 'size', default: '8M', description: "the size the fix sets (MySQL's default)" },
     },
     messages: {
-      large:
-        '{{name}} {{value}} is a cache for MyISAM indexes only, and {{product}} keeps its own tables in {{engine}}; unless your tables use MyISAM it holds nothing (heuristic: above {{threshold}}); expected {{suggested}}',
-      disabled:
-        '{{name}} {{value}} is below {{smallest}} bytes, so MariaDB keeps no key cache at all (it reads the size as 0); expected 0 if that is meant, else at least 64K',
+      large: {
+        message:
+          '{{name}} {{value}} reserves a MyISAM index cache on {{product}}, which keeps its own tables in {{engine}}; expected {{suggested}}',
+        detail: 'it holds nothing unless your tables use MyISAM (heuristic: above {{threshold}})',
+      },
+      disabled: {
+        message:
+          '{{name}} {{value}} is below {{smallest}} bytes, so MariaDB keeps no key cache; expected 0 if that is meant, else at least 64K',
+        detail: 'MariaDB reads the size as 0',
+      },
     },
   },
   create(ctx) {

@@ -13,9 +13,15 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'tune',
     messages: {
-      zero: '{{name}} = {{value}} keeps no idle thread, so every new connection (one per PHP request without persistent connections) creates a thread and every disconnect destroys it; expected {{expected}}',
-      aboveConnections:
-        '{{name}} {{value}} is above max_connections {{maxConnections}}: no more threads than connections can ever be idle; expected {{expected}}',
+      zero: {
+        message: '{{name}} = {{value}} keeps no idle thread; expected {{expected}}',
+        detail:
+          'every new connection (one per PHP request without persistent connections) creates a thread and every disconnect destroys it',
+      },
+      aboveConnections: {
+        message: '{{name}} {{value}} is above max_connections {{maxConnections}}; expected {{expected}}',
+        detail: 'no more threads than connections can ever be idle',
+      },
     },
   },
   create(ctx) {

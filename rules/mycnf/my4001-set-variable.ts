@@ -16,11 +16,18 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      removed:
-        '{{written}}: set-variable was removed in MySQL 5.5 and {{product}} does not know it, so the server refuses to start: "unknown variable \'{{argument}}\'"; expected {{expected}}',
-      loose:
-        '{{written}}: set-variable was removed in MySQL 5.5; with loose- the server skips the line with a warning, so {{inner}} is not set; expected {{expected}}',
-      deprecated: '{{written}}: set-variable is deprecated since MySQL 5.0 and removed in 5.5; expected {{expected}}',
+      removed: {
+        message: '{{written}}: set-variable makes {{product}} refuse to start; expected {{expected}}',
+        detail: 'set-variable was removed in MySQL 5.5: "unknown variable \'{{argument}}\'"',
+      },
+      loose: {
+        message: '{{written}}: loose-set-variable is skipped, so {{inner}} is not set; expected {{expected}}',
+        detail: 'set-variable was removed in MySQL 5.5; with loose- the server skips the line with a warning',
+      },
+      deprecated: {
+        message: '{{written}}: set-variable is deprecated; expected {{expected}}',
+        detail: 'deprecated since MySQL 5.0 and removed in 5.5',
+      },
     },
   },
   create(ctx) {

@@ -25,14 +25,26 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      refused: '{{written}}: {{name}} {{history}}, so the server refuses to start: "{{wording}}"; instead: {{instead}}{{setVariable}}',
-      loose:
-        '{{written}}: {{name}} {{history}}; with loose- the server skips the line with a warning, so it does nothing; instead: {{instead}}{{setVariable}}',
-      deprecated:
-        '{{written}}: {{name}} is deprecated since MySQL {{deprecated}} and removed in {{removed}}; instead: {{instead}}{{setVariable}}',
-      alias:
-        '{{written}}: {{name}} is the old name of {{to}}, which MariaDB still accepts as a deprecated alias; expected {{to}}{{setVariable}}',
-      noop: '{{written}}: {{name}} does nothing on MariaDB {{version}}, which says so at every start: "\'{{dashed}}\' {{warning}}"; expected the line removed{{setVariable}}',
+      refused: {
+        message: '{{written}}: {{name}} {{history}}, so the server refuses to start; instead: {{instead}}',
+        detail: '"{{wording}}"{{setVariable}}',
+      },
+      loose: {
+        message: '{{written}}: {{name}} {{history}} and does nothing; instead: {{instead}}',
+        detail: 'with loose- the server skips the line with a warning{{setVariable}}',
+      },
+      deprecated: {
+        message: '{{written}}: {{name}} is deprecated since MySQL {{deprecated}}; instead: {{instead}}',
+        detail: 'removed in {{removed}}{{setVariable}}',
+      },
+      alias: {
+        message: '{{written}}: {{name}} is the old name of {{to}}; expected {{to}}',
+        detail: 'MariaDB still accepts it as a deprecated alias{{setVariable}}',
+      },
+      noop: {
+        message: '{{written}}: {{name}} does nothing on MariaDB {{version}}; expected the line removed',
+        detail: 'the server says so at every start: "\'{{dashed}}\' {{warning}}"{{setVariable}}',
+      },
     },
   },
   create(ctx) {

@@ -14,13 +14,24 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      refused:
-        '{{written}}: "{{name}}" is only the beginning of {{full}}; MySQL {{version}} matches option names exactly, so the server refuses to start: "unknown variable \'{{argument}}\'"; expected {{full}}{{setVariable}}',
-      loose:
-        '{{written}}: "{{name}}" is only the beginning of {{full}}; MySQL {{version}} matches option names exactly, and with loose- it skips the line with a warning, so {{full}} is not set; expected {{full}}{{setVariable}}',
-      deprecated:
-        '{{written}}: "{{name}}" is only the beginning of {{full}}; MySQL {{version}} still expands it with a warning ("Using unique option prefix {{name}} instead of {{full}} is deprecated and will be removed in a future release"), 5.7 refuses it; expected {{full}}{{setVariable}}',
-      note: '{{written}}: "{{name}}" is only the beginning of {{full}}; MariaDB expands it with a note ("Using unique option prefix \'{{name}}\' is error-prone and can break in the future. Please use the full name \'{{full}}\' instead."), MySQL 5.7 and later refuse it; expected {{full}}{{setVariable}}',
+      refused: {
+        message: '{{written}}: "{{name}}" is short for {{full}}, which MySQL {{version}} refuses; expected {{full}}',
+        detail: 'MySQL matches option names exactly since 5.7: "unknown variable \'{{argument}}\'"{{setVariable}}',
+      },
+      loose: {
+        message: '{{written}}: "{{name}}" is short for {{full}}, which MySQL {{version}} skips, so {{full}} is not set; expected {{full}}',
+        detail: 'MySQL matches option names exactly since 5.7, and with loose- it skips the line with a warning{{setVariable}}',
+      },
+      deprecated: {
+        message: '{{written}}: "{{name}}" is short for {{full}}; expected {{full}}',
+        detail:
+          'MySQL {{version}} still expands it with a warning ("Using unique option prefix {{name}} instead of {{full}} is deprecated and will be removed in a future release"), 5.7 refuses it{{setVariable}}',
+      },
+      note: {
+        message: '{{written}}: "{{name}}" is short for {{full}}; expected {{full}}',
+        detail:
+          "MariaDB expands it with a note (\"Using unique option prefix '{{name}}' is error-prone and can break in the future. Please use the full name '{{full}}' instead.\"); MySQL 5.7 and later refuse it{{setVariable}}",
+      },
     },
   },
   create(ctx) {

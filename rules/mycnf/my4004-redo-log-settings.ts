@@ -15,14 +15,24 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      bothSet:
-        '{{name}} is ignored: MySQL {{version}} sizes the redo log with innodb_redo_log_capacity ({{capacityAt}}) and logs "Ignored deprecated configuration parameter {{key}}. Used innodb_redo_log_capacity instead."; expected the line removed',
-      deprecated:
-        '{{name}} {{verb}} deprecated since MySQL 8.0.30, which sizes the redo log with innodb_redo_log_capacity; the same {{total}} is innodb_redo_log_capacity = {{capacity}} ({{arithmetic}}); expected innodb_redo_log_capacity = {{capacity}}',
-      unknownMysql:
-        '{{name}} exists from MySQL 8.0.30 on, so MySQL {{version}} refuses to start: "unknown variable \'{{argument}}\'"; expected innodb_log_file_size x innodb_log_files_in_group for the same redo size',
-      unknownMariadb:
-        "{{name}} is MySQL 8.0.30's setting; MariaDB {{version}} does not know it and refuses to start: \"unknown variable '{{argument}}'\"; MariaDB keeps its redo log in one file of innodb_log_file_size, so expected innodb_log_file_size = {{value}}",
+      bothSet: {
+        message: '{{name}} is ignored: innodb_redo_log_capacity ({{capacityAt}}) sizes the redo log; expected the line removed',
+        detail: 'MySQL {{version}} logs "Ignored deprecated configuration parameter {{key}}. Used innodb_redo_log_capacity instead."',
+      },
+      deprecated: {
+        message: '{{name}} {{verb}} deprecated since MySQL 8.0.30; expected innodb_redo_log_capacity = {{capacity}}',
+        detail: 'MySQL sizes the redo log with innodb_redo_log_capacity; the same {{total}}: {{arithmetic}}',
+      },
+      unknownMysql: {
+        message:
+          '{{name}} makes MySQL {{version}} refuse to start; expected innodb_log_file_size x innodb_log_files_in_group for the same redo size',
+        detail: 'it exists from MySQL 8.0.30 on: "unknown variable \'{{argument}}\'"',
+      },
+      unknownMariadb: {
+        message: '{{name}} makes MariaDB {{version}} refuse to start; expected innodb_log_file_size = {{value}}',
+        detail:
+          "it is MySQL 8.0.30's setting: \"unknown variable '{{argument}}'\"; MariaDB keeps its redo log in one file of innodb_log_file_size",
+      },
     },
   },
   create(ctx) {

@@ -16,10 +16,15 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      removed:
-        '{{name}} = {{value}} was removed in MySQL 8.2.0, so MySQL {{version}} refuses to start: "unknown variable \'{{argument}}\'"; expected {{expected}}',
-      deprecated: '{{name}} = {{value}} is deprecated since MySQL 8.0.3; expected {{expected}}',
-      ignored: '{{name}} = {{value}} is ignored: binlog_expire_logs_seconds is set too ({{secondsAt}}) and wins; expected the line removed',
+      removed: {
+        message: '{{name}} = {{value}} makes MySQL {{version}} refuse to start; expected {{expected}}',
+        detail: 'removed in MySQL 8.2.0: "unknown variable \'{{argument}}\'"',
+      },
+      deprecated: { message: '{{name}} = {{value}} is deprecated; expected {{expected}}', detail: 'deprecated since MySQL 8.0.3' },
+      ignored: {
+        message: '{{name}} = {{value}} is ignored: binlog_expire_logs_seconds wins; expected the line removed',
+        detail: 'binlog_expire_logs_seconds is set at {{secondsAt}}',
+      },
     },
   },
   create(ctx) {

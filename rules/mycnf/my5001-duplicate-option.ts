@@ -34,9 +34,14 @@ export default defineMycnfRule({
     recommended: true,
     fix: 'safe',
     messages: {
-      different:
-        '{{written}} is dead: {{name}} is set again in {{winner}} ({{winnerText}}), which the server reads later and which wins{{order}}',
-      same: '{{written}} changes nothing: {{winner}} sets {{name}} to the same value later ({{winnerText}}){{order}}; expected this line removed',
+      different: {
+        message: '{{written}} is dead: {{name}} is set again in {{winner}}',
+        detail: 'the server reads {{winner}} ({{winnerText}}) later, and it wins{{order}}',
+      },
+      same: {
+        message: '{{written}} changes nothing; expected this line removed',
+        detail: '{{winner}} sets {{name}} to the same value later ({{winnerText}}){{order}}',
+      },
     },
   },
   create(ctx) {

@@ -10,8 +10,10 @@ export default defineToolRule({
     defaultSeverity: 'info',
     recommended: true,
     messages: {
-      skipped:
-        'sizing rules skipped ({{rules}}): RAM is unknown; give --host-ram, --profile, --facts or a host: section in .tune-lint.yaml, or run on the host without --no-probe',
+      skipped: {
+        message: 'sizing rules skipped: RAM is unknown; expected --host-ram, --profile, --facts or host: in .tune-lint.yaml',
+        detail: 'skipped: {{rules}}; on the host itself, run without --no-probe',
+      },
     },
   },
 });

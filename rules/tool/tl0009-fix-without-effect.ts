@@ -10,8 +10,10 @@ export default defineToolRule({
     defaultSeverity: 'warn',
     recommended: true,
     messages: {
-      dropped:
-        'the fix of {{rule}} here is left out of the patch: the finding was still there once the fix was in, so the fix does not take effect (a tune-lint bug: please report it with this configuration)',
+      dropped: {
+        message: 'the fix of {{rule}} here is left out of the patch: it does not take effect',
+        detail: 'the finding was still there once the fix was in; this is a tune-lint bug: please report it with this configuration',
+      },
     },
   },
 });

@@ -42,7 +42,11 @@ function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): o
   });
 }
 
-/** The interface's keys in its order, then `context` (enclosing sections or the option group, outermost first). */
+/**
+ * The interface's keys in its order, then `detail` (the arithmetic, sources
+ * and server's words below the headline `message`) and `context` (enclosing
+ * sections or the option group, outermost first).
+ */
 function diagnosticJson(diagnostic: Diagnostic): object {
   return {
     ruleId: diagnostic.ruleId,
@@ -55,6 +59,7 @@ function diagnosticJson(diagnostic: Diagnostic): object {
     endLine: diagnostic.end.line,
     endColumn: diagnostic.end.column,
     ...(diagnostic.fix === undefined ? {} : { fix: { kind: diagnostic.fix.kind, edits: diagnostic.fix.edits.map(editJson) } }),
+    ...(diagnostic.detail === undefined ? {} : { detail: diagnostic.detail }),
     context: [...diagnostic.context],
   };
 }

@@ -62,7 +62,11 @@ function result(diagnostic: Diagnostic, ruleIndex: number | undefined): Sarif.Re
     ruleId: diagnostic.ruleId,
     ...(ruleIndex === undefined ? {} : { ruleIndex }),
     level: LEVEL[diagnostic.severity],
-    message: { text: diagnostic.message },
+    // SARIF viewers show the text; the markdown adds the detail (GitHub code scanning shows it in the alert).
+    message:
+      diagnostic.detail === undefined
+        ? { text: diagnostic.message }
+        : { text: diagnostic.message, markdown: `${diagnostic.message}\n\n${diagnostic.detail}` },
     locations: [location],
   };
   if (diagnostic.fix !== undefined) {

@@ -37,7 +37,7 @@ function painter(color: boolean): Paint {
 
 /**
  * The human report: per host, the diagnostics grouped by file (`line:col
- * severity message ID name`, the section or group on a dim line below), the
+ * severity message ID name`, the detail and the section or group on lines below), the
  * host facts used with their sources and the memory budget as bars; then a
  * summary with fixable counts, and the suggested patch at the end.
  */
@@ -90,7 +90,10 @@ function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): stri
       const where = `${diagnostic.start.line}:${diagnostic.start.column}`.padEnd(width);
       const severity = paint.severity(diagnostic.severity, diagnostic.severity.padEnd(5));
       out.push(`  ${where}  ${severity}  ${diagnostic.message}  ${paint.dim(`${diagnostic.ruleId} ${diagnostic.ruleName}`)}`);
-      if (diagnostic.context.length > 0) out.push(`  ${' '.repeat(width)}  ${paint.dim(`in ${diagnostic.context.join(' > ')}`)}`);
+      // The detail and the section line up under the message.
+      const indent = `  ${' '.repeat(width)}  ${' '.repeat(5)}  `;
+      if (diagnostic.detail !== undefined) out.push(`${indent}${diagnostic.detail}`);
+      if (diagnostic.context.length > 0) out.push(`${indent}${paint.dim(`in ${diagnostic.context.join(' > ')}`)}`);
     }
     out.push('');
   }

@@ -83,6 +83,7 @@ export interface JsonDiagnostic {
   readonly ruleId: string;
   readonly severity: string;
   readonly message: string;
+  readonly detail?: string;
   readonly file: string;
   readonly line: number;
 }

@@ -106,10 +106,13 @@ export async function runCase(testCase: RuleCase, cwd = testCase.cwd): Promise<L
   });
 }
 
-/** The human one-line form the `.expected` files hold. */
+/** The human form the `.expected` files hold: one line per finding, its detail indented on the next. */
 export function expectationLines(diagnostics: readonly Diagnostic[]): string {
   return diagnostics
-    .map((d) => `${d.file.displayPath}:${d.start.line}:${d.start.column} ${d.severity} ${d.ruleId} ${d.message}`)
+    .map(
+      (d) =>
+        `${d.file.displayPath}:${d.start.line}:${d.start.column} ${d.severity} ${d.ruleId} ${d.message}${d.detail === undefined ? '' : `\n    ${d.detail}`}`,
+    )
     .join('\n')
     .concat(diagnostics.length > 0 ? '\n' : '');
 }
@@ -139,4 +142,9 @@ export function golden(file: string, actual: string): string {
     return actual;
   }
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+}
+
+/** A finding's whole text, headline and detail, for tests that look for what it quotes. */
+export function said(diagnostic: { readonly message: string; readonly detail?: string }): string {
+  return diagnostic.detail === undefined ? diagnostic.message : `${diagnostic.message}; ${diagnostic.detail}`;
 }
