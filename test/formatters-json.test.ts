@@ -72,7 +72,7 @@ describe('JSON output', () => {
         'endLine',
         'endColumn',
         ...(diagnostic.fix === undefined ? [] : ['fix']),
-        ...(diagnostic['detail'] === undefined ? [] : ['detail']),
+        ...(diagnostic.detail === undefined ? [] : ['detail']),
         'context',
       ];
       assert.deepEqual(Object.keys(diagnostic), keys);
