@@ -39,8 +39,8 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       // A getter on the prototype costs a node nothing; a readonly field is one more slot on each of a big tree's nodes.
       '@typescript-eslint/class-literal-property-style': 'off',
-      // `const { fix: _dropped, ...rest } = diagnostic` is how an object loses a property.
-      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
+      // `const { fix: _dropped, ...rest } = diagnostic` is how an object loses a property; `_ctx` is a parameter kept on purpose.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true, argsIgnorePattern: '^_' }],
       // `async` states an API's contract (it returns a promise) whether or not today's body awaits.
       '@typescript-eslint/require-await': 'off',
     },
