@@ -154,7 +154,7 @@ export function formatReport({ machine, trees, samples, sizes, instructions }: R
     if (smallestTree !== undefined) counted('tune-lint (lint)', smallestTree.label, `lint/${smallestTree.key}`);
   }
 
-  out.push('', 'Targets (issue 8):', '');
+  out.push('', 'Targets:', '');
   const check = (ok: boolean | undefined, text: string): void => {
     out.push(`- ${ok === undefined ? 'not measured' : ok ? 'met' : 'MISSED'}: ${text}`);
   };

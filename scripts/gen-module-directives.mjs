@@ -3,7 +3,7 @@
 // knows with the module that registers it, as the installed apache2 lists them
 // (`apache2 -L`) with every module of Debian's apache2-bin loaded, once under
 // each MPM. `--check` exits 1 when the file differs from what the installed
-// binary says (test/apache-module-directives.test.ts runs it).
+// binary says (test/oracle/apache-rules-oracle.test.ts compares them across point releases).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -53,7 +53,7 @@ for (const { meta } of builtinRules) {
   try {
     text = readFileSync(target, 'utf8');
   } catch {
-    console.error(`${target} is missing: every rule has a page (test/conventions.test.ts)`);
+    console.error(`${target} is missing: every rule has a page (test/rules/conventions.test.ts)`);
     failed = true;
     continue;
   }

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Runs every compiled test file under dist/test with node:test. Node 20's
-// test runner does not expand globs itself, so the list is built here.
+// Runs the compiled test files under dist/test with node:test. Node 20's
+// test runner does not expand globs itself, so the list is built here. The
+// tests are in tiers: unit/ and rules/ run in-process (npm run test:fast),
+// cli/ runs the bin, oracle/ the real apache2 and MariaDB tools, fuzz/ the
+// fast-check properties. Words on the command line keep the files whose
+// path under dist/test contains one of them: `cli/`, `verify`, `fix-passes`.
 // The system configs the tests read (/etc/apache2, /etc/mysql) must come out
 // of the run byte for byte as they went in: a test that writes there fails the run.
 import { createHash } from 'node:crypto';
@@ -10,7 +14,8 @@ import { join } from 'node:path';
 
 const dir = new URL('../dist/test/', import.meta.url).pathname;
 const only = process.argv.slice(2);
-const files = readdirSync(dir)
+const files = readdirSync(dir, { recursive: true })
+  .map(String)
   .filter((name) => name.endsWith('.test.js'))
   .filter((name) => only.length === 0 || only.some((filter) => name.includes(filter)))
   .sort()

@@ -1,5 +1,5 @@
 /**
- * The tuning story reproduced with real parts (issue 10): Debian's Apache
+ * The tuning story reproduced with real parts: Debian's Apache
  * prefork with mod_php, a heavy PHP page, a memory cgroup capped at a small
  * host's RAM, and ab at several concurrency levels, before and after
  * `tune-lint --fix`. Run as root: `npm run proof` (after a build, this file is

@@ -6,7 +6,7 @@ import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
  * With mod_php under prefork every Apache child runs at most one PHP request,
  * and a PHP request holds at most one MySQL connection (a persistent one even
  * while the child idles), so the web tier can open MaxRequestWorkers
- * connections (reference/mysql.md §4.1).
+ * connections.
  */
 export default defineHostRule({
   meta: {

@@ -27,7 +27,7 @@ export default defineMycnfRule({
   create(ctx) {
     const mycnf = ctx.mycnf;
     const target = mycnf.target;
-    // MySQL 5.6.8 and MariaDB size the cache from max_connections when it is not set (reference/mysql.md §2).
+    // MySQL 5.6.8 and MariaDB size the cache from max_connections when it is not set (the manuals' thread_cache_size).
     const autosized = target.product === 'mariadb' || versionAtLeast(target.version, '5.6.8');
     return {
       end() {

@@ -226,7 +226,7 @@ function fastCgiHandOff(config: ApacheConfig): ApacheDirectiveUse | undefined {
     .sort((a, b) => a.order - b.order)[0];
 }
 
-/** Memory variables of the worst-case formula (reference/mysql.md §4, MySQLTuner `calculations`). */
+/** Memory variables of the worst-case formula (docs/rules/MY2001.md says which, and how MySQLTuner's `calculations` differ). */
 const GLOBAL_BUFFERS = [
   'key_buffer_size',
   'innodb_buffer_pool_size',

@@ -12,7 +12,7 @@ import { BUDGET_KEYS, CONFIG_NAME, OVERRIDE_KEYS, SEVERITIES, TOP_KEYS } from '.
  * keys, rule ids and options, and errors while typing. Built from the tables
  * the loader checks against (src/config/load.ts, host/values.ts,
  * core/targets.ts, util/units.ts) and the rules' metadata, so a document
- * the loader accepts is one the schema accepts (test/config-schema.test.ts).
+ * the loader accepts is one the schema accepts (test/unit/config-schema.test.ts).
  * The loader checks more than a schema can say: a RAM figure too small to be
  * meant, a perChild max below its median, a rule set by id and by name, a
  * MariaDB version below 10 or a MySQL one above 9; those stay its errors alone.

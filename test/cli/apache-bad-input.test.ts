@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CLI } from './helpers/cli.js';
+import { CLI } from '../helpers/cli.js';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-bad-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));

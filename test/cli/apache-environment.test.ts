@@ -2,15 +2,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { environmentFromFile, environmentFromFlags } from '../src/config/env-file.js';
-import { ConfigError } from '../src/config/types.js';
-import { jsonDiagnostics } from './fuzz/child.js';
-import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
-import { said } from './helpers/rule-fixtures.js';
+import { environmentFromFile, environmentFromFlags } from '../../src/config/env-file.js';
+import { ConfigError } from '../../src/config/types.js';
+import { jsonDiagnostics } from '../fuzz/child.js';
+import { removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
+import { said } from '../helpers/rule-fixtures.js';
 
 /*
- * The environment httpd starts with, from outside the config tree (issue 23,
- * 4): containers and systemd units set ${VAR}s that apache2 -t accepts with
+ * The environment httpd starts with, from outside the config tree: containers and systemd units set ${VAR}s that apache2 -t accepts with
  * that environment, and tune-lint reported each as undefined.
  */
 

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { CLI, CLI_NODE, removeScratch, scratchDir } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
+import { CLI, CLI_NODE, removeScratch, scratchDir } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
 
 /*
  * The bin is the CLI bundled into one script and compiled from a V8 code

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, describe, it, type TestContext } from 'node:test';
-import { assembleTree, CLI, CLI_NODE, removeScratch, runCli } from './helpers/cli.js';
-import { requireTool } from './helpers/tools.js';
+import { assembleTree, CLI, CLI_NODE, removeScratch, runCli } from '../helpers/cli.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * Colour only for a person at a terminal. A real pseudo-terminal comes from

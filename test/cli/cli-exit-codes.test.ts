@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { onlyRules, removeScratch, runCli, scratchDir, writeFiles, type CliRun } from './helpers/cli.js';
+import { onlyRules, removeScratch, runCli, scratchDir, writeFiles, type CliRun } from '../helpers/cli.js';
 
 const dir = scratchDir('exit');
 after(() => removeScratch(dir));

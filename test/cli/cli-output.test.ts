@@ -3,8 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CLI, CLI_NODE, removeScratch, runCli, scratchDir } from './helpers/cli.js';
-import { requireTool } from './helpers/tools.js';
+import { CLI, CLI_NODE, removeScratch, runCli, scratchDir } from '../helpers/cli.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * The CLI writes its output with write(2) on descriptors 1 and 2 rather than

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { assembleTree, removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
+import { assembleTree, removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
 
 interface Report {
   host?: Record<string, { value: unknown; source: string }>;

@@ -4,9 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { CLI, CLI_NODE, removeScratch, scratchDir, writeFiles } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
-import { requireTool } from './helpers/tools.js';
+import { CLI, CLI_NODE, removeScratch, scratchDir, writeFiles } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * The real pre-commit in a throw-away git repository. The hooks are the ones

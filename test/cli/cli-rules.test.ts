@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { runCli } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
+import { builtinRules } from '../../rules/index.js';
+import { runCli } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
 
 describe('tune-lint rules', () => {
   it('--json: every built-in rule with its metadata and docs URL, in id order', () => {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { assembleTree, removeScratch, runCli } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
-import { golden, updating } from './helpers/rule-fixtures.js';
+import { assembleTree, removeScratch, runCli } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
+import { golden, updating } from '../helpers/rule-fixtures.js';
 
 /**
  * Golden CLI runs: each `fixtures/cli/scenarios/NAME/scenario.json` names the

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { timingRows } from '../src/engine/timing.js';
-import { runCli } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
+import { timingRows } from '../../src/engine/timing.js';
+import { runCli } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
 
 /*
  * TIMING, as ESLint reads it: where a lint's time went, per rule, on stderr

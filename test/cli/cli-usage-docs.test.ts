@@ -4,11 +4,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { builtinRules } from '../rules/index.js';
-import { loadConfig } from '../src/config/load.js';
-import { CLI, CLI_NODE, removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
-import { requireTool } from './helpers/tools.js';
+import { builtinRules } from '../../rules/index.js';
+import { loadConfig } from '../../src/config/load.js';
+import { CLI, CLI_NODE, removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
+import { requireTool } from '../helpers/tools.js';
 
 /* docs/usage.md is checked against the tool: its option table, its config examples, its hook script. */
 const usage = fs.readFileSync(repoPath('docs', 'usage.md'), 'utf8');

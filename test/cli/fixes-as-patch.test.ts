@@ -3,11 +3,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
+import { runCli } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
 
 /*
- * JSON and SARIF carry fixes that are exactly the patch (issue 23, 6): a
+ * JSON and SARIF carry fixes that are exactly the patch: a
  * consumer applying every fix a report carries writes what --format diff
  * writes, although later fix passes rewrote lines the first pass's fixes
  * had proposed (set-variable then a rename, query_cache_size 64M then 0) and

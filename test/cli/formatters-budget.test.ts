@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BAR_WIDTH, budgetPicture, type BarKind } from '../src/formatters/budget.js';
-import { DEFAULT_BUDGET, type ApacheSizing, type MysqlSizing, type Sizing } from '../src/analysis/sizing.js';
-import type { ApacheConfig } from '../src/languages/apache/model.js';
-import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
+import { BAR_WIDTH, budgetPicture, type BarKind } from '../../src/formatters/budget.js';
+import { DEFAULT_BUDGET, type ApacheSizing, type MysqlSizing, type Sizing } from '../../src/analysis/sizing.js';
+import type { ApacheConfig } from '../../src/languages/apache/model.js';
+import { removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
 
 const MIB = 1024 * 1024;
 const plain = (_kind: BarKind, cells: string): string => cells;

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { assembleTree, removeScratch, runCli } from './helpers/cli.js';
+import { assembleTree, removeScratch, runCli } from '../helpers/cli.js';
 
 /*
- * The JSON report of DESIGN §6: `{ version, host, results: [{ file, language,
+ * The JSON report of docs/usage.md (the interface other tools read): `{ version, host, results: [{ file, language,
  * diagnostics: [{ ruleId, ruleName, severity, message, file, line, column,
  * endLine, endColumn, fix? }], patch? }] }`, plus `context` after those keys.
  */
@@ -52,7 +52,7 @@ describe('JSON output', () => {
     assert.doesNotMatch(first.stdout, /\d{4}-\d\d-\d\dT\d\d:\d\d/);
   });
 
-  it('keys in the order of DESIGN §6', () => {
+  it('keys in the documented order', () => {
     assert.deepEqual(Object.keys(report), ['version', 'host', 'results']);
     assert.equal(report.version, 1);
     assert.deepEqual(Object.keys(report.host as object), ['ram', 'perChild']);

@@ -6,8 +6,8 @@ import { after, describe, it } from 'node:test';
 import AjvDraft04 from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
 import type * as Sarif from 'sarif';
-import { assembleTree, removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
+import { assembleTree, removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
 
 /*
  * The SARIF output against the published SARIF 2.1.0 JSON schema (the

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { formatStylish } from '../src/formatters/stylish.js';
-import { onlyRules, removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
+import { formatStylish } from '../../src/formatters/stylish.js';
+import { onlyRules, removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
 
 const dir = scratchDir('stylish');
 after(() => removeScratch(dir));
@@ -21,7 +21,7 @@ const HOST = ['--no-probe', '--host-ram', '500M', '--per-child', '20M'];
 const RULES = onlyRules({ AP2001: 'error', AP4001: 'warn' });
 
 describe('stylish output', () => {
-  it('prints a patch of 300,000 lines (it spread them into one call and overflowed the stack: issue 27, 9)', () => {
+  it('prints a patch of 300,000 lines (it spread them into one call and overflowed the stack)', () => {
     const lines = Array.from({ length: 300_000 }, (_, index) => `+max_connections = ${index}`);
     const patch = `--- a/my.cnf\n+++ b/my.cnf\n@@ -1,0 +1,300000 @@\n${lines.join('\n')}\n`;
     const text = formatStylish({

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { selectRules } from '../src/engine/selection.js';
-import { SourceFile } from '../src/core/source-file.js';
-import type { Rule } from '../src/engine/types.js';
-import { printable } from '../src/util/printable.js';
-import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
+import { builtinRules } from '../../rules/index.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { SourceFile } from '../../src/core/source-file.js';
+import type { Rule } from '../../src/engine/types.js';
+import { printable } from '../../src/util/printable.js';
+import { removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
 
 /*
  * The smaller edges an attacker's repository and a careless command line
- * found (issue 27, 12): each ended in a wrong answer, a silent default, raw
+ * found: each ended in a wrong answer, a silent default, raw
  * terminal control or an internal error, and now ends in the right answer or
  * one line naming what is wrong, exit code 2.
  */

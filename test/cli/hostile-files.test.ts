@@ -3,11 +3,20 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import { loadApache } from '../src/languages/apache/model.js';
-import { loadMycnf } from '../src/languages/mycnf/model.js';
-import { cannotRunAsNobody, jsonDiagnostics, jsonFiles, NOBODY, openScratch, runTuneLint, writeTree, type ChildRun } from './fuzz/child.js';
-import { requireTool } from './helpers/tools.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import { loadApache } from '../../src/languages/apache/model.js';
+import { loadMycnf } from '../../src/languages/mycnf/model.js';
+import {
+  cannotRunAsNobody,
+  jsonDiagnostics,
+  jsonFiles,
+  NOBODY,
+  openScratch,
+  runTuneLint,
+  writeTree,
+  type ChildRun,
+} from '../fuzz/child.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * Files that are not what a config file should be: symlink loops, devices,

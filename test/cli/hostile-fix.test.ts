@@ -3,12 +3,12 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { NOBODY, openScratch, runTuneLint, writeTree } from './fuzz/child.js';
-import { CLI } from './helpers/cli.js';
+import { NOBODY, openScratch, runTuneLint, writeTree } from '../fuzz/child.js';
+import { CLI } from '../helpers/cli.js';
 
 /*
  * --fix through the whole command line, beyond the writer's own tests
- * (test/write-safety.test.ts, test/write-cli.test.ts): the CLI killed with
+ * (test/unit/write-safety.test.ts, test/cli/write-cli.test.ts): the CLI killed with
  * SIGKILL while it writes an Apache file and a my.cnf; a config repository
  * whose symlinks point out of the --sysroot; a tree where one file changes
  * and every other file, directory, owner and mode stays as it was; files

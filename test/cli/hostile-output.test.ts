@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openScratch, runTuneLint, writeTree } from './fuzz/child.js';
-import { CLI } from './helpers/cli.js';
+import { openScratch, runTuneLint, writeTree } from '../fuzz/child.js';
+import { CLI } from '../helpers/cli.js';
 
 /*
  * What tune-lint prints about an untrusted repository is safe for a

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { findTool } from './helpers/tools.js';
-import { openScratch, runTuneLint, writeTree } from './fuzz/child.js';
+import { findTool } from '../helpers/tools.js';
+import { openScratch, runTuneLint, writeTree } from '../fuzz/child.js';
 
 /*
  * Nothing in a linted config is executed or fetched: envvars is parsed, not

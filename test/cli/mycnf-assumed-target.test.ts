@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { jsonDiagnostics } from './fuzz/child.js';
-import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
-import { said } from './helpers/rule-fixtures.js';
+import { jsonDiagnostics } from '../fuzz/child.js';
+import { removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
+import { said } from '../helpers/rule-fixtures.js';
 
 /*
  * With no --target and no target: in .tune-lint.yaml, the option files are
- * linted for an assumed MariaDB 10.11 (issue 23, 1): a MySQL 8 host's
+ * linted for an assumed MariaDB 10.11: a MySQL 8 host's
  * options are then no "refuses to start" error, and no safe fix deletes a
  * MySQL option MariaDB merely ignores.
  */

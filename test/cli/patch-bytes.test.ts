@@ -6,9 +6,9 @@ import * as path from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { decodeBytes, SourceFile } from '../src/core/source-file.js';
-import { CLI } from './helpers/cli.js';
-import { requireTool } from './helpers/tools.js';
+import { decodeBytes, SourceFile } from '../../src/core/source-file.js';
+import { CLI } from '../helpers/cli.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * --format diff writes each file's lines in that file's own bytes: a config

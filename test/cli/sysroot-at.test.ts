@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigFileSystem, FileAccessError } from '../src/core/file-system.js';
-import { UserError } from '../src/util/user-error.js';
-import { removeScratch, runCli, scratchDir, writeFiles } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
+import { ConfigFileSystem, FileAccessError } from '../../src/core/file-system.js';
+import { UserError } from '../../src/util/user-error.js';
+import { removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
 
 /*
  * --sysroot-at: the sysroot holds one directory of the server's, as a

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { jsonDiagnostics, jsonFiles, openScratch, runTuneLint, writeTree, type ChildRun } from './fuzz/child.js';
+import { jsonDiagnostics, jsonFiles, openScratch, runTuneLint, writeTree, type ChildRun } from '../fuzz/child.js';
 
 /*
  * A config repository linted with --sysroot cannot make tune-lint read a file

@@ -4,10 +4,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CLI } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
-import { requireTool } from './helpers/tools.js';
-import { snapshotTree } from './helpers/trees.js';
+import { CLI } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
+import { requireTool } from '../helpers/tools.js';
+import { snapshotTree } from '../helpers/trees.js';
 
 /*
  * `tune-lint --fix` refusing to write, end to end: a read-only file, a

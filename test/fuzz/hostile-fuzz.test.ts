@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { PROPERTY_NAMES, runPropertyInWorker, seedFrom } from './fuzz/properties.js';
-import { loadSeeds } from './fuzz/seeds.js';
+import { builtinRules } from '../../rules/index.js';
+import { PROPERTY_NAMES, runPropertyInWorker, seedFrom } from './properties.js';
+import { loadSeeds } from './seeds.js';
 
 /*
  * Bounded fuzzing in the suite: generated and mutated configs (fixtures, and

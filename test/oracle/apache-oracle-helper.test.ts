@@ -21,12 +21,12 @@ import {
   parseStderr,
   readEnvvars,
   withSysrootCopy,
-} from './helpers/apache-oracle.js';
-import type { ApacheConfigTestResult, ApacheOracleOptions } from './helpers/apache-oracle.js';
-import { mapLimited } from './helpers/processes.js';
-import { inCI, requireTool } from './helpers/tools.js';
+} from '../helpers/apache-oracle.js';
+import type { ApacheConfigTestResult, ApacheOracleOptions } from '../helpers/apache-oracle.js';
+import { mapLimited } from '../helpers/processes.js';
+import { inCI, requireTool } from '../helpers/tools.js';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const apacheFixtures = path.join(repoRoot, 'fixtures', 'apache');
 const MODULE_DIR = '/usr/lib/apache2/modules';
 const UPDATE = process.env.UPDATE_APACHE_EXPECTATIONS === '1';

@@ -4,13 +4,13 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import { loadApache, type ApacheConfig } from '../src/languages/apache/model.js';
-import { parseApache } from '../src/languages/apache/parser.js';
-import { apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, apacheVersion, releaseOf } from './helpers/apache-oracle.js';
-import { flattenLikeDumpConfig, relativeTo } from './helpers/apache-flat.js';
-import { repoPath } from './helpers/paths.js';
-import { requireTool } from './helpers/tools.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import { loadApache, type ApacheConfig } from '../../src/languages/apache/model.js';
+import { parseApache } from '../../src/languages/apache/parser.js';
+import { apacheDumpConfig, apacheDumpIncludes, apacheDumpModules, apacheVersion, releaseOf } from '../helpers/apache-oracle.js';
+import { flattenLikeDumpConfig, relativeTo } from '../helpers/apache-flat.js';
+import { repoPath } from '../helpers/paths.js';
+import { requireTool } from '../helpers/tools.js';
 
 const CORPUS = '/work/shared/corpus/apache';
 

@@ -7,8 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import type { Diagnostic } from '../src/engine/types.js';
+import { builtinRules } from '../../rules/index.js';
+import type { Diagnostic } from '../../src/engine/types.js';
 import {
   argumentCountError,
   commentError,
@@ -18,19 +18,19 @@ import {
   flagError,
   isFlag,
   type DirectiveSpec,
-} from '../src/languages/apache/directives.js';
-import type { MpmName } from '../src/languages/apache/names.js';
+} from '../../src/languages/apache/directives.js';
+import type { MpmName } from '../../src/languages/apache/names.js';
 import {
   apacheConfigTest,
   apacheDumpConfig,
   apacheDumpIncludes,
   apacheDumpModules,
   type ApacheConfigTestResult,
-} from './helpers/apache-oracle.js';
-import { mapLimited } from './helpers/processes.js';
-import { copyCase, ruleCases, runCase, said, type RuleCase } from './helpers/rule-fixtures.js';
-import { repoPath } from './helpers/paths.js';
-import { findTool, inCI, requireTool } from './helpers/tools.js';
+} from '../helpers/apache-oracle.js';
+import { mapLimited } from '../helpers/processes.js';
+import { copyCase, ruleCases, runCase, said, type RuleCase } from '../helpers/rule-fixtures.js';
+import { repoPath } from '../helpers/paths.js';
+import { findTool, inCI, requireTool } from '../helpers/tools.js';
 
 /*
  * Every claim the correctness and compatibility rules make about what httpd

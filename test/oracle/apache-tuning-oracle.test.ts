@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { apacheConfigTest, type ApacheConfigTestResult } from './helpers/apache-oracle.js';
-import { copyCase, ruleCases, runCase } from './helpers/rule-fixtures.js';
-import { requireTool } from './helpers/tools.js';
+import { builtinRules } from '../../rules/index.js';
+import { apacheConfigTest, type ApacheConfigTestResult } from '../helpers/apache-oracle.js';
+import { copyCase, ruleCases, runCase } from '../helpers/rule-fixtures.js';
+import { requireTool } from '../helpers/tools.js';
 
 /** The tuning rules whose fixes rewrite Apache configs. */
 const FIXING_RULES = ['AP1014', 'AP2002', 'AP2003', 'AP2005', 'AP2006', 'AP2007', 'AP2008', 'AP2009', 'AP2010', 'AP2011', 'AP2013'];

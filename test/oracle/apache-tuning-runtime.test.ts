@@ -5,15 +5,15 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { selectRules } from '../src/engine/selection.js';
-import { parseTargetSpec } from '../src/core/targets.js';
-import { lint } from '../src/lint.js';
-import { apacheConfigTest } from './helpers/apache-oracle.js';
-import { loopbackServerLines } from './helpers/host-apache.js';
-import { childrenOf, freeLoopbackPort } from './helpers/processes.js';
-import { requireTool } from './helpers/tools.js';
-import { said } from './helpers/rule-fixtures.js';
+import { builtinRules } from '../../rules/index.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { parseTargetSpec } from '../../src/core/targets.js';
+import { lint } from '../../src/lint.js';
+import { apacheConfigTest } from '../helpers/apache-oracle.js';
+import { loopbackServerLines } from '../helpers/host-apache.js';
+import { childrenOf, freeLoopbackPort } from '../helpers/processes.js';
+import { requireTool } from '../helpers/tools.js';
+import { said } from '../helpers/rule-fixtures.js';
 
 /*
  * AP2003's claims about what httpd does at run time, checked against the

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import { applyFixes } from '../src/fix/apply.js';
-import type { DatabaseTarget } from '../src/core/targets.js';
-import type { TextEdit } from '../src/engine/types.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import { applyFixes } from '../../src/fix/apply.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
+import type { TextEdit } from '../../src/engine/types.js';
 import {
   insertMycnfOption,
   planMycnfSetting,
@@ -14,11 +14,11 @@ import {
   replaceMycnfSize,
   replaceMycnfValue,
   sizeInStyleOf,
-} from '../src/languages/mycnf/edits.js';
-import { loadMycnf, type MycnfConfig, type MycnfOptionUse } from '../src/languages/mycnf/model.js';
-import { FIXTURES, MARIADB_10_11, MYSQL_8_0, materialise, temporaryDirectory } from './helpers/mycnf-fixtures.js';
-import { printDefaults } from './helpers/mycnf-oracle.js';
-import { requireTool } from './helpers/tools.js';
+} from '../../src/languages/mycnf/edits.js';
+import { loadMycnf, type MycnfConfig, type MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { FIXTURES, MARIADB_10_11, MYSQL_8_0, materialise, temporaryDirectory } from '../helpers/mycnf-fixtures.js';
+import { printDefaults } from '../helpers/mycnf-oracle.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * The option-file edit helpers on real option files: each edit is applied,

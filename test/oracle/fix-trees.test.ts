@@ -4,18 +4,18 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { unifiedDiff } from '../src/fix/patch.js';
-import { selectRules } from '../src/engine/selection.js';
-import { hostFactsFromConfig } from '../src/host/profile.js';
-import { lint, type LintResult } from '../src/lint.js';
-import { apacheConfigTest } from './helpers/apache-oracle.js';
-import { CLI } from './helpers/cli.js';
-import { MARIADB_10_11, materialise } from './helpers/mycnf-fixtures.js';
-import { printDefaults } from './helpers/mycnf-oracle.js';
-import { repoPath } from './helpers/paths.js';
-import { requireTool } from './helpers/tools.js';
-import { snapshotTree } from './helpers/trees.js';
+import { builtinRules } from '../../rules/index.js';
+import { unifiedDiff } from '../../src/fix/patch.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { hostFactsFromConfig } from '../../src/host/profile.js';
+import { lint, type LintResult } from '../../src/lint.js';
+import { apacheConfigTest } from '../helpers/apache-oracle.js';
+import { CLI } from '../helpers/cli.js';
+import { MARIADB_10_11, materialise } from '../helpers/mycnf-fixtures.js';
+import { printDefaults } from '../helpers/mycnf-oracle.js';
+import { repoPath } from '../helpers/paths.js';
+import { requireTool } from '../helpers/tools.js';
+import { snapshotTree } from '../helpers/trees.js';
 
 /*
  * The whole fix path on real trees: the installed Debian /etc/apache2 (a

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import { describe, test } from 'node:test';
-import { findApacheProcesses, childMemoryFrom, measureChildren, probeHost } from '../src/host/probe.js';
-import { listProcesses, ProcReader } from '../src/host/proc.js';
-import { startApache } from './helpers/host-apache.js';
-import { NOBODY, probeInChildProcess, unreadableByNobody } from './helpers/host-probe-runner.js';
-import { requireTool } from './helpers/tools.js';
+import { findApacheProcesses, childMemoryFrom, measureChildren, probeHost } from '../../src/host/probe.js';
+import { listProcesses, ProcReader } from '../../src/host/proc.js';
+import { startApache } from '../helpers/host-apache.js';
+import { NOBODY, probeInChildProcess, unreadableByNobody } from '../helpers/host-probe-runner.js';
+import { requireTool } from '../helpers/tools.js';
 
 const KIB = 1024;
 

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import { VARIABLE_DEFAULTS, variableDefault, variableUnit, type DefaultValue } from '../src/languages/mycnf/defaults.js';
-import { loadMycnf } from '../src/languages/mycnf/model.js';
-import { parseServerSize } from '../src/languages/mycnf/sizes.js';
-import { fixtureTrees, MARIADB_10_11, materialise, temporaryDirectory } from './helpers/mycnf-fixtures.js';
-import { serverVariables, serverSeries } from './helpers/mycnf-oracle.js';
-import { requireTool } from './helpers/tools.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import { VARIABLE_DEFAULTS, variableDefault, variableUnit, type DefaultValue } from '../../src/languages/mycnf/defaults.js';
+import { loadMycnf } from '../../src/languages/mycnf/model.js';
+import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
+import { fixtureTrees, MARIADB_10_11, materialise, temporaryDirectory } from '../helpers/mycnf-fixtures.js';
+import { serverVariables, serverSeries } from '../helpers/mycnf-oracle.js';
+import { requireTool } from '../helpers/tools.js';
 
 /** How `mariadbd --help --verbose` prints a default of ours. */
 function printed(value: DefaultValue): string {
@@ -19,7 +19,7 @@ function printed(value: DefaultValue): string {
 const NUMERIC = new Set(['bytes', 'count', 'seconds']);
 
 describe('mycnf defaults', () => {
-  it('follows the version history of reference/mysql.md §2 for MySQL', () => {
+  it("follows MySQL's version history of the defaults", () => {
     const mysql = (version: string): { product: 'mysql'; version: string } => ({ product: 'mysql', version });
     assert.equal(variableDefault('sort_buffer_size', mysql('5.5')), 2 * 2 ** 20);
     assert.equal(variableDefault('sort_buffer_size', mysql('5.6')), 256 * 1024);
@@ -35,7 +35,7 @@ describe('mycnf defaults', () => {
     assert.equal(variableDefault('innodb_io_capacity', mysql('8.4')), 10000);
   });
 
-  it('records the MariaDB changes of reference/mysql.md §3.2', () => {
+  it("records MariaDB's changes of the defaults", () => {
     assert.equal(variableDefault('innodb_log_file_size', { product: 'mariadb', version: '10.4' }), 48 * 2 ** 20);
     assert.equal(variableDefault('innodb_log_file_size', { product: 'mariadb', version: '10.5' }), 96 * 2 ** 20);
     assert.equal(variableDefault('query_cache_type', { product: 'mariadb', version: '10.0' }), 'ON');

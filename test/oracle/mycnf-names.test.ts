@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { booleanValue, legacySetVariable, normaliseOptionName } from '../src/languages/mycnf/names.js';
-import { resolveOptionName, type OptionStatus } from '../src/languages/mycnf/options.js';
-import { MARIADB_10_11, temporaryDirectory } from './helpers/mycnf-fixtures.js';
-import { serverSeries } from './helpers/mycnf-oracle.js';
-import { requireTool } from './helpers/tools.js';
+import { booleanValue, legacySetVariable, normaliseOptionName } from '../../src/languages/mycnf/names.js';
+import { resolveOptionName, type OptionStatus } from '../../src/languages/mycnf/options.js';
+import { MARIADB_10_11, temporaryDirectory } from '../helpers/mycnf-fixtures.js';
+import { serverSeries } from '../helpers/mycnf-oracle.js';
+import { requireTool } from '../helpers/tools.js';
 
 describe('mycnf option names', () => {
   it('normalises case and dashes and strips the prefixes the server strips', () => {

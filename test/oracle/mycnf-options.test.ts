@@ -3,10 +3,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { mariadbOptionNames } from '../src/languages/mycnf/mariadb-options.js';
-import { temporaryDirectory } from './helpers/mycnf-fixtures.js';
-import { serverSeries } from './helpers/mycnf-oracle.js';
-import { requireTool } from './helpers/tools.js';
+import { mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
+import { temporaryDirectory } from '../helpers/mycnf-fixtures.js';
+import { serverSeries } from '../helpers/mycnf-oracle.js';
+import { requireTool } from '../helpers/tools.js';
 
 /** Option names `mariadbd --help --verbose` lists: the option lines and the variables table. */
 function listedNames(help: string): Set<string> {

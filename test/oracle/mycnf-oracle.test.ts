@@ -3,12 +3,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import type { DatabaseTarget } from '../src/core/targets.js';
-import { loadMycnf, type MycnfConfig } from '../src/languages/mycnf/model.js';
-import { CORPUS, filesUnder, fixtureTrees, MARIADB_10_11, materialise, temporaryDirectory } from './helpers/mycnf-fixtures.js';
-import { ourArguments, printDefaults } from './helpers/mycnf-oracle.js';
-import { requireTool } from './helpers/tools.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
+import { loadMycnf, type MycnfConfig } from '../../src/languages/mycnf/model.js';
+import { CORPUS, filesUnder, fixtureTrees, MARIADB_10_11, materialise, temporaryDirectory } from '../helpers/mycnf-fixtures.js';
+import { ourArguments, printDefaults } from '../helpers/mycnf-oracle.js';
+import { requireTool } from '../helpers/tools.js';
 
 const MYSQL_GROUPS = ['mysqld', 'server', 'mysqld-8.0'];
 const OTHER_GROUP_LISTS = [['client'], ['client', 'mysql', 'mysqldump'], ['mysqld_safe', 'safe_mysqld'], ['MYSQLD', 'galera'], [' mysqld']];

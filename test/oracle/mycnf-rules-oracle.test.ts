@@ -3,19 +3,19 @@ import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { CLIENT_OPTION_LIST, CLIENT_PROGRAMS } from '../src/languages/mycnf/client-options.js';
-import { OPTION_TYPE_LISTS } from '../src/languages/mycnf/option-types.js';
-import { MARIADB_NOOP_LISTS } from '../src/languages/mycnf/removed-options.js';
-import { selectRules } from '../src/engine/selection.js';
-import { parseTargetSpec } from '../src/core/targets.js';
-import type { Diagnostic, Rule } from '../src/engine/types.js';
-import { lint } from '../src/lint.js';
-import { parseMyCnf } from '../src/languages/mycnf/parser.js';
-import { inTemporaryDirectory } from './helpers/mycnf-fixtures.js';
-import { printDefaults, serverSeries } from './helpers/mycnf-oracle.js';
-import { ruleCases, runCase, type RuleCase, said } from './helpers/rule-fixtures.js';
-import { requireTool } from './helpers/tools.js';
+import { builtinRules } from '../../rules/index.js';
+import { CLIENT_OPTION_LIST, CLIENT_PROGRAMS } from '../../src/languages/mycnf/client-options.js';
+import { OPTION_TYPE_LISTS } from '../../src/languages/mycnf/option-types.js';
+import { MARIADB_NOOP_LISTS } from '../../src/languages/mycnf/removed-options.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { parseTargetSpec } from '../../src/core/targets.js';
+import type { Diagnostic, Rule } from '../../src/engine/types.js';
+import { lint } from '../../src/lint.js';
+import { parseMyCnf } from '../../src/languages/mycnf/parser.js';
+import { inTemporaryDirectory } from '../helpers/mycnf-fixtures.js';
+import { printDefaults, serverSeries } from '../helpers/mycnf-oracle.js';
+import { ruleCases, runCase, type RuleCase, said } from '../helpers/rule-fixtures.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * The MySQL rules' claims about what the server does, checked against the

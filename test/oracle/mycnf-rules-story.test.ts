@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { selectRules } from '../src/engine/selection.js';
-import { parseTargetSpec } from '../src/core/targets.js';
-import { lint, type LintResult } from '../src/lint.js';
-import { FIXTURES, materialise } from './helpers/mycnf-fixtures.js';
-import { printDefaults, serverSeries, serverVariables } from './helpers/mycnf-oracle.js';
-import { requireTool } from './helpers/tools.js';
-import { said } from './helpers/rule-fixtures.js';
+import { builtinRules } from '../../rules/index.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { parseTargetSpec } from '../../src/core/targets.js';
+import { lint, type LintResult } from '../../src/lint.js';
+import { FIXTURES, materialise } from '../helpers/mycnf-fixtures.js';
+import { printDefaults, serverSeries, serverVariables } from '../helpers/mycnf-oracle.js';
+import { requireTool } from '../helpers/tools.js';
+import { said } from '../helpers/rule-fixtures.js';
 
 /*
  * Tuning story 1, the my.cnf half: the hand-tuned option file of a 500 MB

@@ -3,11 +3,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { DatabaseTarget } from '../src/core/targets.js';
-import { formatServerSize, parseServerSize, type ServerSize } from '../src/languages/mycnf/sizes.js';
-import { MARIADB_10_11, temporaryDirectory } from './helpers/mycnf-fixtures.js';
-import { serverVariables } from './helpers/mycnf-oracle.js';
-import { requireTool } from './helpers/tools.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
+import { formatServerSize, parseServerSize, type ServerSize } from '../../src/languages/mycnf/sizes.js';
+import { MARIADB_10_11, temporaryDirectory } from '../helpers/mycnf-fixtures.js';
+import { serverVariables } from '../helpers/mycnf-oracle.js';
+import { requireTool } from '../helpers/tools.js';
 
 const MYSQL_8_0_14: DatabaseTarget = { product: 'mysql', version: '8.0.14' };
 const MYSQL_5_7: DatabaseTarget = { product: 'mysql', version: '5.7' };

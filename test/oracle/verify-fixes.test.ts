@@ -3,17 +3,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { defineApacheRule, defineMycnfRule } from '../src/engine/define-rule.js';
-import { selectRules } from '../src/engine/selection.js';
-import type { Rule } from '../src/engine/types.js';
-import { FixVerifier, VERIFY_RULE, type VerifyOptions } from '../src/verify/verify.js';
-import { insertApacheLineAfter } from '../src/languages/apache/edits.js';
-import { insertMycnfOption, replaceMycnfValue } from '../src/languages/mycnf/edits.js';
-import { lint, type LintInput, type LintResult } from '../src/lint.js';
-import { repoPath } from './helpers/paths.js';
-import { requireTool } from './helpers/tools.js';
-import { snapshotTree } from './helpers/trees.js';
+import { builtinRules } from '../../rules/index.js';
+import { defineApacheRule, defineMycnfRule } from '../../src/engine/define-rule.js';
+import { selectRules } from '../../src/engine/selection.js';
+import type { Rule } from '../../src/engine/types.js';
+import { FixVerifier, VERIFY_RULE, type VerifyOptions } from '../../src/verify/verify.js';
+import { insertApacheLineAfter } from '../../src/languages/apache/edits.js';
+import { insertMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
+import { lint, type LintInput, type LintResult } from '../../src/lint.js';
+import { repoPath } from '../helpers/paths.js';
+import { requireTool } from '../helpers/tools.js';
+import { snapshotTree } from '../helpers/trees.js';
 
 /*
  * --verify against the real servers: fixes apache2 -t, my_print_defaults or

@@ -4,13 +4,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import { apacheEnvironment } from '../src/verify/server-tools.js';
-import { apacheVerifyHazards, mycnfVerifyHazards, type GuardedFile } from '../src/verify/guard.js';
-import { loadApache } from '../src/languages/apache/model.js';
-import { loadMycnf } from '../src/languages/mycnf/model.js';
-import { CLI } from './helpers/cli.js';
-import { findTool, requireTool } from './helpers/tools.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import { apacheEnvironment } from '../../src/verify/server-tools.js';
+import { apacheVerifyHazards, mycnfVerifyHazards, type GuardedFile } from '../../src/verify/guard.js';
+import { loadApache } from '../../src/languages/apache/model.js';
+import { loadMycnf } from '../../src/languages/mycnf/model.js';
+import { CLI } from '../helpers/cli.js';
+import { findTool, requireTool } from '../helpers/tools.js';
 
 function asGuarded(files: readonly { readonly source: { readonly displayPath: string; readonly text: string } }[]): GuardedFile[] {
   return files.map(({ source }) => ({ displayPath: source.displayPath, text: source.text }));

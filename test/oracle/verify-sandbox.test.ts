@@ -4,21 +4,21 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { defineApacheRule } from '../src/engine/define-rule.js';
-import { handOver, prepareRoot, Sandbox } from '../src/verify/sandbox.js';
-import { selectRules } from '../src/engine/selection.js';
-import { apacheEnvironment } from '../src/verify/server-tools.js';
-import type { Rule } from '../src/engine/types.js';
-import { FixVerifier, VERIFY_RULE } from '../src/verify/verify.js';
-import { insertApacheLineAfter } from '../src/languages/apache/edits.js';
-import { lint } from '../src/lint.js';
-import { runCli } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
-import { findTool, requireTool } from './helpers/tools.js';
+import { builtinRules } from '../../rules/index.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { handOver, prepareRoot, Sandbox } from '../../src/verify/sandbox.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { apacheEnvironment } from '../../src/verify/server-tools.js';
+import type { Rule } from '../../src/engine/types.js';
+import { FixVerifier, VERIFY_RULE } from '../../src/verify/verify.js';
+import { insertApacheLineAfter } from '../../src/languages/apache/edits.js';
+import { lint } from '../../src/lint.js';
+import { runCli } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
+import { findTool, requireTool } from '../helpers/tools.js';
 
 /*
- * --verify on someone else's repository (issue 27): the servers run in a
+ * --verify on someone else's repository: the servers run in a
  * bubblewrap sandbox that shows them the verify copy and the system's own
  * directories only, with an environment tune-lint builds, no network, as
  * nobody, with time and memory limits; the guard, second line, reads the

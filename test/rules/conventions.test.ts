@@ -3,10 +3,10 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { parseRuleDoc, REQUIRED_SECTIONS } from './helpers/rule-docs.js';
-import { repoPath } from './helpers/paths.js';
-import { ruleCases } from './helpers/rule-fixtures.js';
+import { builtinRules } from '../../rules/index.js';
+import { parseRuleDoc, REQUIRED_SECTIONS } from '../helpers/rule-docs.js';
+import { repoPath } from '../helpers/paths.js';
+import { ruleCases } from '../helpers/rule-fixtures.js';
 
 const CATEGORY_DIGIT: Record<string, string> = { correctness: '1', performance: '2', security: '3', deprecation: '4', style: '5' };
 const FAMILY: Record<string, string> = { apache: 'AP', mycnf: 'MY', host: 'HO', tool: 'TL' };

@@ -3,13 +3,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { selectRules } from '../src/engine/selection.js';
-import { parseTargetSpec } from '../src/core/targets.js';
-import { hostFactsFromConfig } from '../src/host/profile.js';
-import { lint } from '../src/lint.js';
-import { parseRuleDoc } from './helpers/rule-docs.js';
-import { repoPath } from './helpers/paths.js';
+import { builtinRules } from '../../rules/index.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { parseTargetSpec } from '../../src/core/targets.js';
+import { hostFactsFromConfig } from '../../src/host/profile.js';
+import { lint } from '../../src/lint.js';
+import { parseRuleDoc } from '../helpers/rule-docs.js';
+import { repoPath } from '../helpers/paths.js';
 
 const EXTENSION: Record<string, string> = { apache: '.conf', ini: '.cnf' };
 

@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { copyCase, expectationLines, golden, patchOf, ruleCases, runCase } from './helpers/rule-fixtures.js';
-import { requireTool } from './helpers/tools.js';
+import { builtinRules } from '../../rules/index.js';
+import { copyCase, expectationLines, golden, patchOf, ruleCases, runCase } from '../helpers/rule-fixtures.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * Every rule against its own fixtures, with only that rule on: bad cases give

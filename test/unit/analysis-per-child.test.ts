@@ -3,13 +3,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { selectRules } from '../src/engine/selection.js';
-import type { ChildMemory, Fact } from '../src/host/facts.js';
-import { lint } from '../src/lint.js';
+import { builtinRules } from '../../rules/index.js';
+import { selectRules } from '../../src/engine/selection.js';
+import type { ChildMemory, Fact } from '../../src/host/facts.js';
+import { lint } from '../../src/lint.js';
 
 /*
- * Measured children count for the config they run (issue 23, 8): an event
+ * Measured children count for the config they run: an event
  * Apache without PHP still running while the disk says prefork with mod_php
  * gave "3.1 MiB per child" and no error.
  */

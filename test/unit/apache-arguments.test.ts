@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { argumentCheck, argumentsError, refusesArguments, refusesPlainLine } from '../src/languages/apache/arguments.js';
-import { DIRECTIVE_ARGUMENTS, type ArgumentCheck } from '../src/languages/apache/directive-arguments.js';
-import { DIRECTIVES } from '../src/languages/apache/directives.js';
-import { splitWords } from '../src/languages/apache/lexer.js';
+import { argumentCheck, argumentsError, refusesArguments, refusesPlainLine } from '../../src/languages/apache/arguments.js';
+import { DIRECTIVE_ARGUMENTS, type ArgumentCheck } from '../../src/languages/apache/directive-arguments.js';
+import { DIRECTIVES } from '../../src/languages/apache/directives.js';
+import { splitWords } from '../../src/languages/apache/lexer.js';
 
 /*
  * invoke_cmd's argument checks (server/config.c) over word lists as
  * ap_getword_conf gives them: `""` is an empty word, missing where a word is
- * required. test/apache-rules-oracle.test.ts holds the rule to apache2 itself.
+ * required. test/oracle/apache-rules-oracle.test.ts holds the rule to apache2 itself.
  */
 describe('argument checks of httpd directives', () => {
   const cases: readonly [ArgumentCheck, readonly (readonly string[])[], readonly (readonly string[])[]][] = [

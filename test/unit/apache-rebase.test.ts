@@ -4,11 +4,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import type { SourceFile } from '../src/core/source-file.js';
-import type { ApacheNode } from '../src/languages/apache/cst.js';
-import { ApacheConfig, loadApache, type ApacheLoadOptions } from '../src/languages/apache/model.js';
-import { repoPath } from './helpers/paths.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import type { SourceFile } from '../../src/core/source-file.js';
+import type { ApacheNode } from '../../src/languages/apache/cst.js';
+import { ApacheConfig, loadApache, type ApacheLoadOptions } from '../../src/languages/apache/model.js';
+import { repoPath } from '../helpers/paths.js';
 
 /*
  * A fix pass rebases the Apache config of the pass before instead of walking

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { CONFIG_NAME, findConfig, loadConfig } from '../src/config/load.js';
-import { hostGroupOf, overrideRulesOf } from '../src/config/resolve.js';
-import { ConfigError } from '../src/config/types.js';
-import { removeScratch, scratchDir } from './helpers/cli.js';
+import { builtinRules } from '../../rules/index.js';
+import { CONFIG_NAME, findConfig, loadConfig } from '../../src/config/load.js';
+import { hostGroupOf, overrideRulesOf } from '../../src/config/resolve.js';
+import { ConfigError } from '../../src/config/types.js';
+import { removeScratch, scratchDir } from '../helpers/cli.js';
 
 const dir = scratchDir('config');
 after(() => removeScratch(dir));

@@ -6,14 +6,14 @@ import { after, describe, it } from 'node:test';
 import AjvModule from 'ajv';
 import fc from 'fast-check';
 import { parse, stringify } from 'yaml';
-import { builtinRules } from '../rules/index.js';
-import { BUDGET_KEYS, CONFIG_NAME, loadConfig } from '../src/config/load.js';
-import { ConfigError } from '../src/config/types.js';
-import { HOST_FACT_NAMES } from '../src/host/facts.js';
-import type { OptionSpec } from '../src/engine/types.js';
-import { parseFriendlySize } from '../src/util/units.js';
-import { removeScratch, scratchDir } from './helpers/cli.js';
-import { repoPath } from './helpers/paths.js';
+import { builtinRules } from '../../rules/index.js';
+import { BUDGET_KEYS, CONFIG_NAME, loadConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/types.js';
+import { HOST_FACT_NAMES } from '../../src/host/facts.js';
+import type { OptionSpec } from '../../src/engine/types.js';
+import { parseFriendlySize } from '../../src/util/units.js';
+import { removeScratch, scratchDir } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
 
 /*
  * schema/tune-lint.schema.json, the JSON Schema editors use for

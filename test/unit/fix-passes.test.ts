@@ -4,19 +4,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { builtinRules } from '../rules/index.js';
-import { defineApacheRule } from '../src/engine/define-rule.js';
-import { applyFixes, chooseFixes } from '../src/fix/apply.js';
-import { selectRules } from '../src/engine/selection.js';
-import { SourceFile } from '../src/core/source-file.js';
-import type { Diagnostic, Fix, Rule, TextEdit } from '../src/engine/types.js';
-import { insertApacheLineAfter, renameApacheDirective, replaceApacheArg } from '../src/languages/apache/edits.js';
-import { splitLogicalLines } from '../src/languages/apache/lexer.js';
-import type { ApacheDirectiveUse } from '../src/languages/apache/model.js';
-import { MAX_FIX_PASSES, lint, type LintResult } from '../src/lint.js';
+import { builtinRules } from '../../rules/index.js';
+import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { applyFixes, chooseFixes } from '../../src/fix/apply.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { SourceFile } from '../../src/core/source-file.js';
+import type { Diagnostic, Fix, Rule, TextEdit } from '../../src/engine/types.js';
+import { insertApacheLineAfter, renameApacheDirective, replaceApacheArg } from '../../src/languages/apache/edits.js';
+import { splitLogicalLines } from '../../src/languages/apache/lexer.js';
+import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
+import { MAX_FIX_PASSES, lint, type LintResult } from '../../src/lint.js';
 
 /*
- * The fix loop of DESIGN §4 and STYLE-ANCHORS §1: non-overlapping fixes per
+ * The fix loop (ESLint's verifyAndFix, done per host): non-overlapping fixes per
  * pass, later passes see earlier output, --fix-type filters, and the loop is
  * bounded (repeated text, new parse errors, MAX_FIX_PASSES).
  */

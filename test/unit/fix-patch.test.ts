@@ -6,8 +6,8 @@ import * as path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { applyPatch, structuredPatch } from 'diff';
-import { unifiedDiff, type FileChange } from '../src/fix/patch.js';
-import { requireTool } from './helpers/tools.js';
+import { unifiedDiff, type FileChange } from '../../src/fix/patch.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * The printed patch against the two tools users feed it to: `git apply` and

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { estimatePerChild } from '../src/analysis/per-child-estimate.js';
-import { isPhpModule } from '../src/languages/apache/names.js';
-import type { MountEntry } from '../src/host/facts.js';
-import { filesystemTypeOf, isNetworkFilesystem, summarizeChildMemory } from '../src/host/facts.js';
-import { describeHostFacts } from '../src/host/format.js';
+import { estimatePerChild } from '../../src/analysis/per-child-estimate.js';
+import { isPhpModule } from '../../src/languages/apache/names.js';
+import type { MountEntry } from '../../src/host/facts.js';
+import { filesystemTypeOf, isNetworkFilesystem, summarizeChildMemory } from '../../src/host/facts.js';
+import { describeHostFacts } from '../../src/host/format.js';
 
 const MIB = 1024 * 1024;
 

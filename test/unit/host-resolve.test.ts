@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { describe, test } from 'node:test';
-import { HostFactsError, ProbeCache, resolveHostFacts, withSlowNotice } from '../src/host/resolve.js';
-import { locatePlain } from '../src/host/values.js';
-import { configHostSection, hostFixture } from './helpers/host-fixtures.js';
+import { HostFactsError, ProbeCache, resolveHostFacts, withSlowNotice } from '../../src/host/resolve.js';
+import { locatePlain } from '../../src/host/values.js';
+import { configHostSection, hostFixture } from '../helpers/host-fixtures.js';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;

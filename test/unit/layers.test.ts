@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { repoPath } from './helpers/paths.js';
+import { repoPath } from '../helpers/paths.js';
 
 /*
  * The layers of the source, bottom up, and the one rule between them: a

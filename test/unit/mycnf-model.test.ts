@@ -3,12 +3,12 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import type { DatabaseTarget } from '../src/core/targets.js';
-import { serverGroups } from '../src/languages/mycnf/groups.js';
-import { loadMycnf, type MycnfConfig } from '../src/languages/mycnf/model.js';
-import { legacySetVariable } from '../src/languages/mycnf/names.js';
-import { FIXTURES, MARIADB_10_11, MYSQL_8_0, temporaryDirectory } from './helpers/mycnf-fixtures.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
+import { serverGroups } from '../../src/languages/mycnf/groups.js';
+import { loadMycnf, type MycnfConfig } from '../../src/languages/mycnf/model.js';
+import { legacySetVariable } from '../../src/languages/mycnf/names.js';
+import { FIXTURES, MARIADB_10_11, MYSQL_8_0, temporaryDirectory } from '../helpers/mycnf-fixtures.js';
 
 function layout(name: string, main: string, target: DatabaseTarget): MycnfConfig {
   const dir = path.join(FIXTURES, name);

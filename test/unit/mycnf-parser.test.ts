@@ -3,9 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { decodeBytes } from '../src/core/source-file.js';
-import { parseMyCnf, READ_LIMIT_BYTES, type MycnfDocument, type MycnfLine, type MycnfOptionLine } from '../src/languages/mycnf/parser.js';
-import { CORPUS, FIXTURES, filesUnder } from './helpers/mycnf-fixtures.js';
+import { decodeBytes } from '../../src/core/source-file.js';
+import {
+  parseMyCnf,
+  READ_LIMIT_BYTES,
+  type MycnfDocument,
+  type MycnfLine,
+  type MycnfOptionLine,
+} from '../../src/languages/mycnf/parser.js';
+import { CORPUS, FIXTURES, filesUnder } from '../helpers/mycnf-fixtures.js';
 
 /** Lines tile the text exactly, in order, and numbering counts reads. */
 function assertTiles(document: MycnfDocument): void {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { LazyList, writeJson, writeLines } from '../src/util/streamed-output.js';
+import { LazyList, writeJson, writeLines } from '../../src/util/streamed-output.js';
 
 function written(value: unknown): { text: string; chunks: number } {
   const chunks: string[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { editDistance, MAX_DISTINCT_LOOKUPS, NearestName } from '../src/util/nearest-name.js';
+import { editDistance, MAX_DISTINCT_LOOKUPS, NearestName } from '../../src/util/nearest-name.js';
 
 describe('editDistance', () => {
   it('counts insertions, deletions, substitutions and an adjacent swap as one edit each, up to the limit', () => {

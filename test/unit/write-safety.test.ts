@@ -5,10 +5,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { ConfigFileSystem } from '../src/core/file-system.js';
-import { writeFixes, WriteError, type PendingWrite } from '../src/fix/write.js';
-import { repoPath } from './helpers/paths.js';
-import { requireTool } from './helpers/tools.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import { writeFixes, WriteError, type PendingWrite } from '../../src/fix/write.js';
+import { repoPath } from '../helpers/paths.js';
+import { requireTool } from '../helpers/tools.js';
 
 /*
  * --fix's writer against the real filesystem: atomic replace, mode and owner
@@ -78,7 +78,7 @@ describe('writeFixes', () => {
     assert.deepEqual(tempFiles(d), []);
   });
 
-  it('keeps the POSIX ACL and the extended attributes, and the group bits the ACL mask stands for (issue 27, 10)', (t) => {
+  it('keeps the POSIX ACL and the extended attributes, and the group bits the ACL mask stands for', (t) => {
     const setfacl = requireTool(t, 'setfacl');
     const setfattr = requireTool(t, 'setfattr');
     if (setfacl === undefined || setfattr === undefined) return;

@@ -7,7 +7,7 @@ import type { MpmName } from './names.js';
  * in the table generated from the installed apache2: arguments.ts), where
  * each may appear, and which MPM registers it. Every entry was read from
  * Debian's apache2 2.4.71 (`apache2 -L`, and `-t` on each directive inside
- * `<VirtualHost>` and `<Directory>`); test/apache-rules-oracle.test.ts
+ * `<VirtualHost>` and `<Directory>`); test/oracle/apache-rules-oracle.test.ts
  * checks them all against the installed binary.
  */
 

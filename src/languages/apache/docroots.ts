@@ -257,7 +257,7 @@ export function linesAtPath(
  * `.htaccess` when a `<DirectoryMatch>` or `<Directory ~>` that matches the
  * directory or one of its parents allows it, unless a non-regex `<Directory>`
  * of any depth says otherwise: regex sections first, then the others by
- * depth (measured by test/apache-tuning-runtime.test.ts).
+ * depth (measured by test/oracle/apache-tuning-runtime.test.ts).
  */
 export function overrideSectionsAtPath(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): ApacheSectionUse[] {
   const target = components(directory);

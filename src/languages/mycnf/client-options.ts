@@ -5,7 +5,7 @@
  * mariadb-binlog), with `_` for `-`. A server option that none of them knows
  * makes each client that reads the group stop with "unknown variable"
  * (verified: `mariadb: unknown variable 'innodb_buffer_pool_size=1G'`, exit
- * status 7). test/mycnf-rules-oracle.test.ts checks the list against the
+ * status 7). test/oracle/mycnf-rules-oracle.test.ts checks the list against the
  * installed clients.
  */
 const CLIENT_OPTIONS = `

@@ -28,13 +28,13 @@ interface VariableDefaults {
 const always = (value: Rule): History => [['0', value]];
 
 /**
- * Defaults of the memory and connection variables of reference/mysql.md §2.
- * MySQL values come from the reference's table (sysvar docs, default-change
- * pages); the version where a value changed is the release the reference names
+ * Defaults of the memory and connection variables the sizing model reads.
+ * MySQL values come from the manual's system-variable pages and its pages of
+ * default changes; the version where a value changed is the release they name
  * (5.6.4, 5.6.6, 5.6.8, 5.7.6, 8.0.3, 8.0.30), otherwise the series. MariaDB
- * values are those of MariaDB 10.11, checked by test/mycnf-defaults.test.ts
+ * values are those of MariaDB 10.11, checked by test/oracle/mycnf-defaults.test.ts
  * against `mariadbd --no-defaults --help --verbose`; they apply to every
- * MariaDB target except where reference/mysql.md §3.2 records a change
+ * MariaDB target except where MariaDB's system-variable pages record a change
  * (query cache off since 10.1.7, one 96M redo log since 10.5).
  */
 export const VARIABLE_DEFAULTS: Readonly<Record<string, VariableDefaults>> = lookupTable({

@@ -4,7 +4,7 @@
  * options it accepts without listing them (MySQL compatibility options and
  * InnoDB options that "were removed" and do nothing now), found by offering the
  * binary every option-like string it contains. my_getopt matches abbreviations
- * against this list. test/mycnf-options.test.ts checks it against the
+ * against this list. test/oracle/mycnf-options.test.ts checks it against the
  * installed binary.
  */
 const NAMES = `

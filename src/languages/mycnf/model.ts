@@ -72,7 +72,7 @@ export interface MycnfConfig {
   effective(key: string): MycnfOptionUse | undefined;
   /** Size in bytes of a numeric variable: the effective value parsed for the target, else the target's default. Undefined when set to a value the server refuses. */
   size(key: string): MycnfSize | undefined;
-  /** The target's default for a variable of reference/mysql.md §2, autosized from the effective values it depends on. */
+  /** The target's default for a memory or connection variable (defaults.ts), autosized from the effective values it depends on. */
   defaultOf(key: string): DefaultValue | undefined;
   toDump(): object;
 }

@@ -3,7 +3,7 @@ import type { DatabaseTarget } from '../../core/targets.js';
 /**
  * The value types of MariaDB 10.11's server options, as `mariadbd` 10.11
  * (Debian 12, 10.11.19) treats a value in an option file, found by offering
- * the binary each option with a test value (test/mycnf-rules-oracle.test.ts
+ * the binary each option with a test value (test/oracle/mycnf-rules-oracle.test.ts
  * checks the lists against the installed binary):
  * - integer: listed as `--name=#`, refuses `1.5` ("Unknown suffix '.'"), and
  *   `-1` unless it is one of the few signed ones ("Incorrect unsigned value");

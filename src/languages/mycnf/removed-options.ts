@@ -34,7 +34,7 @@ const WL10824 = 'WL#10824 https://dev.mysql.com/worklog/task/?id=10824';
 const OPTVAR_80 = 'https://dev.mysql.com/doc/mysqld-version-reference/en/optvar-changes-8-0.html';
 
 /**
- * Server options MySQL removed, from reference/mysql.md §3.1 (the worklogs and
+ * Server options MySQL removed, from MySQL's own change lists (the worklogs and
  * release notes cited per row). MariaDB forked from MySQL 5.5, so most of
  * these are unknown to it too; what a MariaDB target does with each name is
  * not taken from this table but from MariaDB's own option list (see
