@@ -182,6 +182,9 @@ wsrep_sst_donor wsrep_sst_donor_rejects_queries wsrep_sst_method wsrep_sst_recei
 wsrep_status_file wsrep_sync_wait wsrep_trx_fragment_size wsrep_trx_fragment_unit
 `;
 
+/** The release the list was taken from; another point release of the series may add or drop a few. */
+export const MARIADB_OPTIONS_RELEASE = '10.11.19';
+
 let names: readonly string[] | undefined;
 let known: ReadonlySet<string> | undefined;
 
