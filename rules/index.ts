@@ -69,6 +69,7 @@ import tl0006 from './tool/tl0006-include-limit.js';
 import tl0007 from './tool/tl0007-condition-assumed.js';
 import tl0008 from './tool/tl0008-fix-rejected-by-server.js';
 import tl0009 from './tool/tl0009-fix-without-effect.js';
+import tl0010 from './tool/tl0010-finding-limit.js';
 
 /** Every built-in rule, sorted by id. */
 export const builtinRules: readonly Rule[] = [
@@ -141,4 +142,5 @@ export const builtinRules: readonly Rule[] = [
   tl0007,
   tl0008,
   tl0009,
+  tl0010,
 ];

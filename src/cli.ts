@@ -54,6 +54,11 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--max-file-size <size>', 'refuse config files larger than this (default 64M)')
     .option('--max-files <n>', 'read at most this many files through the includes of each main file (default 100000)', integer)
     .option('--max-input-size <size>', 'read at most this much for each main file, itself and every inclusion counted (default 64M)')
+    .option(
+      '--max-lines <n>',
+      'read at most this many lines for each main file, itself and every inclusion counted (default 800000)',
+      integer,
+    )
     .option('--debug', 'print stack traces with errors', false)
     .action(async (paths: string[], options: LintCommandOptions) => {
       const { runLint } = await import('./commands/lint.js');

@@ -74,7 +74,7 @@ export default defineMycnfRule({
         return;
       const line = use.line;
       const written = shownLine(use);
-      const argument = Buffer.from(line.argument).toString('latin1').slice(2);
+      const argument = line.argument.slice(2);
       const wording = line.hasEquals ? `unknown variable '${argument}'` : `unknown option '--${argument}'`;
       if (use.status === 'ambiguous') {
         const shown = use.candidates.slice(0, 5).join(', ') + (use.candidates.length > 5 ? ', ...' : '');

@@ -49,7 +49,7 @@ export default defineMycnfRule({
           if (use.name.loose) continue;
           const group = groupKey(use.group);
           const written = writtenKey(use.name);
-          const argument = Buffer.from(use.line.argument).toString('latin1').slice(2);
+          const argument = use.line.argument.slice(2);
           const data = { written: shownLine(use), group: use.group, name: use.file.slice(use.line.nameRange), argument };
           const readByServer = serverUses.has(use);
           // A removed server option that clients also know (default-character-set) is MY4002's in the server's own groups.

@@ -43,7 +43,7 @@ export default defineMycnfRule({
         data: {
           written: shownLine(use),
           product: target.product === 'mysql' ? `MySQL ${target.version}` : `MariaDB ${target.version}`,
-          argument: Buffer.from(use.line.argument).toString('latin1').slice(2),
+          argument: use.line.argument.slice(2),
           inner: legacy?.name.raw ?? 'nothing',
           expected,
         },

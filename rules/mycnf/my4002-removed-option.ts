@@ -129,7 +129,7 @@ function historyOf(entry: RemovedOption, target: DatabaseTarget): string {
 /** What the server says as it refuses the option. */
 function refusalWording(option: IntendedOption): string {
   const line = option.use.line;
-  const argument = Buffer.from(line.argument).toString('latin1').slice(2);
+  const argument = line.argument.slice(2);
   const shown = option.viaSetVariable ? `${option.name.raw}=${option.value ?? ''}` : argument;
   if (option.status === 'ambiguous') return `ambiguous option '--${shown}'`;
   return option.viaSetVariable || line.hasEquals ? `unknown variable '${shown}'` : `unknown option '--${shown}'`;

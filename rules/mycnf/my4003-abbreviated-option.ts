@@ -57,9 +57,7 @@ export default defineMycnfRule({
                 : 'deprecated';
           const severity = messageId === 'refused' ? 'error' : messageId === 'note' ? 'info' : 'warn';
           const name = option.name.abbreviation ?? option.name.key;
-          const argument = option.viaSetVariable
-            ? `${option.name.raw}=${option.value ?? ''}`
-            : Buffer.from(use.line.argument).toString('latin1').slice(2);
+          const argument = option.viaSetVariable ? `${option.name.raw}=${option.value ?? ''}` : use.line.argument.slice(2);
           ctx.report({
             at: use,
             messageId,

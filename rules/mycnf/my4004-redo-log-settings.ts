@@ -44,7 +44,7 @@ export default defineMycnfRule({
         const size = mycnf.effective('innodb_log_file_size');
         const files = mycnf.effective('innodb_log_files_in_group');
         const name = (use: MycnfOptionUse): string => use.file.slice(use.line.nameRange);
-        const argument = (use: MycnfOptionUse): string => Buffer.from(use.line.argument).toString('latin1').slice(2);
+        const argument = (use: MycnfOptionUse): string => use.line.argument.slice(2);
         if (target.product === 'mariadb') {
           if (capacity === undefined || capacity.name.loose) return;
           // One redo file since MariaDB 10.5: its size is the whole redo log.

@@ -40,7 +40,7 @@ export default defineMycnfRule({
         const removed = versionAtLeast(target.version, '8.2.0');
         const name = days.file.slice(days.line.nameRange);
         const value = days.value ?? '';
-        const argument = Buffer.from(days.line.argument).toString('latin1').slice(2);
+        const argument = days.line.argument.slice(2);
         const all = mycnf.uses.filter((use) => use.name.key === 'expire_logs_days');
         // MySQL 8.0 uses binlog_expire_logs_seconds when both are non-zero; a zero there leaves expire_logs_days in charge.
         if (seconds !== undefined && (seconds.value !== '0' || value === '0')) {

@@ -88,21 +88,25 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   // After --fix the exit code is about the configs as written, as with ESLint: what the fixes left.
   const judged = wrote ? await lintUnits(units, run, 'none') : outcomes;
   // The bare patch goes out in each file's own bytes, so `git apply` matches latin1 lines too.
-  const report =
-    options.format === 'diff'
-      ? await unifiedDiffBytes(changes)
-      : (await loadFormatter(options.format))({
-          units: options.format === 'stylish' ? outcomes : await withFixesAsPatch(outcomes),
-          rules: builtinRules.map((rule) => rule.meta),
-          version: readVersion(),
-          color: options.format === 'stylish' && options.color && (await colorWanted()),
-          patch,
-          wrote,
-          fixType: options.fixType,
-          quiet: options.quiet,
-          remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
-        });
-  stdout.write(report);
+  if (options.format === 'diff') {
+    stdout.write(await unifiedDiffBytes(changes));
+  } else {
+    // The report is written in chunks as it is made, never held as one string.
+    (await loadFormatter(options.format))(
+      {
+        units: options.format === 'stylish' ? outcomes : await withFixesAsPatch(outcomes),
+        rules: builtinRules.map((rule) => rule.meta),
+        version: readVersion(),
+        color: options.format === 'stylish' && options.color && (await colorWanted()),
+        patch,
+        wrote,
+        fixType: options.fixType,
+        quiet: options.quiet,
+        remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
+      },
+      (chunk) => stdout.write(chunk),
+    );
+  }
   if (timer !== undefined)
     stderr.write(timer.table(timingShown as number, new Map(builtinRules.map((rule) => [rule.meta.id, rule.meta.name]))));
   if (options.format === 'diff' && patch === '') noteEmptyPatch(outcomes, options);
@@ -188,6 +192,7 @@ function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInp
       ...(options.maxFileSize === undefined ? {} : { maxFileBytes: sizeFlag('--max-file-size', options.maxFileSize) }),
       ...(options.maxFiles === undefined ? {} : { maxFiles: countFlag('--max-files', options.maxFiles) }),
       ...(options.maxInputSize === undefined ? {} : { maxInputBytes: sizeFlag('--max-input-size', options.maxInputSize) }),
+      ...(options.maxLines === undefined ? {} : { maxInputLines: countFlag('--max-lines', options.maxLines) }),
     },
     ...(options.serverRoot === undefined && options.define.length === 0 && environment.length === 0
       ? {}

@@ -31,5 +31,6 @@ export interface LintCommandOptions {
   readonly maxFileSize?: string;
   readonly maxFiles?: number;
   readonly maxInputSize?: string;
+  readonly maxLines?: number;
   readonly debug: boolean;
 }

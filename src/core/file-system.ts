@@ -17,6 +17,16 @@ const DEFAULT_LIMITS = {
    * (--max-file-size).
    */
   maxInputBytes: 64 * 1024 * 1024,
+  /**
+   * Lines read for one main file, counted as the bytes are. Memory goes with
+   * lines as much as with bytes (each is an object in the model, and may be
+   * a finding): 64 MiB of two-byte lines would be 33 million of them. The
+   * worst lines found (a duplicate option with a fix on each) take about
+   * 1 KB each at peak, a fix pass included (docs/robustness.md); 800,000
+   * lines keep that under 1 GiB and are three times the 10,000-vhost
+   * benchmark tree (24 lines a vhost).
+   */
+  maxInputLines: 800_000,
   /** Apache's AP_MAX_INCLUDE_DEPTH is 128; the MySQL reader stops at 10. */
   maxIncludeDepth: 128,
   /** Nesting of sections inside one file. */
@@ -24,12 +34,16 @@ const DEFAULT_LIMITS = {
 };
 export type Limits = typeof DEFAULT_LIMITS;
 
-/** What the reader of one main file has read so far, against {@link Limits.maxInputBytes}. */
+/** What the reader of one main file has read so far, against {@link Limits.maxInputBytes} and {@link Limits.maxInputLines}. */
 export class InputBudget {
   private used = 0;
+  private usedLines = 0;
   private spent = false;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly lineLimit: number,
+  ) {}
 
   /** Nothing more is read once a file has not fitted: the rest is not even opened. */
   get exhausted(): boolean {
@@ -40,16 +54,40 @@ export class InputBudget {
    * Counts a file read (again). Undefined when it fits; else it is not read:
    * the first time with why, for one TL0006 at its include, then ''.
    */
+  /** Counts the main file, which is read whole or not at all: one over the line limit is an input error. */
+  chargeMain(file: SourceFile): void {
+    const refused = this.charge(file);
+    if (refused !== undefined) {
+      throw new FileAccessError(
+        `${file.displayPath} has ${lineCount(file.text)} lines, over the limit of ${this.lineLimit} lines (--max-lines)`,
+        'too-large',
+      );
+    }
+  }
+
   charge(file: SourceFile): string | undefined {
-    const total = this.used + file.byteLength;
     if (this.spent) return '';
+    const total = this.used + file.byteLength;
     if (total > this.limit && this.used > 0) {
       this.spent = true;
       return `${file.displayPath} would bring what this config reads, counting every inclusion, to ${total} bytes, over the limit of ${this.limit} bytes (--max-input-size); it and the rest are not read`;
     }
+    const lines = this.usedLines + lineCount(file.text);
+    if (lines > this.lineLimit) {
+      this.spent = true;
+      return `${file.displayPath} would bring what this config reads, counting every inclusion, to ${lines} lines, over the limit of ${this.lineLimit} lines (--max-lines); it and the rest are not read`;
+    }
     this.used = total;
+    this.usedLines = lines;
     return undefined;
   }
+}
+
+/** Lines of a text: its line breaks, and one more for a last line without one. */
+function lineCount(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return text.length > 0 && !text.endsWith('\n') ? count + 1 : count;
 }
 
 export type FileKind = 'file' | 'directory' | 'missing' | 'other';

@@ -53,6 +53,8 @@ export interface RuleSelection {
 export interface UnitResult {
   readonly diagnostics: Diagnostic[];
   readonly sizing: Sizing;
+  /** `${ruleId}\0${realPath}` of each rule and file that found more than FINDINGS_PER_RULE_AND_FILE. */
+  readonly overLimit: ReadonlySet<string>;
 }
 
 export interface LintUnitOptions {
@@ -81,8 +83,11 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
   run.apacheRules(rules.apache);
   run.mycnfRules(rules.mycnf);
   run.hostRules(rules.host);
-  if (options.fixesOnly !== true) run.hostFactsNote(rules.skippedForHost);
-  return { diagnostics: run.finish(rules), sizing };
+  if (options.fixesOnly !== true) {
+    run.hostFactsNote(rules.skippedForHost);
+    run.findingLimitNotes();
+  }
+  return { diagnostics: run.finish(rules), sizing, overLimit: run.overLimit() };
 }
 
 /** The rules of a unit by what they run on, and those skipped for want of host facts. */
@@ -96,9 +101,24 @@ interface Partition {
 /** What a rule's context holds whatever its language. */
 type CommonContext = Omit<ApacheRuleContext, 'apache'>;
 
+/**
+ * Findings of one rule in one file listed at most; the rest are counted and
+ * reported once (TL0010). Each finding holds its message, position and fix
+ * until the report is printed: a file of a million lines, a finding each,
+ * would take gigabytes, and nobody reads past the first thousand.
+ */
+export const FINDINGS_PER_RULE_AND_FILE = 1000;
+
+/** How UnitResult.overLimit names a rule and a file. */
+export function overLimitKey(ruleId: string, file: SourceFile): string {
+  return `${ruleId}\0${file.realPath}`;
+}
+
 /** One lintUnit: the findings it collects, and each step's view of the unit. */
 class UnitRun {
   readonly #raw: Diagnostic[] = [];
+  /** Findings per rule and file, by `${ruleId}\0${path}`, and the file of each. */
+  readonly #counts = new Map<string, { count: number; rule: Rule; file: SourceFile }>();
   readonly #rulesById: ReadonlyMap<string, Rule>;
   readonly #roots: readonly SourceFile[];
 
@@ -125,7 +145,7 @@ class UnitRun {
     for (const problem of problems) {
       const rule = this.#rulesById.get(problem.ruleId);
       const setting = rule === undefined ? undefined : this.enabledFor(rule, problem.file);
-      if (rule === undefined || setting === undefined) continue;
+      if (rule === undefined || setting === undefined || !this.admit(rule, problem.file)) continue;
       const severity = setting.explicit ? (setting.severity as Severity) : problem.severity;
       this.push(rule, severity, { message: problem.message }, problem, problem.context ?? []);
     }
@@ -178,6 +198,29 @@ class UnitRun {
     this.push(note, 'info', message, { file: anchor, range: [0, 0] }, []);
   }
 
+  overLimit(): ReadonlySet<string> {
+    const keys = new Set<string>();
+    for (const { count, rule, file } of this.#counts.values()) {
+      if (count > FINDINGS_PER_RULE_AND_FILE) keys.add(overLimitKey(rule.meta.id, file));
+    }
+    return keys;
+  }
+
+  /** TL0010: for each rule and file past the limit, how many findings were not listed. */
+  findingLimitNotes(): void {
+    const note = this.#rulesById.get('TL0010');
+    if (note === undefined) return;
+    for (const { count, rule, file } of this.#counts.values()) {
+      if (count <= FINDINGS_PER_RULE_AND_FILE || this.enabledFor(note, file) === undefined) continue;
+      const data = {
+        rule: `${rule.meta.id} ${rule.meta.name}`,
+        count: count - FINDINGS_PER_RULE_AND_FILE,
+        limit: FINDINGS_PER_RULE_AND_FILE,
+      };
+      this.push(note, 'warn', renderTemplate(note.meta.messages.more ?? '', data), { file, range: [0, 0] }, []);
+    }
+  }
+
   /** Dedupes, applies disable comments, reports the unused ones (TL0003) and sorts. */
   finish(partition: Partition): Diagnostic[] {
     const { unit } = this;
@@ -220,10 +263,22 @@ class UnitRun {
 
   private report(rule: Rule, descriptor: ReportDescriptor<string>, apache: ApacheConfig | undefined): void {
     const setting = this.enabledFor(rule, descriptor.at.file);
-    if (setting === undefined) return;
+    if (setting === undefined || !this.admit(rule, descriptor.at.file)) return;
     const message = renderTemplate(rule.meta.messages[descriptor.messageId] ?? descriptor.messageId, descriptor.data);
     const severity = setting.explicit ? (setting.severity as Severity) : (descriptor.severity ?? (setting.severity as Severity));
     this.push(rule, severity, message, descriptor.at, contextOf(descriptor.at, apache), buildFix(rule, descriptor));
+  }
+
+  /** Counts a finding; false once its rule has listed the most it may in its file. */
+  private admit(rule: Rule, file: SourceFile): boolean {
+    const key = `${rule.meta.id}\0${file.path}`;
+    const entry = this.#counts.get(key);
+    if (entry === undefined) {
+      this.#counts.set(key, { count: 1, rule, file });
+      return true;
+    }
+    entry.count++;
+    return entry.count <= FINDINGS_PER_RULE_AND_FILE;
   }
 
   private push(rule: Rule, severity: Severity, text: RenderedMessage, located: Located, context: readonly string[], fix?: Fix): void {

@@ -1,6 +1,7 @@
 import type { Sizing } from '../analysis/sizing.js';
 import type { SourceFile } from '../core/source-file.js';
-import { compareDiagnostics, renderTemplate, type RuleSelection, type UnitResult } from '../engine/linter.js';
+import { createHash } from 'node:crypto';
+import { compareDiagnostics, overLimitKey, renderTemplate, type RuleSelection, type UnitResult } from '../engine/linter.js';
 import type { FileFix } from '../engine/result.js';
 import type { Diagnostic } from '../engine/types.js';
 import { applyFixes, chooseFixes, withoutFix, type FixType } from './apply.js';
@@ -50,10 +51,13 @@ export function runFixPasses<Loaded extends { readonly files: readonly SourceFil
   return new FixPasses(subject).run();
 }
 
-/** What the passes have reached after a pass. */
-interface PassState<Loaded> {
+/**
+ * What the passes have reached after a pass. The configs read in it are not
+ * kept: a pass gone back to reads them again, which is rare, where keeping
+ * them held a whole model per pass (2 GB for ten passes over a big file).
+ */
+interface PassState {
   readonly overlay: ReadonlyMap<string, string>;
-  readonly current: Loaded;
   readonly diagnostics: readonly Diagnostic[];
   readonly sizingAfter: Sizing | undefined;
   /** How many follow-ups were listed by then. */
@@ -61,7 +65,9 @@ interface PassState<Loaded> {
 }
 
 class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
-  private state: PassState<Loaded>;
+  private state: PassState;
+  /** The configs of the current state, read with its overlay. */
+  private current: Loaded;
   private passes = 0;
   private readonly originals = new Map<string, SourceFile>();
   private readonly baselineErrors: number;
@@ -69,10 +75,12 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
   private readonly followUps: Diagnostic[] = [];
   /** A fix that lost to an overlapping one comes back in the next pass; that is the same finding, not a follow-up. */
   private readonly fixableAtFirst: ReadonlySet<string>;
+  /** Rules and files past the limit of findings listed, in the first lint. */
+  private readonly overLimit: ReadonlySet<string>;
   /** Findings whose fix did not take effect. */
   private readonly withoutEffect = new Map<string, Diagnostic>();
   /** The state after each pass (the first: before any), to go back to when such a finding shows. */
-  private readonly states: PassState<Loaded>[];
+  private readonly states: PassState[];
   /** The passes that applied each finding's fix. */
   private readonly appliedIn = new Map<string, { readonly passes: number[]; readonly diagnostic: Diagnostic }>();
 
@@ -80,10 +88,12 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     const { first, initial } = subject;
     this.remember(first.files);
     this.baselineErrors = parseErrorCount(initial.diagnostics);
+    this.overLimit = initial.overLimit;
     this.fixableAtFirst = new Set(
       initial.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && diagnostic.fix.deferred !== true).map(findingKey),
     );
-    this.state = { overlay: new Map(), current: first, diagnostics: initial.diagnostics, sizingAfter: undefined, followUps: 0 };
+    this.state = { overlay: new Map(), diagnostics: initial.diagnostics, sizingAfter: undefined, followUps: 0 };
+    this.current = first;
     this.states = [this.state];
   }
 
@@ -102,7 +112,7 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     const { fixType } = this.subject;
     if (fixType === 'none') return false;
     const fixes = chooseFixes(
-      diagnostics.filter((diagnostic) => !this.withoutEffect.has(findingKey(diagnostic))),
+      diagnostics.filter((diagnostic) => !this.withoutEffect.has(findingKey(diagnostic)) && !this.beyondListed(diagnostic)),
       fixType,
     );
     if (fixes.length === 0) return false;
@@ -110,10 +120,13 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     const applying = diagnostics.filter((diagnostic) => diagnostic.fix !== undefined && chosen.has(diagnostic.fix));
     const next = new Map(overlay);
     for (const [real, { text }] of applyFixes(fixes)) next.set(real, text);
-    const fingerprint = [...next].map(([real, text]) => `${real}\0${text}`).join('\0');
+    // A hash: the texts of ten passes of a 60 MB file would be kept whole otherwise.
+    const hash = createHash('sha256');
+    for (const [real, text] of next) hash.update(`${real}\0${text}\0`);
+    const fingerprint = hash.digest('base64');
     if (this.seen.has(fingerprint)) return false;
     this.seen.add(fingerprint);
-    const loaded = this.subject.reload(next, this.state.current);
+    const loaded = this.subject.reload(next, this.current);
     const relinted = this.subject.relint(loaded);
     if (parseErrorCount(relinted.diagnostics) > this.baselineErrors) return false;
     this.remember(loaded.files);
@@ -126,9 +139,9 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
       else if (applied.passes[applied.passes.length - 1] !== this.passes) applied.passes.push(this.passes);
     }
     this.passes++;
+    this.current = loaded;
     this.state = {
       overlay: next,
-      current: loaded,
       diagnostics: relinted.diagnostics,
       sizingAfter: relinted.sizing,
       followUps: this.followUps.length,
@@ -137,13 +150,25 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     return true;
   }
 
+  /**
+   * A fix a later pass offers, of a rule that found more in its file than it
+   * lists (TL0010): the patch holds the fixes of the findings listed, applied
+   * in the first pass, not one more thousand a pass (which the passes could
+   * not tell from the first: a thousand lines of the same text are one
+   * finding to them).
+   */
+  private beyondListed(diagnostic: Diagnostic): boolean {
+    return this.passes > 0 && this.overLimit.has(overLimitKey(diagnostic.ruleId, diagnostic.file));
+  }
+
   /** After MAX_FIX_PASSES: back to before the first fix of the findings whose fix went in pass after pass; false when there are none. */
   private goBackBeforeStuckFixes(): boolean {
     const stuck = [...this.appliedIn].filter(([, applied]) => applied.passes.length >= STUCK_AFTER_PASSES);
     if (stuck.length === 0) return false;
     const back = stuck.reduce((earliest, [, applied]) => Math.min(earliest, applied.passes[0] as number), Infinity);
     for (const [key, applied] of stuck) this.withoutEffect.set(key, applied.diagnostic);
-    this.state = this.states[back] as PassState<Loaded>;
+    this.state = this.states[back] as PassState;
+    this.current = back === 0 ? this.subject.first : this.subject.reload(this.state.overlay, this.subject.first);
     this.followUps.length = this.state.followUps;
     this.states.length = back + 1;
     for (const [key, applied] of this.appliedIn) {
@@ -206,7 +231,7 @@ function droppingFixes(
       ruleId: rule.meta.id,
       ruleName: rule.meta.name,
       severity,
-      message: renderTemplate(rule.meta.messages.dropped ?? '', { rule: `${later.ruleId} ${later.ruleName}` }).message,
+      ...renderTemplate(rule.meta.messages.dropped ?? '', { rule: `${later.ruleId} ${later.ruleName}` }),
       file,
       range,
       start: reported?.start ?? file.position(0),

@@ -1,4 +1,8 @@
-import type { Formatter } from './types.js';
+import { collected, type StreamingFormatter } from './types.js';
 
 /** Only the patch: one unified diff for every file, ready for `git apply` or `patch -p1`. */
-export const formatDiff: Formatter = (input) => input.patch;
+export const writeDiffReport: StreamingFormatter = (input, write) => {
+  write(input.patch);
+};
+
+export const formatDiff = collected(writeDiffReport);

@@ -2,7 +2,8 @@ import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, TextEdit } from '../engine/types.js';
 import { factsJson } from './facts-json.js';
 import { filePatch, visibleDiagnostics } from './shared.js';
-import type { FormatInput, Formatter, UnitOutcome } from './types.js';
+import { LazyList, writeJson } from '../util/streamed-output.js';
+import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
 
 /**
  * The JSON interface: `{ version, host, results: [{ file, language, diagnostics, patch? }] }`,
@@ -12,14 +13,17 @@ import type { FormatInput, Formatter, UnitOutcome } from './types.js';
  * replaces `host` (`[{ name, facts }]`, the top-level host named null) and
  * each result names its host.
  */
-export const formatJson: Formatter = (input) => {
+export const writeJsonReport: StreamingFormatter = (input, write) => {
   const several = input.units.length > 1;
-  const results = input.units.flatMap((unit) => unitResults(unit, input, several));
+  const results = new LazyList(() => input.units.flatMap((unit) => unitResults(unit, input, several)));
   const head = several
     ? { version: 1, hosts: input.units.map((unit) => ({ name: unit.label ?? null, facts: factsJson(unit.result.host) })) }
     : { version: 1, host: factsJson(input.units[0]?.result.host ?? {}) };
-  return `${JSON.stringify({ ...head, results }, null, 2)}\n`;
+  writeJson({ ...head, results }, write);
+  write('\n');
 };
+
+export const formatJson = collected(writeJsonReport);
 
 function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): object[] {
   const files = new Map<string, { file: SourceFile; diagnostics: Diagnostic[] }>();

@@ -3,7 +3,8 @@ import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, Position, RuleMeta, Severity, TextEdit } from '../engine/types.js';
 import { docsUrl } from '../docs-url.js';
 import { visibleDiagnostics } from './shared.js';
-import type { Formatter } from './types.js';
+import { LazyList, writeJson } from '../util/streamed-output.js';
+import { collected, type StreamingFormatter } from './types.js';
 
 const LEVEL: Record<Severity, Sarif.ReportingConfiguration.level> = { error: 'error', warn: 'warning', info: 'note' };
 
@@ -14,12 +15,16 @@ const LEVEL: Record<Severity, Sarif.ReportingConfiguration.level> = { error: 'er
  * UTF-16 columns, end exclusive, and `fixes` built from the same text edits
  * the patch is made of.
  */
-export const formatSarif: Formatter = (input) => {
+export const writeSarifReport: StreamingFormatter = (input, write) => {
   const rules = [...input.rules].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const index = new Map(rules.map((rule, i) => [rule.id, i]));
-  const results = input.units.flatMap((unit) =>
-    visibleDiagnostics(unit.result.diagnostics, input.quiet).map((diagnostic) => result(diagnostic, index.get(diagnostic.ruleId))),
-  );
+  // Made one at a time as they are written; to JSON.stringify it is the array of results.
+  const results = new LazyList(function* () {
+    for (const unit of input.units) {
+      for (const diagnostic of visibleDiagnostics(unit.result.diagnostics, input.quiet))
+        yield result(diagnostic, index.get(diagnostic.ruleId));
+    }
+  }) as unknown as Sarif.Result[];
   const log: Sarif.Log = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -39,8 +44,12 @@ export const formatSarif: Formatter = (input) => {
       },
     ],
   };
-  return `${JSON.stringify(log, null, 2)}\n`;
+  // The one run as a lazy list too, so the results inside it are written as they are made.
+  writeJson({ ...log, runs: new LazyList(() => log.runs) }, write);
+  write('\n');
 };
+
+export const formatSarif = collected(writeSarifReport);
 
 function descriptor(rule: RuleMeta, version: string): Sarif.ReportingDescriptor {
   return {

@@ -4,7 +4,8 @@ import { describeHostFacts, perChildLine } from '../host/format.js';
 import { printable } from '../util/printable.js';
 import { budgetPicture, type BarKind } from './budget.js';
 import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
-import type { FormatInput, Formatter, UnitOutcome } from './types.js';
+import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
+import { writeLines } from '../util/streamed-output.js';
 import { appendAll } from '../util/arrays.js';
 
 interface Paint {
@@ -41,7 +42,7 @@ function painter(color: boolean): Paint {
  * host facts used with their sources and the memory budget as bars; then a
  * summary with fixable counts, and the suggested patch at the end.
  */
-export const formatStylish: Formatter = (input) => {
+export const writeStylishReport: StreamingFormatter = (input, write) => {
   const paint = painter(input.color);
   const out: string[] = [];
   const shown: Diagnostic[] = [];
@@ -72,8 +73,10 @@ export const formatStylish: Formatter = (input) => {
     appendAll(out, ['', paint.bold(title), ...checked]);
     appendAll(out, patchLines(input.patch));
   }
-  return `${out.join('\n')}\n`;
+  writeLines(out, write);
 };
+
+export const formatStylish = collected(writeStylishReport);
 
 function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): string[] {
   const byFile = new Map<string, Diagnostic[]>();

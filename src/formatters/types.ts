@@ -28,3 +28,19 @@ export interface FormatInput {
 
 /** A formatter turns results into the text printed on stdout; it never lints. */
 export type Formatter = (input: FormatInput) => string;
+
+/**
+ * The same, handing the text on in chunks as it is made: the CLI writes a
+ * large report to stdout without holding it as one string, and the items of
+ * a long list are made one at a time.
+ */
+export type StreamingFormatter = (input: FormatInput, write: (chunk: string) => void) => void;
+
+/** A streaming formatter's text as one string, for the library's formatters. */
+export function collected(stream: StreamingFormatter): Formatter {
+  return (input) => {
+    const chunks: string[] = [];
+    stream(input, (chunk) => chunks.push(chunk));
+    return chunks.join('');
+  };
+}

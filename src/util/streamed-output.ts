@@ -82,11 +82,8 @@ function writeItems(items: Iterable<unknown>, indent: string, emit: (text: strin
   for (const item of items) {
     emit(`${first ? '[' : ','}\n${inner}`);
     // As JSON.stringify writes an item it cannot represent in an array.
-    emit(
-      item === undefined || typeof item === 'function' || typeof item === 'symbol'
-        ? 'null'
-        : indented(JSON.stringify(item, null, 2), inner),
-    );
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') emit('null');
+    else writeValue(item, inner, emit);
     first = false;
   }
   emit(first ? '[]' : `\n${indent}]`);

@@ -117,7 +117,8 @@ describe('hostile inputs: size', () => {
   it('a 9 MB logical line of three million backslash continuations is read in bounded memory', async (t) => {
     const text = `${MPM}ServerName a${'b\\\n'.repeat(3 * 1024 * 1024)}\n`;
     writeTree(scratch, { 'continued.conf': text });
-    const run = await runTuneLint(['--format', 'json', 'continued.conf'], { cwd: scratch });
+    // Three million physical lines: over the line budget, which this case is not about.
+    const run = await runTuneLint(['--format', 'json', '--max-lines', '5000000', 'continued.conf'], { cwd: scratch });
     assert.equal(run.status, 0, run.stderr);
     assertMemory(t, run, text.length, 24 / 1024);
   });
@@ -158,9 +159,13 @@ describe('hostile inputs: nesting', () => {
     writeTree(scratch, { 'stray.conf': text });
     const run = await runTuneLint(['--format', 'json', 'stray.conf'], { cwd: scratch });
     assert.equal(run.status, 1, run.stderr);
-    assert.equal(messages(run, 'TL0001').filter((m) => m.endsWith('Expected </IfDefine> but saw </Nope>')).length, 100_000);
-    // 100,000 diagnostics, each with its message and positions: memory follows the findings, a few KiB each.
-    assertMemory(t, run, text.length, 512 / 1024);
+    // A thousand are listed and the rest counted (TL0010; 100,000 strays and the 999 sections never closed),
+    // so memory follows the lines, not the findings.
+    assert.equal(messages(run, 'TL0001').filter((m) => m.endsWith('Expected </IfDefine> but saw </Nope>')).length, 1000);
+    assert.deepEqual(messages(run, 'TL0010'), [
+      'stray.conf:1 TL0001 parse-error found 99999 more problems in this file than the 1000 listed',
+    ]);
+    assertMemory(t, run, text.length, 64 / 1024);
   });
 });
 
@@ -231,7 +236,8 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
       ['links.cnf', `[mysqld]\n!includedir ${dir}\n`],
     ] as const) {
       writeTree(scratch, { [main]: text });
-      const run = await runTuneLint(['--format', 'json', main], { cwd: scratch });
+      // Lines are counted too (90,000 a file): the byte budget is the one this case is about.
+      const run = await runTuneLint(['--format', 'json', '--max-lines', '5000000', main], { cwd: scratch });
       assert.equal(run.status, 1, run.stderr);
       const stopped = messages(run, 'TL0006');
       assert.equal(stopped.length, 1, stopped.join('\n'));
@@ -258,6 +264,38 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     const line2 = Number(/^many-includes\.conf:(\d+)/.exec(stopped[0] as string)?.[1]);
     assert.ok(line2 > 8_000 && line2 < 10_000, `stopped at the include that reaches 16 MiB: line ${line2}`);
     assertMemory(t, run, 16 * MIB * MIB, 0.03);
+  });
+
+  it('lines are a budget too: a main file over --max-lines is one line and exit 2, an included file over it a TL0006', async () => {
+    writeTree(scratch, { 'lines.cnf': `[mysqld]\n!include lines-inc.cnf\n`, 'lines-inc.cnf': `[mysqld]\n${'# c\n'.repeat(50)}` });
+    const included = await runTuneLint(['--format', 'json', '--max-lines', '20', 'lines.cnf'], { cwd: scratch });
+    assert.deepEqual(messages(included, 'TL0006'), [
+      'lines.cnf:2 lines-inc.cnf would bring what this config reads, counting every inclusion, to 53 lines, over the limit of 20 lines (--max-lines); it and the rest are not read',
+    ]);
+    const main = await runTuneLint(['--max-lines', '20', 'lines-inc.cnf'], { cwd: scratch });
+    assert.equal(main.status, 2);
+    assert.equal(main.stderr, 'tune-lint: lines-inc.cnf has 51 lines, over the limit of 20 lines (--max-lines)\n');
+  });
+
+  it('at the default line limit, the worst lines found (a duplicate with a fix on each) lint under 1 GiB; a thousand findings are listed, the rest counted', async (t) => {
+    const lines = 799_990;
+    writeTree(scratch, { 'dups.cnf': `[mysqld]\n${'key_buffer_size = 16M\n'.repeat(lines)}` });
+    const run = await runTuneLint(['--format', 'json', 'dups.cnf'], { cwd: scratch, timeoutMs: 300_000 });
+    assert.equal(run.stderr, '');
+    const diagnostics = jsonDiagnostics(run.stdout);
+    assert.equal(diagnostics.filter((d) => d.ruleId === 'MY5001').length, 1000);
+    assert.deepEqual(messages(run, 'TL0010'), [
+      `dups.cnf:1 MY5001 duplicate-option found ${lines - 1 - 1000} more problems in this file than the 1000 listed`,
+    ]);
+    const patch = (JSON.parse(run.stdout) as { results: { patch?: string }[] }).results[0]?.patch ?? '';
+    assert.equal(
+      patch.split('\n').filter((line) => line.startsWith('-key_buffer_size')).length,
+      1000,
+      "the patch holds the listed findings' fixes",
+    );
+    const peak = run.peakRssKiB ?? Infinity;
+    t.diagnostic(`peak RSS ${(peak / MIB).toFixed(0)} MiB for ${lines} lines`);
+    assert.ok(peak < 1024 * MIB, `peak RSS ${peak} KiB`);
   });
 
   it('--max-files takes a whole number of at least 1', async () => {

@@ -7,6 +7,7 @@ import { selectRules } from '../../src/engine/selection.js';
 import type { Targets } from '../../src/core/targets.js';
 import type { Diagnostic } from '../../src/engine/types.js';
 import { FORMAT_NAMES, loadFormatter } from '../../src/formatters/index.js';
+import { collected } from '../../src/formatters/types.js';
 import type { HostFacts } from '../../src/host/facts.js';
 import { lint, MAX_FIX_PASSES, type LintResult } from '../../src/lint.js';
 import { parseApache } from '../../src/languages/apache/parser.js';
@@ -211,7 +212,7 @@ function checkDiagnostic(diagnostic: Diagnostic, result: LintResult): void {
 async function checkFormatters(result: LintResult): Promise<void> {
   const patch = await unifiedDiff(result.fixes.map((fix) => ({ patchPath: fix.file.patchPath, before: fix.before, after: fix.after })));
   for (const name of FORMAT_NAMES) {
-    const formatter = await loadFormatter(name);
+    const formatter = collected(await loadFormatter(name));
     for (const wrote of [false, true]) {
       const printed = formatter({
         units: [{ label: undefined, result }],

@@ -21,7 +21,7 @@ export function ourArguments(config: MycnfConfig, groups?: readonly string[]): s
     groups === undefined
       ? [...config.uses]
       : [...config.uses, ...config.otherOptions].filter((use) => wanted.has(groupKey(use.group))).sort((a, b) => a.order - b.order);
-  return uses.map((use) => `${Buffer.from(use.line.argument).toString('latin1')}\n`).join('');
+  return uses.map((use) => `${use.line.argument}\n`).join('');
 }
 
 /** The variables table of `mariadbd --defaults-file=FILE --help --verbose` (never starts a server), names with `_`. */

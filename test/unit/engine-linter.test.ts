@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { ConfigFileSystem } from '../../src/core/file-system.js';
-import { lintUnit, type LintUnit } from '../../src/engine/linter.js';
+import { FINDINGS_PER_RULE_AND_FILE, lintUnit, type LintUnit } from '../../src/engine/linter.js';
 import { selectRules, type UserRuleSetting } from '../../src/engine/selection.js';
 import { DEFAULT_BUDGET } from '../../src/analysis/sizing.js';
 import { compareVersions, DEFAULT_TARGETS, parseTargetSpec, versionAtLeast } from '../../src/core/targets.js';
@@ -185,6 +185,39 @@ describe('fix passes', () => {
       () => lintUnit(unitOf('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())),
       /AP9903 reported a fix but declares no fix kind/,
     );
+  });
+});
+
+describe('the limit of findings listed', () => {
+  const everyTimeout = defineApacheRule({
+    meta: {
+      id: 'AP9904',
+      name: 'every-timeout',
+      category: 'performance',
+      description: 'reports every Timeout and offers to raise it',
+      defaultSeverity: 'warn',
+      recommended: true,
+      fix: 'safe',
+      messages: { seen: 'seen' },
+    },
+    create: (ctx) => ({
+      directive: {
+        timeout: (use) => ctx.report({ at: use, messageId: 'seen', fix: () => ({ file: use.file, range: use.range, text: 'Timeout 61' }) }),
+      },
+    }),
+  });
+  const tools = builtinRules.filter((rule) => rule.meta.language === 'tool');
+
+  it(`lists ${FINDINGS_PER_RULE_AND_FILE} findings of a rule in a file, counts the rest in one TL0010, and fixes only those listed`, async () => {
+    const file = path.join(dir, 'many.conf');
+    fs.writeFileSync(file, 'Timeout 60\n'.repeat(FINDINGS_PER_RULE_AND_FILE + 250));
+    const result = await lint({ paths: [file], cwd: dir, rules: selectRules([everyTimeout, ...tools], 'recommended', new Map()) });
+    assert.equal(result.diagnostics.filter((d) => d.ruleId === 'AP9904').length, FINDINGS_PER_RULE_AND_FILE);
+    const note = result.diagnostics.find((d) => d.ruleId === 'TL0010');
+    assert.equal(note?.message, `AP9904 every-timeout found 250 more problems in this file than the ${FINDINGS_PER_RULE_AND_FILE} listed`);
+    assert.equal(note.start.line, 1);
+    const after = result.fixes[0]?.after ?? '';
+    assert.equal(after.split('Timeout 61').length - 1, FINDINGS_PER_RULE_AND_FILE, 'the patch holds the fixes of the findings listed');
   });
 });
 

@@ -269,13 +269,13 @@ describe('mycnf parser: lines as the server reads them', () => {
     assert.deepEqual([latin1.rawName, latin1.value], ['key', 'v']);
     const utf8 = parseMyCnf('[mysqld]\ndatadir = /srv/voilà\n').lines[1] as MycnfOptionLine;
     assert.equal(utf8.splitsCharacter, true);
-    assert.deepEqual([...utf8.argument.subarray(-2)], [0x6c, 0xc3]);
+    assert.deepEqual([...Buffer.from(utf8.argument.slice(-2), 'latin1')], [0x6c, 0xc3]);
     assert.equal((parseMyCnf('[mysqld]\ndatadir = "/srv/voilà"\n').lines[1] as MycnfOptionLine).splitsCharacter, false);
   });
 
   it('copies the rest of the line as the name when an indented line starts with =, as strnmov does', () => {
     const line = option('   =x\n');
-    assert.equal(Buffer.from(line.argument).toString('latin1'), '--=x\n=x');
+    assert.equal(line.argument, '--=x\n=x');
     assert.equal(Buffer.from(option('=x\n').argument).toString('latin1'), '--=x');
   });
 

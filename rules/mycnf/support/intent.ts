@@ -19,6 +19,31 @@ export interface IntendedOption {
   readonly viaSetVariable: boolean;
 }
 
+/** A line that is no set-variable: the option as written, read from the line (a million lines, no copies). */
+class AsWritten implements IntendedOption {
+  constructor(readonly use: MycnfOptionUse) {}
+
+  get name(): OptionName {
+    return this.use.name;
+  }
+
+  get status(): OptionStatus {
+    return this.use.status;
+  }
+
+  get candidates(): readonly string[] {
+    return this.use.candidates;
+  }
+
+  get value(): string | undefined {
+    return this.use.value;
+  }
+
+  get viaSetVariable(): false {
+    return false;
+  }
+}
+
 const cache = new WeakMap<MycnfConfig, readonly IntendedOption[]>();
 
 /** Every option line in a server group, in read order, with set-variable lines replaced by what they set. */
@@ -26,9 +51,9 @@ export function intendedOptions(config: MycnfConfig): readonly IntendedOption[] 
   const cached = cache.get(config);
   if (cached !== undefined) return cached;
   const options = config.uses.map((use): IntendedOption => {
+    if (use.name.key !== 'set_variable') return new AsWritten(use);
     const legacy = legacySetVariable(use.name, use.value);
-    if (legacy === undefined)
-      return { use, name: use.name, status: use.status, candidates: use.candidates, value: use.value, viaSetVariable: false };
+    if (legacy === undefined) return new AsWritten(use);
     const resolved = resolveOptionName(legacy.name.raw, config.target);
     return {
       use,

@@ -270,7 +270,7 @@ export class ApacheConfig {
     this.sections = walked?.sections ?? [];
     this.conditionals = walked?.conditionals ?? [];
     this.fs = options.fs;
-    this.budget = new InputBudget(this.fs.limits.maxInputBytes);
+    this.budget = new InputBudget(this.fs.limits.maxInputBytes, this.fs.limits.maxInputLines);
     this.httpd = options.httpd;
     this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
     for (const name of options.defines ?? []) this.defines.set(name, undefined);
@@ -363,7 +363,7 @@ export class ApacheConfig {
     }
     const source = this.fs.read(hostPath);
     this.root = source;
-    this.budget.charge(source);
+    this.budget.chargeMain(source);
     this.readFile(source, 0, undefined, undefined);
   }
 

@@ -98,27 +98,23 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
 
 /** A comment or blank line; its range is made on first use, as a directive's. */
 class TextLine<Kind extends 'comment' | 'blank'> {
-  private cachedRange: Range | undefined;
-
   constructor(
     readonly kind: Kind,
     readonly line: LogicalLine,
   ) {}
 
   get range(): Range {
-    return (this.cachedRange ??= [this.line.start, this.line.end]);
+    return [this.line.start, this.line.end];
   }
 }
 
 /**
- * A directive line. The name is read eagerly; the source ranges and the
- * argument nodes are built on first use, from the line itself: a
+ * A directive line. The name is read eagerly; the argument nodes are built
+ * on first use, and the source ranges on each, from the line itself: a
  * 10,000-vhost tree has a quarter of a million directives, the model reads
  * only their argument values, and rules look at the ranges of a few.
  */
 class Directive implements DirectiveNode {
-  private cachedRange: Range | undefined;
-  private cachedNameRange: Range | undefined;
   private cachedArgs: readonly ApacheArg[] | undefined;
 
   constructor(
@@ -140,11 +136,11 @@ class Directive implements DirectiveNode {
   }
 
   get range(): Range {
-    return (this.cachedRange ??= [this.line.start, this.line.end]);
+    return [this.line.start, this.line.end];
   }
 
   get nameRange(): Range {
-    return (this.cachedNameRange ??= sourceRange(this.line, this.nameStart, this.nameEnd));
+    return sourceRange(this.line, this.nameStart, this.nameEnd);
   }
 
   get args(): readonly ApacheArg[] {
@@ -287,8 +283,8 @@ function finishSection(open: OpenSection, close: CloseTag | undefined): SectionN
 }
 
 /**
- * A section; like a directive's, its argument nodes and source ranges are
- * built on first use (the model reads the argument text).
+ * A section; like a directive's, its argument nodes are built on first use
+ * and its source ranges on each (the model reads the argument text).
  */
 class Section implements SectionNode {
   readonly name: string;
@@ -301,8 +297,6 @@ class Section implements SectionNode {
   private readonly nameEnd: number;
   private readonly argsOffset: number;
   private cachedArgs: readonly ApacheArg[] | undefined;
-  private cachedRange: Range | undefined;
-  private cachedNameRange: Range | undefined;
 
   constructor(
     opened: OpenSection,
@@ -325,11 +319,11 @@ class Section implements SectionNode {
   }
 
   get range(): Range {
-    return (this.cachedRange ??= [this.open.start, this.end]);
+    return [this.open.start, this.end];
   }
 
   get nameRange(): Range {
-    return (this.cachedNameRange ??= sourceRange(this.open, this.nameStart, this.nameEnd));
+    return sourceRange(this.open, this.nameStart, this.nameEnd);
   }
 
   get args(): readonly ApacheArg[] {
@@ -339,17 +333,15 @@ class Section implements SectionNode {
   }
 }
 
-/** A close tag line; its range is made on first use. */
+/** A close tag line. */
 class CloseLine implements CloseTag {
-  private cachedRange: Range | undefined;
-
   constructor(
     readonly line: LogicalLine,
     readonly name: string,
   ) {}
 
   get range(): Range {
-    return (this.cachedRange ??= [this.line.start, this.line.end]);
+    return [this.line.start, this.line.end];
   }
 }
 

@@ -9,7 +9,7 @@ import { variableDefault, type DefaultContext, type DefaultValue } from './defau
 import { dumpMycnfConfig } from './dump.js';
 import { groupKey, serverGroups } from './groups.js';
 import { normaliseKey, type OptionName } from './names.js';
-import { resolveOptionName, type OptionStatus } from './options.js';
+import { resolveOptionName, type OptionStatus, type ResolvedOption } from './options.js';
 import { parseMyCnf, READ_LIMIT_BYTES, type MycnfDocument, type MycnfIncludeLine, type MycnfLine, type MycnfOptionLine } from './parser.js';
 import { parseServerSize } from './sizes.js';
 
@@ -98,6 +98,40 @@ export function loadMycnf(rootPath: string, options: MycnfLoadOptions): MycnfCon
   return config;
 }
 
+/** An option line in read order: what the line holds is read from the line, not copied. */
+class OptionUse implements MycnfOptionUse {
+  effective = false;
+
+  constructor(
+    readonly file: SourceFile,
+    readonly line: MycnfOptionLine,
+    readonly group: string,
+    private readonly resolved: ResolvedOption,
+    readonly context: readonly string[],
+    readonly order: number,
+  ) {}
+
+  get range(): Range {
+    return this.line.contentRange;
+  }
+
+  get name(): OptionName {
+    return this.resolved.name;
+  }
+
+  get status(): OptionStatus {
+    return this.resolved.status;
+  }
+
+  get candidates(): readonly string[] {
+    return this.resolved.candidates;
+  }
+
+  get value(): string | undefined {
+    return this.line.value;
+  }
+}
+
 class MycnfModel implements MycnfConfig {
   readonly files: MycnfFileEntry[] = [];
   readonly uses: MycnfOptionUse[] = [];
@@ -113,6 +147,9 @@ class MycnfModel implements MycnfConfig {
   private readonly documents = new Map<string, { source: SourceFile; document: MycnfDocument } | FileAccessError>();
   private readonly lastByKey = new Map<string, MycnfOptionUse>();
   private readonly reported = new Set<string>();
+  /** Names resolved so far, and each group's context: shared by the lines that repeat them. */
+  private readonly resolvedNames = new Map<string, ResolvedOption>();
+  private readonly groupContexts = new Map<string, readonly string[]>();
   private readonly stack: string[] = [];
   private reads = 0;
   private readonly budget: InputBudget;
@@ -120,7 +157,7 @@ class MycnfModel implements MycnfConfig {
 
   constructor(options: MycnfLoadOptions, rootHostPath: string) {
     this.fs = options.fs;
-    this.budget = new InputBudget(this.fs.limits.maxInputBytes);
+    this.budget = new InputBudget(this.fs.limits.maxInputBytes, this.fs.limits.maxInputLines);
     this.target = options.target;
     this.includeBase = options.includeBase;
     this.serverGroups = serverGroups(options.target, options.groupSuffix);
@@ -169,7 +206,7 @@ class MycnfModel implements MycnfConfig {
     this.readFile(hostPath, 0, undefined, 'root');
     const seen = new Set<string>();
     for (let i = this.uses.length - 1; i >= 0; i--) {
-      const use = this.uses[i] as { -readonly [K in keyof MycnfOptionUse]: MycnfOptionUse[K] };
+      const use = this.uses[i] as OptionUse;
       const slot = use.name.maximum ? `maximum:${use.name.key}` : use.name.key;
       if (seen.has(slot)) continue;
       seen.add(slot);
@@ -226,7 +263,8 @@ class MycnfModel implements MycnfConfig {
       );
       return;
     }
-    const overBudget = this.budget.charge(opened.source);
+    if (via === 'root') this.budget.chargeMain(opened.source);
+    const overBudget = via === 'root' ? undefined : this.budget.charge(opened.source);
     if (overBudget !== undefined) {
       if (includedFrom !== undefined && overBudget !== '')
         this.problem('TL0006', 'error', overBudget, includedFrom.file, includedFrom.directive.range);
@@ -321,22 +359,18 @@ class MycnfModel implements MycnfConfig {
   }
 
   private addOption(source: SourceFile, line: MycnfOptionLine, group: string): void {
-    const resolved = resolveOptionName(line.rawName, this.target);
-    const inServerGroup = this.groupKeys.has(groupKey(group));
-    const use: MycnfOptionUse = {
-      file: source,
-      range: line.contentRange,
-      line,
-      group,
-      name: resolved.name,
-      status: resolved.status,
-      candidates: resolved.candidates,
-      value: line.value,
-      effective: false,
-      context: [`[${group}]`],
-      order: this.uses.length + this.otherOptions.length,
-    };
-    (inServerGroup ? this.uses : this.otherOptions).push(use);
+    let resolved = this.resolvedNames.get(line.rawName);
+    if (resolved === undefined) {
+      resolved = resolveOptionName(line.rawName, this.target);
+      this.resolvedNames.set(line.rawName, resolved);
+    }
+    let context = this.groupContexts.get(group);
+    if (context === undefined) {
+      context = [`[${group}]`];
+      this.groupContexts.set(group, context);
+    }
+    const use = new OptionUse(source, line, group, resolved, context, this.uses.length + this.otherOptions.length);
+    (this.groupKeys.has(groupKey(group)) ? this.uses : this.otherOptions).push(use);
   }
 
   private include(source: SourceFile, line: MycnfIncludeLine, depth: number): void {

@@ -52,8 +52,8 @@ export interface MycnfOptionLine extends LineBase {
   readonly commentRange: Range | undefined;
   /** Name through value: what a diagnostic should underline. */
   readonly contentRange: Range;
-  /** The exact bytes of the argument the reader hands the server (`--name` or `--name=value`), as my_print_defaults prints it. */
-  readonly argument: Uint8Array;
+  /** The exact bytes of the argument the reader hands the server (`--name` or `--name=value`), one char per byte, as my_print_defaults prints it. */
+  readonly argument: string;
   /**
    * The reader trimmed a blank byte off the end of the name or value that was the last byte of a
    * multi-byte UTF-8 character (0xA0 counts as a blank: `à` is C3 A0), leaving a broken character.
@@ -112,7 +112,7 @@ export function parseMyCnf(text: string, options: ParseMyCnfOptions = {}): Mycnf
   while (start < text.length) {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline + 1;
-    for (const read of splitReads(text, start, end, encoding)) lines.push(interpretRead(read, ++number, encoding));
+    for (const read of splitReads(text, start, end, encoding)) lines.push(interpretRead(read, ++number, encoding, text));
     start = end;
   }
   const bom = encoding === 'utf8' ? text.startsWith('\uFEFF') : text.startsWith('\xEF\xBB\xBF');
@@ -197,44 +197,267 @@ function isBlank(code: number | undefined): boolean {
   return code !== undefined && ((code >= 9 && code <= 13) || code === 32 || code === 0xa0);
 }
 
+/**
+ * The lines keep offsets and flags, not ranges and strings they can make when
+ * asked: a file of a million option lines is a million of them, and each
+ * Range tuple, Buffer or copied string was dozens of bytes more (about 1 KB a
+ * line with the option it sets; issue of memory per input byte).
+ */
+const EOL_LF = 1;
+const EOL_CRLF = 2;
+const CUT_AT_READ_LIMIT = 4;
+const CONTINUES_CUT_LINE = 8;
+const HAS_EQUALS = 16;
+const SPLITS_CHARACTER = 32;
+const QUOTE_DOUBLE = 64;
+const QUOTE_SINGLE = 128;
+
+abstract class Line implements LineBase {
+  constructor(
+    /** First char of the read. */
+    readonly start: number,
+    /** After its line ending. */
+    readonly end: number,
+    readonly number: number,
+    protected readonly bits: number,
+    private readonly nul: number,
+  ) {}
+
+  get range(): Range {
+    return [this.start, this.end];
+  }
+
+  get eol(): Eol {
+    return this.bits & EOL_CRLF ? '\r\n' : this.bits & EOL_LF ? '\n' : '';
+  }
+
+  get cutAtReadLimit(): boolean {
+    return (this.bits & CUT_AT_READ_LIMIT) !== 0;
+  }
+
+  get continuesCutLine(): boolean {
+    return (this.bits & CONTINUES_CUT_LINE) !== 0;
+  }
+
+  get nulAt(): number | undefined {
+    return this.nul < 0 ? undefined : this.nul;
+  }
+}
+
+type LineArgs = ConstructorParameters<typeof BlankLine>;
+
+class BlankLine extends Line implements MycnfBlankLine {
+  get kind(): 'blank' {
+    return 'blank';
+  }
+}
+
+class CommentLine extends Line implements MycnfCommentLine {
+  constructor(
+    base: LineArgs,
+    readonly marker: '#' | ';',
+  ) {
+    super(...base);
+  }
+
+  get kind(): 'comment' {
+    return 'comment';
+  }
+}
+
+class OtherLine extends Line implements MycnfOtherLine {
+  constructor(
+    base: LineArgs,
+    readonly reason: 'unknown-directive' | 'after-nul',
+  ) {
+    super(...base);
+  }
+
+  get kind(): 'other' {
+    return 'other';
+  }
+}
+
+class GroupLine extends Line implements MycnfGroupLine {
+  constructor(
+    base: LineArgs,
+    readonly name: string,
+    private readonly nameStart: number,
+    private readonly nameEnd: number,
+    readonly closed: boolean,
+  ) {
+    super(...base);
+  }
+
+  get kind(): 'group' {
+    return 'group';
+  }
+
+  get nameRange(): Range {
+    return [this.nameStart, this.nameEnd];
+  }
+}
+
+class IncludeLine extends Line implements MycnfIncludeLine {
+  constructor(
+    base: LineArgs,
+    readonly kind: 'include' | 'includedir',
+    readonly path: string,
+    private readonly pathStart: number,
+    private readonly pathEnd: number,
+  ) {
+    super(...base);
+  }
+
+  get pathRange(): Range {
+    return [this.pathStart, this.pathEnd];
+  }
+}
+
+/** Offsets of an option line's parts; -1 for a part it does not have. */
+interface OptionParts {
+  readonly nameStart: number;
+  readonly nameEnd: number;
+  readonly valueStart: number;
+  readonly valueEnd: number;
+  readonly commentStart: number;
+  readonly commentEnd: number;
+  /** Name through value: it starts where the name does. */
+  readonly contentEnd: number;
+}
+
+/**
+ * The name, value and argument as read, for a line whose text is not simply
+ * its bytes (UTF-8 beyond ASCII, escapes, a name the reader takes oddly).
+ * A plain line keeps none: they are slices of the file's text.
+ */
+interface OptionStrings {
+  readonly rawName: string;
+  readonly value: string | undefined;
+  readonly argument: string;
+}
+
+class OptionLine extends Line implements MycnfOptionLine {
+  private readonly nameStart: number;
+  private readonly nameEnd: number;
+  private readonly valueStart: number;
+  private readonly valueEnd: number;
+  private readonly commentStart: number;
+  private readonly commentEnd: number;
+  private readonly contentEnd: number;
+
+  constructor(
+    base: LineArgs,
+    /** The file's text, for a plain line; else what the reader made of it. */
+    private readonly strings: string | OptionStrings,
+    parts: OptionParts,
+  ) {
+    super(...base);
+    this.nameStart = parts.nameStart;
+    this.nameEnd = parts.nameEnd;
+    this.valueStart = parts.valueStart;
+    this.valueEnd = parts.valueEnd;
+    this.commentStart = parts.commentStart;
+    this.commentEnd = parts.commentEnd;
+    this.contentEnd = parts.contentEnd;
+  }
+
+  get kind(): 'option' {
+    return 'option';
+  }
+
+  get rawName(): string {
+    return typeof this.strings === 'string' ? this.strings.slice(this.nameStart, this.nameEnd) : this.strings.rawName;
+  }
+
+  get value(): string | undefined {
+    if (typeof this.strings !== 'string') return this.strings.value;
+    if (this.valueStart < 0) return undefined;
+    const quoted = this.bits & (QUOTE_DOUBLE | QUOTE_SINGLE) ? 1 : 0;
+    return this.strings.slice(this.valueStart + quoted, this.valueEnd - quoted);
+  }
+
+  get argument(): string {
+    if (typeof this.strings !== 'string') return this.strings.argument;
+    const value = this.value;
+    return value === undefined ? `--${this.rawName}` : `--${this.rawName}=${value}`;
+  }
+
+  get nameRange(): Range {
+    return [this.nameStart, this.nameEnd];
+  }
+
+  get hasEquals(): boolean {
+    return (this.bits & HAS_EQUALS) !== 0;
+  }
+
+  get valueRange(): Range | undefined {
+    return this.valueStart < 0 ? undefined : [this.valueStart, this.valueEnd];
+  }
+
+  get quote(): '"' | "'" | undefined {
+    return this.bits & QUOTE_DOUBLE ? '"' : this.bits & QUOTE_SINGLE ? "'" : undefined;
+  }
+
+  get commentRange(): Range | undefined {
+    return this.commentStart < 0 ? undefined : [this.commentStart, this.commentEnd];
+  }
+
+  get contentRange(): Range {
+    return [this.nameStart, this.contentEnd];
+  }
+
+  get splitsCharacter(): boolean {
+    return (this.bits & SPLITS_CHARACTER) !== 0;
+  }
+}
+
 /** One read as the C code sees it, with the mapping of its byte offsets back to the text. */
 class ReadView {
   readonly s: string;
   /** Where the C string ends: the first NUL, else the end of the read. */
   readonly end: number;
   readonly eolLength: number;
-  readonly base: LineBase;
+  /** What every line of this read is made with: start, end, number, flags, NUL. */
+  readonly base: LineArgs;
 
   constructor(
     private readonly read: Read,
     number: number,
     private readonly encoding: TextEncoding,
+    /** The file's text. */
+    readonly source: string,
   ) {
     const s = read.bytes;
-    const eol: Eol = s.endsWith('\r\n') ? '\r\n' : s.endsWith('\n') ? '\n' : '';
+    const eolBits = s.endsWith('\r\n') ? EOL_CRLF : s.endsWith('\n') ? EOL_LF : 0;
     const nul = s.indexOf('\0');
     this.s = s;
     this.end = nul === -1 ? s.length : nul;
-    this.eolLength = eol.length;
-    this.base = {
-      range: [read.start, read.end],
-      eol,
-      number,
-      cutAtReadLimit: read.cutAtReadLimit,
-      continuesCutLine: read.continuesCutLine,
-      nulAt: nul === -1 ? undefined : this.at(nul),
-    };
+    this.eolLength = eolBits === EOL_CRLF ? 2 : eolBits === EOL_LF ? 1 : 0;
+    const bits = eolBits | (read.cutAtReadLimit ? CUT_AT_READ_LIMIT : 0) | (read.continuesCutLine ? CONTINUES_CUT_LINE : 0);
+    this.base = [read.start, read.end, number, bits, nul === -1 ? -1 : this.at(nul)];
   }
 
-  private at(byteOffset: number): number {
+  /** True when the read's bytes are its chars, one for one (ASCII, or a latin1 file): slices of the source are its strings. */
+  get plain(): boolean {
+    return this.read.charAt === undefined;
+  }
+
+  /** The line's flags with more set. */
+  withBits(bits: number): LineArgs {
+    const [start, end, number, base, nul] = this.base;
+    return [start, end, number, base | bits, nul];
+  }
+
+  at(byteOffset: number): number {
     return this.read.start + (this.read.charAt === undefined ? byteOffset : (this.read.charAt[byteOffset] as number));
   }
 
-  /** Text offsets of a byte range; an end inside a multi-byte character extends to the end of that character. */
-  range(from: number, to: number): Range {
+  /** The text offset of a byte offset where a range ends: inside a multi-byte character, the end of that character. */
+  endAt(to: number): number {
     let end = to;
     if (this.read.charAt !== undefined) while (end < this.s.length && (this.s.charCodeAt(end) & 0xc0) === 0x80) end++;
-    return [this.at(from), this.at(end)];
+    return this.at(end);
   }
 
   decode(from: number, to: number): string {
@@ -251,8 +474,8 @@ class ReadView {
   }
 }
 
-function interpretRead(read: Read, number: number, encoding: TextEncoding): MycnfLine {
-  const view = new ReadView(read, number, encoding);
+function interpretRead(read: Read, number: number, encoding: TextEncoding, source: string): MycnfLine {
+  const view = new ReadView(read, number, encoding, source);
   const { s, end, base } = view;
   let i = 0;
   while (i < end && isBlank(s.charCodeAt(i))) i++;
@@ -260,10 +483,10 @@ function interpretRead(read: Read, number: number, encoding: TextEncoding): Mycn
     const contentEnd = s.length - view.eolLength;
     let j = 0;
     while (j < contentEnd && isBlank(s.charCodeAt(j))) j++;
-    return j === contentEnd ? withBase(base, { kind: 'blank' }) : withBase(base, { kind: 'other', reason: 'after-nul' });
+    return j === contentEnd ? new BlankLine(...base) : new OtherLine(base, 'after-nul');
   }
   const first = s[i];
-  if (first === '#' || first === ';') return withBase(base, { kind: 'comment', marker: first });
+  if (first === '#' || first === ';') return new CommentLine(base, first);
   if (first === '!') return interpretDirective(view, i);
   if (first === '[') return interpretGroup(view, i);
   return interpretOption(view, i);
@@ -275,7 +498,7 @@ function interpretGroup(view: ReadView, bracket: number): MycnfGroupLine {
   const closed = close !== -1 && close < end;
   let stop = closed ? close : end;
   while (stop > bracket + 1 && isBlank(s.charCodeAt(stop - 1))) stop--;
-  return withBase(base, { kind: 'group', name: view.decode(bracket + 1, stop), nameRange: view.range(bracket + 1, stop), closed });
+  return new GroupLine(base, view.decode(bracket + 1, stop), view.at(bracket + 1), view.endAt(stop), closed);
 }
 
 function interpretDirective(view: ReadView, bang: number): MycnfLine {
@@ -285,41 +508,41 @@ function interpretDirective(view: ReadView, bang: number): MycnfLine {
   const keyword = (['includedir', 'include'] as const).find(
     (candidate) => s.startsWith(candidate, word) && word + candidate.length < end && isBlank(s.charCodeAt(word + candidate.length)),
   );
-  if (keyword === undefined) return withBase(base, { kind: 'other', reason: 'unknown-directive' });
+  if (keyword === undefined) return new OtherLine(base, 'unknown-directive');
   let from = word + keyword.length;
   while (from < end && isBlank(s.charCodeAt(from))) from++;
   // get_argument() assumes the last byte is the newline fgets kept and cuts it unconditionally,
   // then trims blanks before it: a path on a last line without newline loses its last character.
   let to = end - 1;
   while (to > 0 && isBlank(s.charCodeAt(to - 1))) to--;
-  if (to <= from) return withBase(base, { kind: keyword, path: '', pathRange: view.range(from, from) });
-  return withBase(base, { kind: keyword, path: view.decode(from, to), pathRange: view.range(from, to) });
+  if (to <= from) return new IncludeLine(base, keyword, '', view.at(from), view.endAt(from));
+  return new IncludeLine(base, keyword, view.decode(from, to), view.at(from), view.endAt(to));
 }
 
 // eslint-disable-next-line complexity -- the option branch of search_default_file_with_ext: name, '=', quotes, escapes and comment as the C code takes them
 function interpretOption(view: ReadView, start: number): MycnfOptionLine {
-  const { s, end, base } = view;
+  const { s, end } = view;
   const commentAt = unquotedHash(s, start, end);
   const equals = s.indexOf('=', start);
   const hasEquals = equals !== -1 && equals < commentAt;
   const contentEnd = s.length - view.eolLength;
-  const commentRange = commentAt < end ? view.range(commentAt, Math.max(commentAt, contentEnd)) : undefined;
+  const comment =
+    commentAt < end ? { commentStart: view.at(commentAt), commentEnd: view.endAt(Math.max(commentAt, contentEnd)) } : NO_COMMENT;
   if (!hasEquals) {
     let nameEnd = commentAt;
     while (nameEnd > start && isBlank(s.charCodeAt(nameEnd - 1))) nameEnd--;
-    const nameRange = view.range(start, nameEnd);
-    return withBase(base, {
-      kind: 'option',
-      rawName: view.decode(start, nameEnd),
-      nameRange,
-      hasEquals: false,
-      value: undefined,
-      valueRange: undefined,
-      quote: undefined,
-      commentRange,
-      contentRange: nameRange,
-      argument: Buffer.from(`--${s.slice(start, nameEnd)}`, 'latin1'),
-      splitsCharacter: view.cutsCharacter(nameEnd),
+    const nameStart = view.at(start);
+    const nameStop = view.endAt(nameEnd);
+    const strings = view.plain
+      ? view.source
+      : { rawName: view.decode(start, nameEnd), value: undefined, argument: `--${s.slice(start, nameEnd)}` };
+    return new OptionLine(view.withBits(view.cutsCharacter(nameEnd) ? SPLITS_CHARACTER : 0), strings, {
+      nameStart,
+      nameEnd: nameStop,
+      valueStart: -1,
+      valueEnd: -1,
+      ...comment,
+      contentEnd: nameStop,
     });
   }
   let nameEnd = equals;
@@ -334,34 +557,33 @@ function interpretOption(view: ReadView, start: number): MycnfOptionLine {
   if (valueEnd < valueStart) valueEnd = valueStart;
   const rawStart = valueStart;
   const rawEnd = valueEnd;
-  let quote: '"' | "'" | undefined;
+  let quoteBits = 0;
   const opening = s[valueStart];
   if ((opening === '"' || opening === "'") && valueStart + 1 < valueEnd && s[valueEnd - 1] === opening) {
-    quote = opening;
+    quoteBits = opening === '"' ? QUOTE_DOUBLE : QUOTE_SINGLE;
     valueStart++;
     valueEnd--;
   }
-  const valueBytes = unescape(s, valueStart, valueEnd);
-  const nameBytes = sane ? s.slice(start, nameEnd) : s.slice(start, commentAt);
-  return withBase(base, {
-    kind: 'option',
-    rawName: view.decodeText(nameBytes),
-    nameRange: sane ? view.range(start, nameEnd) : view.range(start, start),
-    hasEquals: true,
-    value: view.decodeText(valueBytes),
-    valueRange: view.range(rawStart, rawEnd),
-    quote,
-    commentRange,
-    contentRange: view.range(start, Math.max(rawEnd, equals + 1)),
-    argument: Buffer.from(`--${nameBytes}=${valueBytes}`, 'latin1'),
-    splitsCharacter: (sane && view.cutsCharacter(nameEnd)) || view.cutsCharacter(rawEnd),
+  const splits = (sane && view.cutsCharacter(nameEnd)) || view.cutsCharacter(rawEnd);
+  const backslash = s.indexOf('\\', valueStart);
+  const escaped = backslash !== -1 && backslash < valueEnd;
+  let strings: string | OptionStrings = view.source;
+  if (!view.plain || !sane || escaped) {
+    const valueBytes = unescape(s, valueStart, valueEnd);
+    const nameBytes = sane ? s.slice(start, nameEnd) : s.slice(start, commentAt);
+    strings = { rawName: view.decodeText(nameBytes), value: view.decodeText(valueBytes), argument: `--${nameBytes}=${valueBytes}` };
+  }
+  return new OptionLine(view.withBits(HAS_EQUALS | quoteBits | (splits ? SPLITS_CHARACTER : 0)), strings, {
+    nameStart: view.at(start),
+    nameEnd: sane ? view.endAt(nameEnd) : view.endAt(start),
+    valueStart: view.at(rawStart),
+    valueEnd: view.endAt(rawEnd),
+    ...comment,
+    contentEnd: view.endAt(Math.max(rawEnd, equals + 1)),
   });
 }
 
-/** Object spread followed by more properties is very slow in V8 for objects this size; copy the common fields instead. */
-function withBase<T extends object>(base: LineBase, fields: T): T & LineBase {
-  return Object.assign(fields, base);
-}
+const NO_COMMENT = { commentStart: -1, commentEnd: -1 } as const;
 
 /** `remove_end_comment`: the first `#` outside quotes; quotes open with ' or " and a backslash escapes inside them. */
 function unquotedHash(s: string, start: number, end: number): number {
