@@ -15,9 +15,9 @@ const MIB = 1024 * 1024;
  * cache, then InnoDB's buffer pool, each kept in whole 8 MiB steps.
  */
 const SHRINKABLE = [
-  { name: 'aria_pagecache_buffer_size', floor: 16 * MIB, step: 8 * MIB },
-  { name: 'key_buffer_size', floor: 8 * MIB, step: 8 * MIB },
-  { name: 'innodb_buffer_pool_size', floor: 32 * MIB, step: 8 * MIB },
+  { name: 'aria_pagecache_buffer_size', floor: 16 * MIB, step: 8 * MIB, mariadbOnly: true },
+  { name: 'key_buffer_size', floor: 8 * MIB, step: 8 * MIB, mariadbOnly: false },
+  { name: 'innodb_buffer_pool_size', floor: 32 * MIB, step: 8 * MIB, mariadbOnly: false },
 ] as const;
 
 export default defineHostRule({
@@ -117,10 +117,13 @@ function plannedApache(sizing: Sizing): { bytes: number; reason: string } {
 function shrinkGlobals(mycnf: MycnfConfig, mysql: MysqlSizing, excess: number): { edits: TextEdit[]; advice: string } {
   let remaining = excess;
   const changes: { name: string; from: number; to: number }[] = [];
-  for (const { name, floor, step } of SHRINKABLE) {
+  // A line is added only for an option the target product has: MySQL refuses Aria's.
+  const mariadbKnown = mycnf.target.product === 'mariadb';
+  for (const { name, floor, step, mariadbOnly } of SHRINKABLE) {
     if (remaining <= 0) break;
     const term = mysql.globals.find((candidate) => candidate.name === name);
     if (term === undefined || term.bytes <= floor) continue;
+    if (mariadbOnly && !mariadbKnown && mycnf.effective(name) === undefined) continue;
     const to = Math.max(floor, Math.floor((term.bytes - remaining) / step) * step);
     changes.push({ name, from: term.bytes, to });
     remaining -= term.bytes - to;

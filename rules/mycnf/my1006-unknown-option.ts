@@ -50,9 +50,9 @@ export default defineMycnfRule({
     messages: {
       unknown: { message: '{{written}}: {{product}} has no such option and refuses to start{{suggestion}}', detail: '"{{wording}}"' },
       unknownOnAssumed: {
-        message: '{{written}}: MariaDB {{version}} has no such option{{suggestion}}; if these files are for MySQL, give --target mysql=8.0',
-        detail:
-          'MariaDB {{version}} is assumed because nothing names the server (set target: in .tune-lint.yaml); it would refuse to start: "{{wording}}"',
+        message:
+          '{{written}}: MariaDB {{version}}, the assumed server, has no such option{{suggestion}}; if these files are for MySQL, give --target mysql=8.0',
+        detail: 'MariaDB {{version}} would refuse to start: "{{wording}}"',
       },
       ambiguous: {
         message: '{{written}}: "{{name}}" begins {{count}} options, so the server refuses to start; expected the full name',

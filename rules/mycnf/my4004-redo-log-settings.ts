@@ -1,5 +1,5 @@
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
-import { versionAtLeast } from '../../src/core/targets.js';
+import { everyReleaseAtLeast, seriesOf, versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
@@ -21,7 +21,7 @@ export default defineMycnfRule({
       },
       deprecated: {
         message: '{{name}} {{verb}} deprecated since MySQL 8.0.30; expected innodb_redo_log_capacity = {{capacity}}',
-        detail: 'MySQL sizes the redo log with innodb_redo_log_capacity; the same {{total}}: {{arithmetic}}',
+        detail: 'MySQL sizes the redo log with innodb_redo_log_capacity; the same {{total}}: {{arithmetic}}{{series}}',
       },
       unknownMysql: {
         message:
@@ -93,6 +93,7 @@ export default defineMycnfRule({
         if (typeof sizeBytes !== 'number' || typeof fileCount !== 'number') return;
         const total = sizeBytes * fileCount;
         const capacityText = formatServerSize(total, target);
+        const everyRelease = everyReleaseAtLeast(target.version, '8.0.30');
         ctx.report({
           at,
           messageId: 'deprecated',
@@ -103,8 +104,12 @@ export default defineMycnfRule({
             total: formatServerSize(total, target),
             capacity: capacityText,
             arithmetic: `innodb_log_file_size ${formatServerSize(sizeBytes, target)} x innodb_log_files_in_group ${fileCount}`,
+            series: everyRelease
+              ? ''
+              : `; no fix for the target mysql=${target.version}, which stands for every ${target.version} release and those before 8.0.30 refuse innodb_redo_log_capacity: give --target mysql=${seriesOf(target.version)}.30 or later for the fix`,
           },
-          fix: () => translate(mycnf, at, capacityText),
+          // A target of a series stands for all its releases: a fix must be valid on each of them.
+          fix: () => (everyRelease ? translate(mycnf, at, capacityText) : null),
         });
       },
     };

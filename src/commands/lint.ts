@@ -152,7 +152,7 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNulla
     const result = await lint({
       ...common,
       paths: unit.paths,
-      targets: targetsOf(unit.group, run.cliTarget),
+      targets: targetsOf(unit.group, run.cliTarget, host),
       host,
       budget: unit.group.budget,
       rules: selection,
@@ -221,11 +221,17 @@ function ruleSelection(config: ResolvedConfig, cliRules: ReadonlyMap<string, Use
   return selectRules(builtinRules, config.preset, config.rules, (file) => overrideRulesOf(config, file.path), cliRules);
 }
 
-/** Defaults < config `target` < the host's override < `--target`. */
-function targetsOf(group: HostGroup, cliTarget: string | undefined): Targets {
-  // Marked as assumed until the configuration or a flag names the database server.
-  const base: Targets = { ...DEFAULT_TARGETS, db: { ...DEFAULT_TARGETS.db, assumed: true }, ...group.targets };
-  return cliTarget === undefined ? base : parseTargetSpec(cliTarget, base);
+/**
+ * Defaults < the servers of the host (probed, or from a profile) < config
+ * `target` < the host's override < `--target`. The database target is
+ * marked as assumed until one of them names the server.
+ */
+function targetsOf(group: HostGroup, cliTarget: string | undefined, host: HostFacts): Targets {
+  let base: Targets = { ...DEFAULT_TARGETS, db: { ...DEFAULT_TARGETS.db, assumed: true } };
+  if (host.httpdVersion !== undefined) base = parseTargetSpec(`httpd=${host.httpdVersion.value}`, base);
+  if (host.databaseServer !== undefined) base = parseTargetSpec(host.databaseServer.value, base);
+  const configured: Targets = { ...base, ...group.targets };
+  return cliTarget === undefined ? configured : parseTargetSpec(cliTarget, configured);
 }
 
 function checkTargetFlag(flag: string | undefined): string | undefined {
@@ -273,7 +279,7 @@ async function printConfigOf(file: string, run: Run): Promise<number> {
   const absolutePath = mainPath(file, run.options, run.cwd);
   const group = hostGroupOf(config, absolutePath);
   const host: HostFacts = await resolveHostFacts({ ...hostSources(run.options, group), probe: false });
-  const targets = targetsOf(group, run.cliTarget);
+  const targets = targetsOf(group, run.cliTarget, host);
   const { printConfig } = await import('../config/print.js');
   stdout.write(
     printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run.cliRules), rules: builtinRules }),

@@ -192,6 +192,15 @@ function hostFactSchemas(): Record<HostFactName, object> {
       ],
     },
     apacheRunning: { type: 'boolean' },
+    httpdVersion: {
+      description: 'The httpd release the host runs, like 2.4.71',
+      anyOf: [{ type: 'string', pattern: '^\\s*2\\.[24](\\.\\d+)?\\s*$' }, { type: 'number' }],
+    },
+    databaseServer: {
+      type: 'string',
+      description: 'The database server the host runs, as a target: mariadb=10.11.19, mysql=8.0.36',
+      pattern: '^\\s*([Mm][Yy][Ss][Qq][Ll]|[Mm][Aa][Rr][Ii][Aa][Dd][Bb])=\\d+(\\.\\d+){0,2}\\s*$',
+    },
     mysqlRunning: { type: 'boolean' },
     mysqlRss: size,
     somaxconn: {

@@ -55,6 +55,16 @@ export function seriesOf(version: string): string {
   return version.split('.').slice(0, 2).join('.');
 }
 
+/**
+ * Whether every release a target stands for is at least `minimum`: a target
+ * of a series ("8.0") stands for all its releases, from 8.0.0 on, so a fix
+ * that needs 8.0.30 is not valid for it although a current 8.0 has it.
+ */
+export function everyReleaseAtLeast(version: string, minimum: string): boolean {
+  const release = version.split('.').length >= 3 ? version : `${seriesOf(version)}.0`;
+  return compareVersions(release, minimum) >= 0;
+}
+
 export class TargetSpecError extends UserError {}
 
 /** Parses `httpd=2.4,mysql=8.0` (or `mariadb=10.11`) over the given base. */

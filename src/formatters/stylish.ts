@@ -117,11 +117,21 @@ function estimatedPerChild(sizing: Sizing): string[] {
 
 function hostLines(unit: UnitOutcome, paint: Paint): string[] {
   const out: string[] = [];
-  const facts = [...describeHostFacts(unit.result.host), ...estimatedPerChild(unit.result.sizing)];
+  const facts = [...describeHostFacts(unit.result.host), ...estimatedPerChild(unit.result.sizing), ...assumedTarget(unit)];
   if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${printable(line)}`), '');
   const picture = budgetPicture(unit.result.sizing, unit.result.sizingAfter, paint.bar);
   if (picture.length > 0) out.push(paint.bold(picture[0] as string), ...picture.slice(1), '');
   return out;
+}
+
+/** Said once, here, when the option files are linted for a database server nothing named. */
+function assumedTarget(unit: UnitOutcome): string[] {
+  const target = unit.result.configs.mycnf?.target;
+  if (target?.assumed !== true) return [];
+  const product = target.product === 'mariadb' ? 'MariaDB' : 'MySQL';
+  return [
+    `database server ${product} ${target.version}, assumed: nothing names it (--target mysql=8.0 or mariadb=11.4, target: in .tune-lint.yaml, or a probe of the host that runs it)`,
+  ];
 }
 
 function summaryLines(counts: Counts, input: FormatInput, paint: Paint): string[] {

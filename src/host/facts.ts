@@ -47,6 +47,10 @@ export interface HostFacts {
   readonly mysqlRss?: Fact<number>;
   readonly mounts?: Fact<readonly MountEntry[]>;
   readonly somaxconn?: Fact<number>;
+  /** The httpd release this host runs, or has installed: `2.4.71`. */
+  readonly httpdVersion?: Fact<string>;
+  /** The database server this host runs, or has installed, as a target: `mariadb=10.11.19`, `mysql=8.0.36`. */
+  readonly databaseServer?: Fact<string>;
   /** Fallbacks taken and measurements that failed, one sentence each. */
   readonly notes?: readonly string[];
 }
@@ -63,6 +67,8 @@ export const HOST_FACT_NAMES: readonly HostFactName[] = [
   'mysqlRunning',
   'mysqlRss',
   'somaxconn',
+  'httpdVersion',
+  'databaseServer',
   'mounts',
 ];
 

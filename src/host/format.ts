@@ -43,6 +43,8 @@ export function describeHostFacts(facts: HostFacts): string[] {
   if (facts.mysqlRunning) lines.push(`MySQL ${facts.mysqlRunning.value ? 'running' : 'not running'} ${origin(facts.mysqlRunning.source)}`);
   if (facts.mysqlRss) lines.push(`MySQL RSS ${formatBytes(facts.mysqlRss.value)} ${origin(facts.mysqlRss.source)}`);
   if (facts.somaxconn) lines.push(`net.core.somaxconn ${facts.somaxconn.value} ${origin(facts.somaxconn.source)}`);
+  if (facts.httpdVersion) lines.push(`httpd ${facts.httpdVersion.value} ${origin(facts.httpdVersion.source)}`);
+  if (facts.databaseServer) lines.push(`database server ${facts.databaseServer.value} ${origin(facts.databaseServer.source)}`);
   if (facts.mounts) lines.push(...mountLines(facts.mounts));
   for (const note of facts.notes ?? []) lines.push(`note: ${note}`);
   return lines;

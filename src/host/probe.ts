@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import type { ChildMemory, HostFacts } from './facts.js';
 import { summarizeChildMemory } from './facts.js';
 import type { CgroupContext, ProcessInfo } from './proc.js';
+import { probeServerVersions } from './servers.js';
 import {
   cpuQuota,
   listProcesses,
@@ -228,12 +229,19 @@ function probeProcesses(
   if (hidden)
     notes.push("/proc is mounted with hidepid: other users' processes are invisible, so a missing Apache or MySQL is not reported");
 
-  probeApache(reader, processes, hidden, facts, notes);
-  probeMysql(processes, hidden, facts);
+  const apache = probeApache(reader, processes, hidden, facts, notes);
+  const mysql = probeMysql(reader, processes, hidden, facts);
+  Object.assign(facts, probeServerVersions(reader, { apache, mysql }, notes));
 }
 
-/** Whether Apache runs, and the memory of its children. */
-function probeApache(reader: ProcReader, processes: readonly ProcessInfo[], hidden: boolean, facts: MutableFacts, notes: string[]): void {
+/** Whether Apache runs, and the memory of its children; the processes seen, parents first. */
+function probeApache(
+  reader: ProcReader,
+  processes: readonly ProcessInfo[],
+  hidden: boolean,
+  facts: MutableFacts,
+  notes: string[],
+): readonly ProcessInfo[] {
   const apache = findApacheProcesses(processes);
   const apacheName = apache.parents[0]?.name ?? apache.children[0]?.name ?? 'apache2';
   if (apache.parents.length > 0 || apache.children.length > 0) {
@@ -253,14 +261,19 @@ function probeApache(reader: ProcReader, processes: readonly ProcessInfo[], hidd
     const measuredOn = child === undefined ? undefined : mappedApache(reader, child.pid);
     facts.perChild = { value: measuredOn === undefined ? perChild : { ...perChild, measuredOn }, source: `probe (${apacheName} children)` };
   }
+  return [...apache.parents, ...apache.children];
 }
 
-/** Whether MySQL or MariaDB runs, and its resident memory. */
-function probeMysql(processes: readonly ProcessInfo[], hidden: boolean, facts: MutableFacts): void {
-  const mysql = processes.filter((entry) => MYSQL_NAMES.has(entry.name));
+/**
+ * Whether MySQL or MariaDB runs, and its resident memory; the server
+ * processes seen. A `mariadbd --help --verbose` (a config check, as
+ * --verify runs one) or `--version` is no server.
+ */
+function probeMysql(reader: ProcReader, processes: readonly ProcessInfo[], hidden: boolean, facts: MutableFacts): readonly ProcessInfo[] {
+  const mysql = processes.filter((entry) => MYSQL_NAMES.has(entry.name) && !isOneShotInvocation(reader, entry.pid));
   if (mysql.length === 0) {
     if (!hidden) facts.mysqlRunning = { value: false, source: 'probe (no mysqld or mariadbd process)' };
-    return;
+    return mysql;
   }
   const name = (mysql[0] as ProcessInfo).name;
   facts.mysqlRunning = { value: true, source: `probe (${name} ${pidList(mysql)})` };
@@ -269,4 +282,13 @@ function probeMysql(processes: readonly ProcessInfo[], hidden: boolean, facts: M
     const rss = measured.reduce((sum, entry) => sum + (entry.rss as number), 0);
     facts.mysqlRss = { value: rss, source: `probe (VmRSS of ${name} ${pidList(measured)})` };
   }
+  return mysql;
+}
+
+/** Arguments that make the server print and exit instead of serving. */
+const ONE_SHOT_ARGUMENTS = new Set(['--help', '-?', '--version', '-V', '--print-defaults']);
+
+function isOneShotInvocation(reader: ProcReader, pid: number): boolean {
+  const cmdline = reader.read(`/proc/${pid}/cmdline`);
+  return cmdline.ok && cmdline.text.split('\0').some((argument) => ONE_SHOT_ARGUMENTS.has(argument));
 }

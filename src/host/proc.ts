@@ -23,6 +23,15 @@ export class ProcReader {
     }
   }
 
+  /** Where a symlink such as `/proc/PID/exe` points; undefined when it cannot be read (another user's process). */
+  link(file: string): string | undefined {
+    try {
+      return fs.readlinkSync(this.resolve(file));
+    } catch {
+      return undefined;
+    }
+  }
+
   list(directory: string): readonly string[] | undefined {
     try {
       return fs.readdirSync(this.resolve(directory));

@@ -136,6 +136,8 @@ export function hostFactsToProfileYaml(facts: HostFacts): string {
       case 'somaxconn':
       case 'apacheRunning':
       case 'mysqlRunning':
+      case 'httpdVersion':
+      case 'databaseServer':
         lines.push(`${name}: ${String(fact.value)}${comment(fact.source)}`);
         break;
       case 'perChild': {

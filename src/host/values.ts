@@ -1,3 +1,4 @@
+import { parseTargetSpec } from '../core/targets.js';
 import { editDistance } from '../util/nearest-name.js';
 import { formatBytes, parseFriendlySize } from '../util/units.js';
 import type { ChildMemory, Fact, HostFactName, HostFacts, MountEntry } from './facts.js';
@@ -98,6 +99,26 @@ function checkPositiveInteger(value: unknown): Checked<number> {
   const number = typeof value === 'number' ? value : typeof value === 'string' && WHOLE_NUMBER_TEXT.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(number) || number <= 0) return fail(`expected a whole number greater than 0, got ${shown(value)}`);
   return { ok: true, value: number };
+}
+
+function checkHttpdVersion(value: unknown): Checked<string> {
+  const text = typeof value === 'number' ? String(value) : value;
+  return typeof text === 'string' && /^2\.[24](\.\d+)?$/.test(text.trim())
+    ? { ok: true, value: text.trim() }
+    : fail(`expected an httpd release like 2.4.71, got ${shown(value)}`);
+}
+
+/** `mariadb=10.11.19`, `mysql=8.0.36`: what --target takes for the database. */
+function checkDatabaseServer(value: unknown): Checked<string> {
+  if (typeof value !== 'string' || !/^(mysql|mariadb)=/i.test(value.trim())) {
+    return fail(`expected the server as a target, like mariadb=10.11.19 or mysql=8.0.36, got ${shown(value)}`);
+  }
+  try {
+    parseTargetSpec(value.trim());
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+  return { ok: true, value: value.trim().toLowerCase() };
 }
 
 function checkBoolean(value: unknown): Checked<boolean> {
@@ -235,6 +256,10 @@ function readFact(name: HostFactName, node: Located, keyPath: string): unknown {
     case 'apacheRunning':
     case 'mysqlRunning':
       return take(checkBoolean(node.value), node.where, keyPath);
+    case 'httpdVersion':
+      return take(checkHttpdVersion(node.value), node.where, keyPath);
+    case 'databaseServer':
+      return take(checkDatabaseServer(node.value), node.where, keyPath);
     case 'perChild':
       return checkPerChild(node, keyPath);
     case 'mounts':

@@ -13,7 +13,11 @@ import { said } from '../helpers/rule-fixtures.js';
 
 const dir = scratchDir('assumed-target');
 after(() => removeScratch(dir));
-writeFiles(dir, { 'my.cnf': '[mysqld]\ngtid_mode = ON\ndefault_authentication_plugin = mysql_native_password\n' });
+writeFiles(dir, {
+  'my.cnf': '[mysqld]\ngtid_mode = ON\ndefault_authentication_plugin = mysql_native_password\n',
+  'redo.cnf': '[mysqld]\ninnodb_log_file_size = 256M\n',
+  'mysql-host.yaml': 'ram: 2G\ndatabaseServer: mysql=8.0.36\n',
+});
 
 function findings(args: readonly string[]): { ruleId: string; severity: string; message: string }[] {
   return jsonDiagnostics(runCli(['--no-probe', '--format', 'json', ...args, 'my.cnf'], { cwd: dir }).stdout).filter((diagnostic) =>
@@ -26,9 +30,22 @@ describe('an assumed database target', () => {
     const assumed = findings([]);
     const unknown = assumed.find((diagnostic) => diagnostic.ruleId === 'MY1006');
     assert.equal(unknown?.severity, 'warn');
-    assert.match(said(unknown), /give --target mysql=8\.0.*is assumed because nothing names the server/);
+    assert.match(said(unknown), /the assumed server, has no such option.*give --target mysql=8\.0/);
     const diff = runCli(['--no-probe', '--format', 'diff', 'my.cnf'], { cwd: dir });
     assert.doesNotMatch(diff.stdout, /^-default_authentication_plugin/m);
+  });
+
+  it("says once, in the host facts, that the server is assumed; a host's own server (a probe, a profile) names it", () => {
+    const stylish = runCli(['--no-probe', 'my.cnf'], { cwd: dir }).stdout;
+    assert.equal(stylish.split('database server MariaDB 10.11, assumed').length - 1, 1);
+    const profiled = runCli(['--profile', 'mysql-host.yaml', '--format', 'json', 'redo.cnf'], { cwd: dir });
+    const deprecated = jsonDiagnostics(profiled.stdout).find((diagnostic) => diagnostic.ruleId === 'MY4004');
+    assert.match(deprecated?.message ?? '', /deprecated since MySQL 8\.0\.30/, 'linted for the MySQL 8.0.36 the profile names');
+    const fromProfile = runCli(['--profile', 'mysql-host.yaml', 'redo.cnf'], { cwd: dir }).stdout;
+    assert.match(fromProfile, /database server mysql=8\.0\.36 \(from profile mysql-host\.yaml\)/);
+    assert.doesNotMatch(fromProfile, /assumed/);
+    const overridden = runCli(['--profile', 'mysql-host.yaml', '--target', 'mariadb=10.11', '--format', 'json', 'redo.cnf'], { cwd: dir });
+    assert.equal(jsonDiagnostics(overridden.stdout).filter((diagnostic) => diagnostic.ruleId === 'MY4004').length, 0, '--target wins');
   });
 
   it('named with --target mariadb=10.11, the same options are what they are on MariaDB: an error, and the no-op removed', () => {

@@ -237,6 +237,11 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
       mysqlRunning: mixed<unknown>(fc.boolean(), fc.constantFrom<unknown>('no', 0)),
       mysqlRss: size,
       somaxconn: mixed<unknown>(fc.oneof(fc.integer({ min: 1, max: 65535 }), fc.constant('4096')), fc.constantFrom<unknown>(0, 1.5, '12k')),
+      httpdVersion: mixed<unknown>(fc.constantFrom<unknown>('2.4.71', '2.2', 2.4), fc.constantFrom<unknown>('2.5', 'apache', true)),
+      databaseServer: mixed<unknown>(
+        fc.constantFrom('mariadb=10.11.19', 'mysql=8.0.36', 'MySQL=8.4'),
+        fc.constantFrom<unknown>('mariadb', 8.0),
+      ),
       mounts: mixed<unknown>(fc.array(mount, { maxLength: 2 }), fc.constantFrom<unknown>('/var/www', { mountPoint: '/' })),
     };
     assert.deepEqual(Object.keys(facts), [...HOST_FACT_NAMES]);

@@ -73,6 +73,8 @@ describe('profiles', () => {
       mysqlRunning: { value: true, source },
       mysqlRss: { value: 96 * MIB, source },
       somaxconn: { value: 4096, source },
+      httpdVersion: { value: '2.4.57', source },
+      databaseServer: { value: 'mariadb=10.11.6', source },
       mounts: {
         value: [
           { mountPoint: '/', fsType: 'ext4', source: '/dev/vda1' },
@@ -108,6 +110,17 @@ describe('profiles', () => {
     assert.match(
       await hostError(() => loadHostProfile(relativeFixture('profiles/not-a-mapping.yaml'))),
       /not-a-mapping\.yaml:1:1: expected a mapping of host facts \(ram, cpus, .*\), got a list$/,
+    );
+  });
+
+  test('the servers a profile names must be ones a target can be', async () => {
+    assert.equal(
+      await hostError(() => parseHostProfile('databaseServer: mysql=10.6\n', 'host.yaml')),
+      'host.yaml:1:17: databaseServer: unsupported mysql target "10.6": MySQL has no version 10 (did you mean mariadb=10.6?)',
+    );
+    assert.equal(
+      await hostError(() => parseHostProfile('httpdVersion: apache\n', 'host.yaml')),
+      'host.yaml:1:15: httpdVersion: expected an httpd release like 2.4.71, got "apache"',
     );
   });
 

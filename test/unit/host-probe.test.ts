@@ -7,6 +7,7 @@ import { filesystemTypeOf } from '../../src/host/facts.js';
 import { listProcesses, parseMountInfo, ProcReader } from '../../src/host/proc.js';
 import type { MemoryTotals } from '../../src/host/probe.js';
 import { probeHost } from '../../src/host/probe.js';
+import { parseDatabaseVersion, parseHttpdVersion } from '../../src/host/servers.js';
 import { cgroupV1ShouldBeCreatable, createV1Group } from '../helpers/host-cgroup.js';
 import { smapsRollup, statusFile, temporaryDirectory, writeTree } from '../helpers/host-fixtures.js';
 import { NOBODY, probeInChildProcess, unreadableByNobody } from '../helpers/host-probe-runner.js';
@@ -342,5 +343,57 @@ describe('parseMountInfo', () => {
       superOptions: ['rw', 'errors=continue'],
     });
     assert.deepEqual(parseMountInfo('garbage\n\n'), []);
+  });
+});
+
+describe('the servers a host runs, from their own binaries', () => {
+  test('versions as the binaries print them, MySQL and MariaDB told apart', () => {
+    assert.equal(parseHttpdVersion('Server version: Apache/2.4.71 (Debian)\nServer built:   2026-11-12T08:58:41\n'), '2.4.71');
+    assert.equal(parseHttpdVersion('httpd: command not found'), undefined);
+    assert.deepEqual(parseDatabaseVersion('mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)'), {
+      product: 'mariadb',
+      version: '10.11.19',
+    });
+    assert.deepEqual(parseDatabaseVersion('/usr/sbin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)'), {
+      product: 'mysql',
+      version: '8.0.36',
+    });
+    assert.deepEqual(parseDatabaseVersion('/usr/sbin/mysqld  Ver 8.0.36-28 for Linux on x86_64 (Percona Server (GPL), Release 28)'), {
+      product: 'mysql',
+      version: '8.0.36',
+    });
+  });
+
+  test('the running server is the one asked, by its /proc/PID/exe; a --help --verbose run is no server', async (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-servers-');
+    t.after(remove);
+    const fakeMysqld = path.join(dir, 'mysqld');
+    fs.writeFileSync(fakeMysqld, '#!/bin/sh\necho "/usr/sbin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)"\n', {
+      mode: 0o755,
+    });
+    writeTree(dir, {
+      '/proc/self/status': statusFile('node', 4242, 1, 50000),
+      '/proc/200/status': statusFile('mysqld', 200, 1, 90000),
+      '/proc/200/cmdline': 'mysqld\0--user=mysql\0',
+      '/proc/300/status': statusFile('mariadbd', 300, 1, 60000),
+      '/proc/300/cmdline': 'mariadbd\0--defaults-file=/tmp/x.cnf\0--help\0--verbose\0',
+    });
+    fs.symlinkSync(fakeMysqld, path.join(dir, 'proc', '200', 'exe'));
+    const facts = await probeHost({ root: dir, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.databaseServer, { value: 'mysql=8.0.36', source: `probe (${fakeMysqld} --version, PID 200)` });
+    assert.equal(facts.mysqlRunning?.source, 'probe (mysqld PID 200)');
+    assert.equal(facts.httpdVersion, undefined, 'no httpd runs or is installed under this root');
+  });
+
+  test('a --help --verbose run alone: no server runs', async (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-servers-');
+    t.after(remove);
+    writeTree(dir, {
+      '/proc/self/status': statusFile('node', 4242, 1, 50000),
+      '/proc/300/status': statusFile('mariadbd', 300, 1, 60000),
+      '/proc/300/cmdline': 'mariadbd\0--help\0--verbose\0',
+    });
+    const facts = await probeHost({ root: dir, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.mysqlRunning, { value: false, source: 'probe (no mysqld or mariadbd process)' });
   });
 });
