@@ -1,42 +1,19 @@
+import { lineOf } from '../../src/core/located.js';
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { seriesOf } from '../../src/core/targets.js';
 import { mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
-import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { loadedPlugins, pluginLibraryOf } from '../../src/languages/mycnf/plugins.js';
+import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { NearestName } from '../../src/util/nearest-name.js';
 import { shownLine } from './support/intent.js';
 import { unknownNameOwner } from './support/ownership.js';
 
 /**
- * Prefixes of the options of MariaDB plugins that are not built in (the
- * libraries in /usr/lib/mysql/plugin of the Debian packages, and the engines
- * and key managers packaged separately). Such an option is known once its
- * plugin is loaded (plugin_load_add, or INSTALL PLUGIN, which the server
- * reads from mysql.plugin at start), which an option file alone cannot show.
+ * Plugins whose libraries Debian's MariaDB packages do not ship, so the
+ * generated table cannot list their options: an option with one of these
+ * prefixes is taken for theirs.
  */
-const PLUGIN_PREFIXES = [
-  'server_audit',
-  'simple_password_check',
-  'cracklib_password_check',
-  'password_reuse_check',
-  'file_key_management',
-  'hashicorp_key_management',
-  'aws_key_management',
-  'query_response_time',
-  'sql_error_log',
-  'handlersocket',
-  'rocksdb',
-  'tokudb',
-  'connect',
-  'mroonga',
-  'spider',
-  's3',
-  'columnstore',
-  'oqgraph',
-  'federated',
-  'sphinx',
-  'gssapi',
-  'pam',
-];
+const UNLISTED_PLUGINS = ['aws_key_management', 'columnstore'];
 
 export default defineMycnfRule({
   meta: {
@@ -58,10 +35,17 @@ export default defineMycnfRule({
         message: '{{written}}: "{{name}}" begins {{count}} options, so the server refuses to start; expected the full name',
         detail: '{{candidates}}: "ambiguous option \'--{{argument}}\'"',
       },
-      plugin: {
-        message: '{{written}} is an option of the {{plugin}} plugin; expected loose-{{name}}',
+      pluginReplaced: {
+        message:
+          '{{written}} is an option of the {{plugin}} plugin, which plugin_load in {{reset}} drops from the plugins to load; expected loose-{{name}}',
         detail:
-          'known only once the plugin is loaded; without it the server refuses to start ("{{wording}}"); with loose- it ignores the line with a warning',
+          'plugin_load replaces the list earlier plugin_load_add lines built; without the plugin the server refuses to start ("{{wording}}"); with loose- it ignores the line with a warning',
+      },
+      plugin: {
+        message:
+          '{{written}} is an option of the {{plugin}} plugin, which no plugin_load_add in the server groups loads; expected loose-{{name}}',
+        detail:
+          'known only once the plugin is loaded (plugin_load_add = {{plugin}}, or INSTALL PLUGIN, which the server reads from mysql.plugin at start); without it the server refuses to start ("{{wording}}"); with loose- it ignores the line with a warning',
       },
     },
   },
@@ -85,13 +69,14 @@ export default defineMycnfRule({
         });
         return;
       }
-      const plugin = PLUGIN_PREFIXES.find((prefix) => use.name.key.startsWith(`${prefix}_`));
+      const plugin = pluginLibraryOf(use.name.key) ?? UNLISTED_PLUGINS.find((prefix) => use.name.key.startsWith(`${prefix}_`));
       if (plugin !== undefined) {
+        const reset = droppingLine(ctx.mycnf, plugin);
         ctx.report({
           at: use,
-          messageId: 'plugin',
+          messageId: reset === undefined ? 'plugin' : 'pluginReplaced',
           severity: 'warn',
-          data: { written, plugin, wording, name: line.rawName },
+          data: { written, plugin, wording, name: line.rawName, reset: reset === undefined ? '' : lineOf(reset) },
           fix: () => ({ file: use.file, range: [line.nameRange[0], line.nameRange[0]], text: 'loose-' }),
         });
         return;
@@ -113,6 +98,17 @@ export default defineMycnfRule({
     return { option: { '*': check } };
   },
 });
+
+/** The plugin_load line that drops a library an earlier plugin_load or plugin_load_add loaded, if one does. */
+function droppingLine(config: MycnfConfig, library: string): MycnfOptionUse | undefined {
+  const reset = config.effective('plugin_load');
+  if (reset === undefined) return undefined;
+  const earlier = config.uses.filter(
+    (use) => use.order < reset.order && (use.name.key === 'plugin_load' || use.name.key === 'plugin_load_add'),
+  );
+  const loaded = loadedPlugins(earlier.map((use) => ({ key: 'plugin_load_add', value: use.value })));
+  return loaded.some((entry) => entry.library === library) ? reset : undefined;
+}
 
 let nearestOption: NearestName | undefined;
 

@@ -1,4 +1,5 @@
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import type { MycnfRuleContext } from '../../src/engine/types.js';
 import { removeMycnfLine } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
@@ -42,6 +43,10 @@ export default defineMycnfRule({
         message: '{{written}} changes nothing; expected this line removed',
         detail: '{{winner}} sets {{name}} to the same value later ({{winnerText}}){{order}}',
       },
+      replacedList: {
+        message: '{{written}} is dead: plugin_load in {{winner}} replaces the list of plugins to load',
+        detail: 'the server reads {{winner}} ({{winnerText}}) later; plugin_load_add adds only to what the last plugin_load set{{order}}',
+      },
     },
   },
   create(ctx) {
@@ -54,7 +59,7 @@ export default defineMycnfRule({
           if (
             key === 'set_variable' ||
             CUMULATIVE.has(key) ||
-            (use.status !== 'exact' && use.status !== 'abbreviation' && use.status !== 'unverified')
+            (use.status !== 'exact' && use.status !== 'abbreviation' && use.status !== 'unverified' && use.status !== 'plugin')
           )
             continue;
           const slot = use.name.maximum ? `maximum:${key}` : key;
@@ -81,10 +86,30 @@ export default defineMycnfRule({
             else ctx.report({ at: use, messageId: 'different', data });
           }
         }
+        reportReplacedPluginLists(ctx, mycnf, bySlot.get('plugin_load')?.at(-1));
       },
     };
   },
 });
+
+/** plugin_load_add lines before the last plugin_load: it replaces the list they added to. */
+function reportReplacedPluginLists(
+  ctx: MycnfRuleContext<Record<string, never>, 'replacedList'>,
+  mycnf: MycnfConfig,
+  lastLoad: MycnfOptionUse | undefined,
+): void {
+  if (lastLoad === undefined) return;
+  for (const use of mycnf.uses) {
+    if (use.order >= lastLoad.order || use.name.key !== 'plugin_load_add') continue;
+    const data = {
+      written: shownLine(use),
+      winner: lineOf(lastLoad),
+      winnerText: shownLine(lastLoad),
+      order: unorderedIncludes(use, lastLoad, mycnf),
+    };
+    ctx.report({ at: use, messageId: 'replacedList', data });
+  }
+}
 
 /** MariaDB's [client-server]: read by the server and by every client program. */
 function readByClients(use: MycnfOptionUse): boolean {

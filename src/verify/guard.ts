@@ -4,6 +4,7 @@ import type { ApacheNode } from '../languages/apache/cst.js';
 import { parseApache } from '../languages/apache/parser.js';
 import { legacySetVariable, normaliseOptionName } from '../languages/mycnf/names.js';
 import { parseMyCnf } from '../languages/mycnf/parser.js';
+import { loadedPlugins } from '../languages/mycnf/plugins.js';
 import { LineIndex } from '../core/line-index.js';
 import { underSystemDirs } from './sandbox.js';
 import { appendAll } from '../util/arrays.js';
@@ -46,6 +47,14 @@ const RUNS_CODE_WHILE_READING = new Set([
 
 /** Options by which mariadbd loads plugins (shared libraries) while it reads its options, even for --help. */
 const PLUGIN_OPTIONS = ['plugin_load', 'plugin_load_add', 'plugin_dir', 'early_plugin_load'];
+
+/**
+ * The plugin_dir MariaDB and MySQL packages are built with (Debian, RHEL).
+ * Without a plugin_dir in the files, plugin_load_add loads a bare library
+ * name from there (the server refuses a name with a path), so a package's
+ * own `plugin_load_add = provider_bzip2` loads system code.
+ */
+const SYSTEM_PLUGIN_DIRS = ['/usr/lib/mysql/plugin', '/usr/lib64/mysql/plugin', '/usr/lib/mariadb/plugin', '/usr/lib64/mariadb/plugin'];
 
 export interface ApacheGuardContext {
   /** The environment the server runs with: `${NAME}` resolves from it unless a `Define` anywhere names it. */
@@ -141,21 +150,53 @@ function expanderOf(located: readonly { node: ApacheNode }[], context: ApacheGua
   };
 }
 
-/** What in option files would make `mariadbd --help --verbose` load a library the files choose, in any group. */
+/**
+ * What in option files would make `mariadbd --help --verbose` load a library
+ * the files choose, in any group: a plugin_dir, or a plugin_load_add naming
+ * a library that is not a root-owned one of the system plugin directories.
+ */
 export function mycnfVerifyHazards(files: readonly GuardedFile[]): string[] {
   const hazards: string[] = [];
-  for (const file of files) {
-    for (const line of parseMyCnf(file.text).lines) {
-      if (line.kind !== 'option') continue;
-      const name = normaliseOptionName(line.rawName);
-      const inner = legacySetVariable(name, line.value)?.name;
-      if (![name, inner].some((candidate) => candidate !== undefined && namesPluginOption(candidate.key))) continue;
-      hazards.push(
-        `${line.rawName}${line.value === undefined ? '' : `=${line.value}`} (${file.displayPath}:${line.number}): mariadbd loads plugins while it reads its options`,
-      );
+  const options = files.flatMap((file) =>
+    parseMyCnf(file.text).lines.flatMap((line) =>
+      line.kind === 'option' ? [{ file, line, set: optionSet(line.rawName, line.value) }] : [],
+    ),
+  );
+  const choosesPluginDir = options.some(({ set }) => 'plugin_dir'.startsWith(set.key));
+  for (const { file, line, set } of options) {
+    if (!namesPluginOption(set.key)) continue;
+    const written = `${line.rawName}${line.value === undefined ? '' : `=${line.value}`} (${file.displayPath}:${line.number})`;
+    if (choosesPluginDir || (set.key !== 'plugin_load' && set.key !== 'plugin_load_add')) {
+      hazards.push(`${written}: mariadbd loads plugins while it reads its options`);
+      continue;
     }
+    const untrusted = untrustedLibraries(set.value);
+    if (untrusted.length > 0)
+      hazards.push(`${written}: ${untrusted.join(', ')} is not a root-owned library of ${SYSTEM_PLUGIN_DIRS.join(', ')}`);
   }
   return hazards;
+}
+
+/** The option a line sets and its value: for set-variable, the one inside. */
+function optionSet(rawName: string, value: string | undefined): { key: string; value: string | undefined } {
+  const name = normaliseOptionName(rawName);
+  const inner = legacySetVariable(name, value);
+  return inner === undefined ? { key: name.key, value } : { key: inner.name.key, value: inner.value };
+}
+
+/** The libraries of a plugin_load(_add) value that the system plugin directories do not vouch for. */
+function untrustedLibraries(value: string | undefined): string[] {
+  return loadedPlugins([{ key: 'plugin_load_add', value }])
+    .map((plugin) => plugin.library)
+    .filter((library) => library.includes('/') || !SYSTEM_PLUGIN_DIRS.some((dir) => rootOwnedFile(path.posix.join(dir, `${library}.so`))));
+}
+
+function rootOwnedFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile() && rootOnly(fs.realpathSync(file)) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** The server takes a unique prefix of an option's name for the option, so a prefix counts. */

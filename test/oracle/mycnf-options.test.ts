@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { MARIADB_OPTIONS_RELEASE, mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
+import { PLUGIN_OPTIONS, PLUGIN_OPTIONS_RELEASE } from '../../src/languages/mycnf/mariadb-plugin-options.js';
 import { temporaryDirectory } from '../helpers/mycnf-fixtures.js';
 import { serverSeries } from '../helpers/mycnf-oracle.js';
 import { requireTool } from '../helpers/tools.js';
@@ -72,5 +73,47 @@ describe('mycnf: the MariaDB option list', () => {
     const names = mariadbOptionNames();
     assert.deepEqual([...names], [...new Set(names)].sort());
     assert.ok(names.every((name) => /^[a-z0-9_]+$/.test(name)));
+  });
+});
+
+describe('mycnf: the MariaDB plugin option table', () => {
+  it('lists the options each installed plugin library adds once plugin_load_add loads it', (t) => {
+    const tool = requireTool(t, 'mariadbd');
+    if (tool === undefined) return;
+    const pluginDir = '/usr/lib/mysql/plugin';
+    const release = serverRelease(tool);
+    const names = (extra: readonly string[]): Set<string> => {
+      const run = spawnSync(
+        tool,
+        ['--no-defaults', `--plugin-dir=${pluginDir}`, '--plugin-maturity=unknown', ...extra, '--help', '--verbose'],
+        {
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
+      return new Set(
+        [...run.stdout.matchAll(/^ {2}(?:-\S, )?--([A-Za-z0-9_-]+)/gm)].map((match) =>
+          (match[1] as string).replaceAll('-', '_').toLowerCase(),
+        ),
+      );
+    };
+    const base = names([]);
+    const installed = Object.keys(PLUGIN_OPTIONS).filter((library) => fs.existsSync(path.join(pluginDir, `${library}.so`)));
+    t.diagnostic(
+      `checked ${installed.length} of ${Object.keys(PLUGIN_OPTIONS).length} libraries against mariadbd ${release ?? '?'}; the table is from ${PLUGIN_OPTIONS_RELEASE}`,
+    );
+    // mariadb-server alone ships these: the check never passes by finding no library.
+    for (const library of ['server_audit', 'disks', 'ha_archive', 'metadata_lock_info'])
+      assert.ok(installed.includes(library), `${library}.so is installed`);
+    for (const library of installed) {
+      const added = [...names([`--plugin-load-add=${library}`])].filter((name) => !base.has(name)).sort();
+      const listed = (PLUGIN_OPTIONS[library] as string).split(' ');
+      if (release === PLUGIN_OPTIONS_RELEASE) assert.deepEqual(added, listed, library);
+      else
+        assert.ok(
+          listed.every((name) => added.includes(name)),
+          `${library}: every option the table lists is still there`,
+        );
+    }
   });
 });

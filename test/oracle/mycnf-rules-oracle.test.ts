@@ -211,9 +211,20 @@ describe('MySQL rules against mariadbd 10.11', () => {
                 : (await lint({ paths: [scratch], cwd: dir, targets: parseTargetSpec(''), host: {}, rules: everything, fixType: 'none' }))
                     .diagnostics;
             if (findings.some((diagnostic) => diagnostic.severity === 'error')) continue;
+            // A plugin's option is a warning: INSTALL PLUGIN (the mysql.plugin table, which --help does not read) may load it.
+            const pluginRefusals = findings.filter((diagnostic) => diagnostic.ruleId === 'MY1006').flatMap(quotedWording);
             checks.push(
               mariadbd(tool, scratch).then((run) => {
                 const label = `${rule.meta.id} ${testCase.name}${version === 0 ? '' : ' (fixed)'}`;
+                if (pluginRefusals.length > 0) {
+                  assert.ok(
+                    pluginRefusals.some((wording) =>
+                      run.stderr.split('\n').some((line) => line.includes('[ERROR]') && line.endsWith(`mariadbd: ${wording}`)),
+                    ),
+                    `${label}: without the plugin mariadbd refuses as the warning says\n${run.stderr}`,
+                  );
+                  return;
+                }
                 assert.doesNotMatch(
                   run.stderr,
                   /\[ERROR\]/,
@@ -228,6 +239,36 @@ describe('MySQL rules against mariadbd 10.11', () => {
       assert.ok(checks.length >= 60, `${checks.length} files without an error finding checked`);
       await Promise.all(checks);
     });
+  });
+});
+
+describe('MySQL rules on the installed /etc/mysql tree', () => {
+  it('find an error exactly when mariadbd refuses the tree (the plugin packages add their own files)', async (t) => {
+    const tool = installedMariadbd(t);
+    if (tool === undefined) return;
+    if (!fs.existsSync('/etc/mysql/my.cnf')) {
+      assert.notEqual(process.env.CI, 'true', 'CI installs mariadb-server, which ships /etc/mysql/my.cnf');
+      t.skip('/etc/mysql/my.cnf is not installed');
+      return;
+    }
+    const result = await lint({
+      paths: ['/etc/mysql/my.cnf'],
+      cwd: '/',
+      targets: parseTargetSpec(''),
+      host: {},
+      rules: selectRules(builtinRules, 'all', new Map()),
+      fixType: 'none',
+    });
+    const errors = result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error' && diagnostic.ruleId.startsWith('MY'));
+    const run = await mariadbd(tool, '/etc/mysql/my.cnf');
+    const refused = run.status !== 0 || run.stderr.includes('[ERROR]');
+    const files = fs.readdirSync('/etc/mysql/mariadb.conf.d').join(' ');
+    t.diagnostic(`/etc/mysql/mariadb.conf.d: ${files}`);
+    assert.equal(
+      errors.length > 0,
+      refused,
+      `tune-lint: ${errors.map((diagnostic) => `${diagnostic.ruleId} ${diagnostic.message}`).join('; ') || 'no error'}\nmariadbd: ${run.stderr}`,
+    );
   });
 });
 

@@ -98,6 +98,30 @@ describe('--verify never runs code a config names', () => {
     assert.equal(fs.existsSync(marker), false);
   });
 
+  it("a package's plugin_load_add of a root-owned library in the system plugin directory is trusted; any other is not", (t) => {
+    if (!fs.existsSync('/usr/lib/mysql/plugin/disks.so')) {
+      assert.notEqual(process.env.CI, 'true', 'CI installs mariadb-server, which ships disks.so');
+      t.skip('mariadb-server (disks.so) is not installed');
+      return;
+    }
+    const hazards = (text: string): string[] => mycnfVerifyHazards([{ displayPath: 'my.cnf', text }]);
+    assert.deepEqual(hazards('[server]\nplugin_load_add = disks\n[mariadb]\nplugin-load-add = disks.so;ARCHIVE=ha_archive.so\n'), []);
+    assert.match(
+      hazards('[mysqld]\nplugin_load_add = disks;no_such_library\n')[0] ?? '',
+      /my\.cnf:2\): no_such_library is not a root-owned library/,
+    );
+    assert.match(
+      hazards('[mysqld]\nplugin_load = ../../../tmp/evil\n')[0] ?? '',
+      /\.\.\/\.\.\/\.\.\/tmp\/evil is not a root-owned library/,
+    );
+    assert.equal(
+      hazards('[mysqld]\nplugin_load_add = disks\n[client]\nplugin-dir = /srv\n').length,
+      2,
+      'a plugin_dir anywhere makes every load a hazard',
+    );
+    assert.equal(hazards('[mysqld]\nplugin_load_a = disks\n').length, 1, 'an abbreviation is not trusted');
+  });
+
   it('the installed Debian configs load only root-owned system modules: nothing in them keeps the servers from running', (t) => {
     if (requireTool(t, 'apache2') === undefined || !fs.existsSync('/etc/mysql/my.cnf')) return;
     const fsView = new ConfigFileSystem({});

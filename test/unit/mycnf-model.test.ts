@@ -94,7 +94,7 @@ describe('mycnf model: groups the server reads', () => {
 describe('mycnf model: the Debian layout', () => {
   const config = layout('debian', 'etc/mysql/my.cnf', MARIADB_10_11);
 
-  it('reads my.cnf through its symlinks, then conf.d and mariadb.conf.d in name order', () => {
+  it('reads my.cnf through its symlinks, then conf.d and mariadb.conf.d in name order (with two plugin packages)', () => {
     assert.deepEqual(
       config.files.map((entry) => [entry.source.displayPath, entry.depth, entry.via]),
       [
@@ -106,12 +106,22 @@ describe('mycnf model: the Debian layout', () => {
         ['etc/mysql/mariadb.conf.d/50-mysqld_safe.cnf', 1, 'includedir'],
         ['etc/mysql/mariadb.conf.d/50-server.cnf', 1, 'includedir'],
         ['etc/mysql/mariadb.conf.d/60-galera.cnf', 1, 'includedir'],
+        ['etc/mysql/mariadb.conf.d/provider_bzip2.cnf', 1, 'includedir'],
+        ['etc/mysql/mariadb.conf.d/spider.cnf', 1, 'includedir'],
       ],
     );
     assert.equal(config.root.patchPath, 'etc/mysql/mariadb.cnf');
     assert.equal(config.files[1]?.includedFrom?.line, 13);
     assert.deepEqual(config.problems, []);
     assert.equal(config.startupError, undefined);
+  });
+
+  it('knows the plugins the packages load and their options', () => {
+    assert.deepEqual(config.plugins, [{ library: 'provider_bzip2' }, { library: 'ha_spider' }]);
+    const provider = config.effective('provider_bzip2');
+    assert.ok(provider !== undefined);
+    assert.equal(provider.status, 'plugin');
+    assert.deepEqual(provider.plugin, { library: 'provider_bzip2' });
   });
 
   it('knows the effective options, where each is set, and the defaults of the rest', () => {
@@ -381,5 +391,38 @@ describe('mycnf model: bad input', () => {
       assert.ok(!problem.message.endsWith('.'), problem.message);
       assert.ok(!problem.message.includes('\n'), problem.message);
     }
+  });
+});
+
+describe('mycnf model: plugin libraries', () => {
+  const load = (text: string): MycnfConfig => {
+    const { dir, cleanup } = temporaryDirectory('plugins');
+    try {
+      fs.writeFileSync(path.join(dir, 'my.cnf'), text);
+      return loadMycnf('my.cnf', { fs: new ConfigFileSystem({ cwd: dir }), target: MARIADB_10_11 });
+    } finally {
+      cleanup();
+    }
+  };
+  it('plugin_load_add adds, plugin_load replaces, name=library loads that plugin alone', () => {
+    const config = load(
+      '[mysqld]\nplugin_load_add = disks\nplugin_load = ha_archive;BLACKHOLE=ha_blackhole.so\nplugin-load-add = server_audit.so\narchive = ON\nblackhole = ON\nserver_audit_logging = ON\ndisks = ON\n',
+    );
+    assert.deepEqual(config.plugins, [
+      { library: 'ha_archive' },
+      { library: 'ha_blackhole', plugin: 'blackhole' },
+      { library: 'server_audit' },
+    ]);
+    const statuses = new Map(config.uses.map((use) => [use.name.key, use.status]));
+    assert.deepEqual(
+      ['archive', 'blackhole', 'server_audit_logging', 'disks'].map((key) => statuses.get(key)),
+      ['plugin', 'plugin', 'plugin', 'unknown'],
+    );
+  });
+  it('a plugin named in name=library owns only its own options; MySQL targets are left alone', () => {
+    const config = load('[mysqld]\nplugin_load_add = SERVER_AUDIT=server_audit\nserver_audit_logging = ON\n');
+    assert.equal(config.effective('server_audit_logging')?.status, 'plugin');
+    const other = load('[mysqld]\nplugin_load_add = other=server_audit\nserver_audit_logging = ON\n');
+    assert.equal(other.effective('server_audit_logging')?.status, 'unknown');
   });
 });

@@ -11,6 +11,7 @@ import { groupKey, serverGroups } from './groups.js';
 import { normaliseKey, type OptionName } from './names.js';
 import { resolveOptionName, type OptionStatus, type ResolvedOption } from './options.js';
 import { parseMyCnf, READ_LIMIT_BYTES, type MycnfDocument, type MycnfIncludeLine, type MycnfLine, type MycnfOptionLine } from './parser.js';
+import { loadedPluginOf, loadedPlugins, type LoadedPlugin } from './plugins.js';
 import { parseServerSize } from './sizes.js';
 
 /** `max_recursion_level` of search_default_file_with_ext: files at this depth have their `!` lines skipped. */
@@ -39,6 +40,8 @@ export interface MycnfOptionUse {
   /** Resolved for the target: `name.key` is the option the server sets (abbreviations expanded where the target does). */
   readonly name: OptionName;
   readonly status: OptionStatus;
+  /** For status `plugin`: the library whose plugin adds the option. */
+  readonly plugin: LoadedPlugin | undefined;
   /** Full names an abbreviation matched. */
   readonly candidates: readonly string[];
   readonly value: string | undefined;
@@ -63,6 +66,8 @@ export interface MycnfConfig {
   readonly serverGroups: readonly string[];
   /** Every option in those groups, in read order. */
   readonly uses: readonly MycnfOptionUse[];
+  /** The plugin libraries plugin_load/plugin_load_add in those groups load (MariaDB; empty for MySQL). */
+  readonly plugins: readonly LoadedPlugin[];
   /** Options in groups the server does not read ([client], [mysqldump], `[ mysqld ]`...); effective is false. */
   readonly otherOptions: readonly MycnfOptionUse[];
   readonly problems: readonly ConfigProblem[];
@@ -101,6 +106,7 @@ export function loadMycnf(rootPath: string, options: MycnfLoadOptions): MycnfCon
 /** An option line in read order: what the line holds is read from the line, not copied. */
 class OptionUse implements MycnfOptionUse {
   effective = false;
+  plugin: LoadedPlugin | undefined;
 
   constructor(
     readonly file: SourceFile,
@@ -120,7 +126,7 @@ class OptionUse implements MycnfOptionUse {
   }
 
   get status(): OptionStatus {
-    return this.resolved.status;
+    return this.plugin === undefined ? this.resolved.status : 'plugin';
   }
 
   get candidates(): readonly string[] {
@@ -134,8 +140,9 @@ class OptionUse implements MycnfOptionUse {
 
 class MycnfModel implements MycnfConfig {
   readonly files: MycnfFileEntry[] = [];
-  readonly uses: MycnfOptionUse[] = [];
-  readonly otherOptions: MycnfOptionUse[] = [];
+  readonly uses: OptionUse[] = [];
+  plugins: readonly LoadedPlugin[] = [];
+  readonly otherOptions: OptionUse[] = [];
   readonly problems: ConfigProblem[] = [];
   readonly target: DatabaseTarget;
   readonly serverGroups: readonly string[];
@@ -204,6 +211,7 @@ class MycnfModel implements MycnfConfig {
 
   load(hostPath: string): void {
     this.readFile(hostPath, 0, undefined, 'root');
+    this.findPluginOptions();
     const seen = new Set<string>();
     for (let i = this.uses.length - 1; i >= 0; i--) {
       const use = this.uses[i] as OptionUse;
@@ -213,6 +221,14 @@ class MycnfModel implements MycnfConfig {
       use.effective = true;
       if (!use.name.maximum) this.lastByKey.set(use.name.key, use);
     }
+  }
+
+  /** mariadbd parses a plugin's options once it has loaded the plugins, so a name only a loaded plugin knows is no error. */
+  private findPluginOptions(): void {
+    if (this.target.product !== 'mariadb') return;
+    this.plugins = loadedPlugins(this.uses.map((use) => ({ key: use.name.key, value: use.value })));
+    if (this.plugins.length === 0) return;
+    for (const use of this.uses) if (use.status === 'unknown') use.plugin = loadedPluginOf(use.name.key, this.plugins);
   }
 
   private open(hostPath: string): { source: SourceFile; document: MycnfDocument } | FileAccessError {

@@ -10,9 +10,10 @@ import { lookupTable } from '../../util/lookup.js';
  * - `ambiguous`: a prefix of several options, a startup error;
  * - `unknown`: no such option, a startup error (a warning with `loose-`);
  * - `abbreviation-refused`: MySQL >= 5.7 would have to expand a prefix and refuses (unknown option);
- * - `unverified`: MySQL, whose option list we do not have; the name was normalised without it.
+ * - `unverified`: MySQL, whose option list we do not have; the name was normalised without it;
+ * - `plugin`: an option of a plugin library the option files load (MariaDB), known once the plugin is.
  */
-export type OptionStatus = 'exact' | 'abbreviation' | 'ambiguous' | 'unknown' | 'abbreviation-refused' | 'unverified';
+export type OptionStatus = 'exact' | 'abbreviation' | 'ambiguous' | 'unknown' | 'abbreviation-refused' | 'unverified' | 'plugin';
 
 export interface ResolvedOption {
   readonly name: OptionName;
