@@ -2,6 +2,8 @@ import { lineOf } from '../../src/core/located.js';
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { seriesOf } from '../../src/core/targets.js';
 import { mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
+import { mysqlOptionList, mysqlPluginOf } from '../../src/languages/mycnf/mysql-names.js';
+import type { DatabaseTarget } from '../../src/core/targets.js';
 import { loadedPlugins, pluginLibraryOf } from '../../src/languages/mycnf/plugins.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { NearestName } from '../../src/util/nearest-name.js';
@@ -41,6 +43,10 @@ export default defineMycnfRule({
         detail:
           'plugin_load replaces the list earlier plugin_load_add lines built; without the plugin the server refuses to start ("{{wording}}"); with loose- it ignores the line with a warning',
       },
+      mariadbOnly: {
+        message: '{{written}}: {{name}} is an option of MariaDB; MySQL {{version}} has no such option and refuses to start',
+        detail: '"{{wording}}"',
+      },
       plugin: {
         message:
           '{{written}} is an option of the {{plugin}} plugin, which no plugin_load_add in the server groups loads; expected loose-{{name}}',
@@ -51,8 +57,9 @@ export default defineMycnfRule({
   },
   create(ctx) {
     const target = ctx.targets.db;
-    // The option list is MariaDB 10.11's: other series add and drop options, and MySQL names are not verifiable here.
-    if (target.product !== 'mariadb' || seriesOf(target.version) !== '10.11') return {};
+    const names = knownNames(target);
+    // Without a list of the target's names only MySQL's MariaDB-only names (status unknown) can be judged.
+    if (names === undefined && target.product === 'mariadb') return {};
     const check = (use: MycnfOptionUse): void => {
       if ((use.status !== 'unknown' && use.status !== 'ambiguous') || use.name.loose || unknownNameOwner(use.name, target) !== undefined)
         return;
@@ -69,7 +76,10 @@ export default defineMycnfRule({
         });
         return;
       }
-      const plugin = pluginLibraryOf(use.name.key) ?? UNLISTED_PLUGINS.find((prefix) => use.name.key.startsWith(`${prefix}_`));
+      const plugin =
+        target.product === 'mysql'
+          ? mysqlPluginOf(use.name.key, target)
+          : (pluginLibraryOf(use.name.key) ?? UNLISTED_PLUGINS.find((prefix) => use.name.key.startsWith(`${prefix}_`)));
       if (plugin !== undefined) {
         const reset = droppingLine(ctx.mycnf, plugin);
         ctx.report({
@@ -81,8 +91,12 @@ export default defineMycnfRule({
         });
         return;
       }
-      const near = likelyOption(use.name.key);
+      const near = names === undefined ? undefined : likelyOption(names, use.name.key);
       const suggestion = near === undefined ? '' : `; did you mean ${near}?`;
+      if (names === undefined) {
+        ctx.report({ at: use, messageId: 'mariadbOnly', data: { written, name: use.name.key, version: target.version, wording } });
+        return;
+      }
       if (target.assumed === true && near === undefined) {
         // A name MariaDB lacks may be MySQL's (gtid_mode, log_error_verbosity): not a refusal to start while the product is a guess.
         ctx.report({
@@ -93,7 +107,8 @@ export default defineMycnfRule({
         });
         return;
       }
-      ctx.report({ at: use, messageId: 'unknown', data: { written, product: `MariaDB ${target.version}`, wording, suggestion } });
+      const product = target.product === 'mysql' ? `MySQL ${target.version}` : `MariaDB ${target.version}`;
+      ctx.report({ at: use, messageId: 'unknown', data: { written, product, wording, suggestion } });
     };
     return { option: { '*': check } };
   },
@@ -110,10 +125,20 @@ function droppingLine(config: MycnfConfig, library: string): MycnfOptionUse | un
   return loaded.some((entry) => entry.library === library) ? reset : undefined;
 }
 
-let nearestOption: NearestName | undefined;
+/** The option names of the target, when tune-lint has its series' list: MariaDB 10.11, MySQL 5.7 and 8.0. */
+function knownNames(target: DatabaseTarget): readonly string[] | undefined {
+  if (target.product === 'mysql') return mysqlOptionList(target)?.all();
+  return seriesOf(target.version) === '10.11' ? mariadbOptionNames() : undefined;
+}
+
+const nearest = new Map<readonly string[], NearestName>();
 
 /** The one option within a small edit distance of a misspelt name, if exactly one is closest. */
-function likelyOption(key: string): string | undefined {
-  nearestOption ??= new NearestName(mariadbOptionNames(), (name) => (name.length < 4 ? 0 : name.length < 8 ? 1 : 2));
-  return nearestOption.find(key);
+function likelyOption(names: readonly string[], key: string): string | undefined {
+  let finder = nearest.get(names);
+  if (finder === undefined) {
+    finder = new NearestName(names, (name) => (name.length < 4 ? 0 : name.length < 8 ? 1 : 2));
+    nearest.set(names, finder);
+  }
+  return finder.find(key);
 }

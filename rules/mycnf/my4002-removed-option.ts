@@ -9,6 +9,8 @@ import { isClientOption } from '../../src/languages/mycnf/client-options.js';
 import { intendedOptions, shownLine, writtenKey, type IntendedOption } from './support/intent.js';
 import {
   mariadbNoop,
+  mariadbRemoval,
+  REMOVED_WARNING,
   mysqlStatus,
   removedOption,
   type RemovedOption,
@@ -121,6 +123,7 @@ function reportFinding(ctx: MycnfRuleContext, option: IntendedOption, written: s
 
 function historyOf(entry: RemovedOption, target: DatabaseTarget): string {
   if (target.product === 'mysql') return `was removed in MySQL ${entry.mysql?.removed ?? ''}`;
+  if (entry.mariadb !== undefined) return `was removed in MariaDB ${entry.mariadb.removed}`;
   return entry.mysql === undefined
     ? `is not an option of MariaDB ${target.version}`
     : `was removed in MySQL ${entry.mysql.removed} and is not an option of MariaDB ${target.version}`;
@@ -153,6 +156,8 @@ function classify(option: IntendedOption, written: string, target: DatabaseTarge
     }
     return { kind: option.name.loose ? 'loose' : 'refused', entry, replacement: entry.replacement };
   }
+  const later = entry === undefined ? undefined : laterMariadbRemoval(option, entry, target);
+  if (later !== undefined) return later;
   const noop = mariadbNoop(option.name.key, target);
   if (noop !== undefined && option.status === 'exact') return { kind: 'noop', ...noop, replacement: { kind: 'drop' } };
   if (entry === undefined) return undefined;
@@ -160,6 +165,14 @@ function classify(option: IntendedOption, written: string, target: DatabaseTarge
     return { kind: option.name.loose ? 'loose' : 'refused', entry, replacement: entry.replacement };
   if (option.name.alias === written && entry.replacement?.kind === 'rename') return { kind: 'alias', replacement: entry.replacement };
   return undefined;
+}
+
+/** An option MariaDB removed after 10.11, on a target at or past that release. */
+function laterMariadbRemoval(option: IntendedOption, entry: RemovedOption, target: DatabaseTarget): Finding | undefined {
+  const removal = mariadbRemoval(entry, target);
+  if (removal === undefined) return undefined;
+  if (removal.noop) return { kind: 'noop', mysqlOnly: false, warning: REMOVED_WARNING, replacement: { kind: 'drop' } };
+  return { kind: option.name.loose ? 'loose' : 'refused', entry, replacement: entry.replacement };
 }
 
 function replace(use: MycnfOptionUse, replacement: Replacement | undefined, value: string | undefined): TextEdit | TextEdit[] | null {

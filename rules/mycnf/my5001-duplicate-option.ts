@@ -23,6 +23,7 @@ const CUMULATIVE: ReadonlySet<string> = new Set([
   'optimizer_switch',
   'performance_schema_instrument',
   'ignore_db_dirs',
+  'ignore_db_dir',
 ]);
 
 export default defineMycnfRule({

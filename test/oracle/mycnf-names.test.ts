@@ -66,7 +66,12 @@ describe('mycnf option names', () => {
     assert.equal(resolveOptionName('key_buffer', { product: 'mysql', version: '8.0' }).status, 'abbreviation-refused');
     const old = resolveOptionName('key_buffer', { product: 'mysql', version: '5.6' });
     assert.deepEqual([old.status, old.name.key, old.name.abbreviation], ['abbreviation', 'key_buffer_size', 'key_buffer']);
-    assert.equal(resolveOptionName('innodb_dedicated_server', { product: 'mysql', version: '8.0' }).status, 'unverified');
+    assert.equal(resolveOptionName('innodb_dedicated_server', { product: 'mysql', version: '8.0' }).status, 'exact', "8.0's own list");
+    assert.equal(
+      resolveOptionName('innodb_dedicated_server', { product: 'mysql', version: '8.4' }).status,
+      'unverified',
+      'no list for 8.4',
+    );
   });
 });
 

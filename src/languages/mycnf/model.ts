@@ -11,6 +11,7 @@ import { groupKey, serverGroups } from './groups.js';
 import { normaliseKey, type OptionName } from './names.js';
 import { resolveOptionName, type OptionStatus, type ResolvedOption } from './options.js';
 import { parseMyCnf, READ_LIMIT_BYTES, type MycnfDocument, type MycnfIncludeLine, type MycnfLine, type MycnfOptionLine } from './parser.js';
+import { mysqlPluginOf } from './mysql-names.js';
 import { loadedPluginOf, loadedPlugins, type LoadedPlugin } from './plugins.js';
 import { parseServerSize } from './sizes.js';
 
@@ -66,7 +67,7 @@ export interface MycnfConfig {
   readonly serverGroups: readonly string[];
   /** Every option in those groups, in read order. */
   readonly uses: readonly MycnfOptionUse[];
-  /** The plugin libraries plugin_load/plugin_load_add in those groups load (MariaDB; empty for MySQL). */
+  /** The plugin libraries plugin_load/plugin_load_add in those groups load (MariaDB; empty for MySQL, whose libraries tune-lint cannot map to plugins). */
   readonly plugins: readonly LoadedPlugin[];
   /** Options in groups the server does not read ([client], [mysqldump], `[ mysqld ]`...); effective is false. */
   readonly otherOptions: readonly MycnfOptionUse[];
@@ -223,12 +224,31 @@ class MycnfModel implements MycnfConfig {
     }
   }
 
-  /** mariadbd parses a plugin's options once it has loaded the plugins, so a name only a loaded plugin knows is no error. */
+  /** The server parses a plugin's options once it has loaded the plugins, so a name only a loaded plugin knows is no error. */
   private findPluginOptions(): void {
-    if (this.target.product !== 'mariadb') return;
+    if (this.target.product === 'mysql') {
+      this.findMysqlPluginOptions();
+      return;
+    }
     this.plugins = loadedPlugins(this.uses.map((use) => ({ key: use.name.key, value: use.value })));
     if (this.plugins.length === 0) return;
     for (const use of this.uses) if (use.status === 'unknown') use.plugin = loadedPluginOf(use.name.key, this.plugins);
+  }
+
+  /**
+   * MySQL's plugin libraries are not named after their plugins
+   * (semisync_master.so holds rpl_semi_sync_master) and tune-lint has no table
+   * of them: once the files load any library, an option named after a
+   * declared plugin may be that library's, so it is not called unknown.
+   */
+  private findMysqlPluginOptions(): void {
+    const loads = this.uses.some((use) => ['plugin_load', 'plugin_load_add', 'early_plugin_load'].includes(use.name.key));
+    if (!loads) return;
+    for (const use of this.uses) {
+      if (use.status !== 'unknown') continue;
+      const plugin = mysqlPluginOf(use.name.key, this.target);
+      if (plugin !== undefined) use.plugin = { library: plugin, plugin };
+    }
   }
 
   private open(hostPath: string): { source: SourceFile; document: MycnfDocument } | FileAccessError {

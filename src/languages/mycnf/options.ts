@@ -1,5 +1,7 @@
 import { versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
 import { mariadbOptionNames, isMariadbOption } from './mariadb-options.js';
+import { isMariadbOnlyOption, mysqlOptionList } from './mysql-names.js';
+import { OptionList } from './option-list.js';
 import { normaliseKey, normaliseOptionName, OPTION_PREFIXES, withPrefixes, type OptionName, type OptionPrefix } from './names.js';
 import { lookupTable } from '../../util/lookup.js';
 
@@ -38,20 +40,11 @@ const MARIADB_ALIASES: Readonly<Record<string, string>> = lookupTable({
   slave_parallel_workers: 'slave_parallel_threads',
 });
 
-/** `findopt`: an exact name, else every option the text is a prefix of. */
-function findOption(key: string): readonly string[] {
-  if (isMariadbOption(key)) return [key];
-  const names = mariadbOptionNames();
-  let low = 0;
-  let high = names.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if ((names[mid] as string) < key) low = mid + 1;
-    else high = mid;
-  }
-  const found: string[] = [];
-  for (let i = low; i < names.length && (names[i] as string).startsWith(key); i++) found.push(names[i] as string);
-  return found;
+let mariadbList: OptionList | undefined;
+
+function mariadbOptions(): OptionList {
+  mariadbList ??= new OptionList(mariadbOptionNames());
+  return mariadbList;
 }
 
 /**
@@ -59,8 +52,9 @@ function findOption(key: string): readonly string[] {
  * whole name first (with prefix matching where the target has it), then the
  * special prefixes stripped one at a time, from the outside in, retrying after
  * each. MariaDB names compare case-insensitively (verified on 10.11). The
- * option list is MariaDB 10.11's; other MariaDB versions use it too, and MySQL
- * targets use it only to recognise abbreviations.
+ * option list is MariaDB 10.11's; other MariaDB versions use it too. MySQL
+ * 5.7 and 8.0 targets use their own series' list; other MySQL targets use
+ * MariaDB's only to recognise abbreviations and MariaDB-only names.
  */
 export function resolveOptionName(raw: string, target: DatabaseTarget): ResolvedOption {
   const normalised = normaliseKey(raw);
@@ -68,7 +62,7 @@ export function resolveOptionName(raw: string, target: DatabaseTarget): Resolved
   let key = normalised;
   const prefixes: OptionPrefix[] = [];
   for (;;) {
-    const found = findOption(key);
+    const found = mariadbOptions().find(key);
     if (found.length === 1) {
       const full = found[0] as string;
       const abbreviation = full === key ? undefined : key;
@@ -89,8 +83,13 @@ export function resolveOptionName(raw: string, target: DatabaseTarget): Resolved
 
 function resolveMysql(raw: string, normalised: string, target: DatabaseTarget): ResolvedOption {
   const plain = normaliseOptionName(raw);
-  if (isMariadbOption(plain.key) || plain.key === '') return { name: plain, status: 'unverified', candidates: [] };
-  const found = findOption(plain.key);
+  const list = mysqlOptionList(target);
+  if (list !== undefined) return resolveWithList(raw, normalised, plain, list);
+  if (plain.key === '' || plain.key.includes('.')) return { name: plain, status: 'unverified', candidates: [] };
+  // After the releases whose lists tune-lint has, a MariaDB-only name is the one thing known to be refused.
+  if (isMariadbOnlyOption(plain.key) && versionAtLeast(target.version, '8.1')) return { name: plain, status: 'unknown', candidates: [] };
+  if (isMariadbOption(plain.key)) return { name: plain, status: 'unverified', candidates: [] };
+  const found = mariadbOptions().find(plain.key);
   if (found.length !== 1) return { name: plain, status: 'unverified', candidates: [] };
   const full = found[0] as string;
   // WL#6978: unique-prefix matching was deprecated in 5.5/5.6 and removed in 5.7.
@@ -100,4 +99,26 @@ function resolveMysql(raw: string, normalised: string, target: DatabaseTarget): 
     status: 'abbreviation',
     candidates: found,
   };
+}
+
+/**
+ * A MySQL series whose option list tune-lint has (5.7, 8.0): exact names
+ * only, the special prefixes stripped as my_getopt does. A unique prefix of
+ * an option is refused (WL#6978) and named as such, a prefix of several is
+ * simply unknown; component variables (`x.y`) are not ours to judge.
+ */
+function resolveWithList(raw: string, normalised: string, plain: OptionName, list: OptionList): ResolvedOption {
+  if (plain.key === '' || plain.key.includes('.')) return { name: plain, status: 'unverified', candidates: [] };
+  let key = normalised;
+  const prefixes: OptionPrefix[] = [];
+  for (;;) {
+    if (list.has(key)) return { name: withPrefixes(raw, normalised, key, prefixes), status: 'exact', candidates: [key] };
+    const found = list.find(key);
+    if (found.length === 1)
+      return { name: withPrefixes(raw, normalised, key, prefixes), status: 'abbreviation-refused', candidates: found };
+    const prefix = OPTION_PREFIXES.find((candidate) => key.startsWith(`${candidate}_`));
+    if (prefix === undefined) return { name: withPrefixes(raw, normalised, key, prefixes), status: 'unknown', candidates: [] };
+    prefixes.push(prefix);
+    key = key.slice(prefix.length + 1);
+  }
 }

@@ -19,6 +19,12 @@ export interface RemovedOption {
   readonly names: readonly string[];
   /** MySQL history: deprecated in (warning at start), removed in (unknown option, the server does not start). */
   readonly mysql?: { readonly deprecated?: string; readonly removed: string };
+  /**
+   * MariaDB history after 10.11 (10.11's own options are the installed
+   * binary's): from `removed` on the server refuses the option, or, with
+   * `noop`, accepts it only to warn at every start that it does nothing.
+   */
+  readonly mariadb?: { readonly removed: string; readonly noop: boolean };
   /** What to use instead, in words, for the message. */
   readonly instead: string;
   /** The exact equivalent, when there is one (the fix); undefined: only advice. */
@@ -32,6 +38,14 @@ const WL5182 = 'WL#5182 https://dev.mysql.com/worklog/task/?id=5182';
 const NOTES_561 = 'MySQL 5.6.1 release notes https://dev.mysql.com/doc/relnotes/mysql/5.6/en/news-5-6-1.html';
 const WL10824 = 'WL#10824 https://dev.mysql.com/worklog/task/?id=10824';
 const OPTVAR_80 = 'https://dev.mysql.com/doc/mysqld-version-reference/en/optvar-changes-8-0.html';
+/**
+ * MariaDB's upgrade notes ("Options That Have Been Removed or Renamed", one
+ * page per release from 10.11 to 11.0 through 11.8 to 12.3) give the release;
+ * the 10.6 to 11.8 upgrade guide's table of removed options says which ones
+ * 11.8 refuses ("Fatal error ... unknown variable") and which it only warns
+ * about ("'x' was removed. It does nothing now ...").
+ */
+const MARIADB_UPGRADES = 'https://mariadb.com/docs/server/server-management/install-and-upgrade-mariadb/upgrading';
 
 /**
  * Server options MySQL removed, from MySQL's own change lists (the worklogs and
@@ -265,6 +279,82 @@ const REMOVED_OPTIONS: readonly RemovedOption[] = [
     instead: 'authentication_policy',
     source: 'https://dev.mysql.com/doc/mysqld-version-reference/en/optvar-changes-8-4.html',
   },
+  {
+    names: ['innodb_change_buffering'],
+    mariadb: { removed: '11.0', noop: true },
+    instead: 'nothing: MariaDB 11.0 removed the InnoDB change buffer (MDEV-29694)',
+    replacement: { kind: 'drop' },
+    source: MARIADB_UPGRADES,
+  },
+  {
+    names: ['innodb_change_buffer_max_size'],
+    mariadb: { removed: '11.0', noop: false },
+    instead: 'nothing: MariaDB 11.0 removed the InnoDB change buffer (MDEV-29694)',
+    replacement: { kind: 'drop' },
+    source: MARIADB_UPGRADES,
+  },
+  {
+    names: [
+      'innodb_defragment',
+      'innodb_defragment_fill_factor',
+      'innodb_defragment_fill_factor_n_recs',
+      'innodb_defragment_frequency',
+      'innodb_defragment_n_pages',
+      'innodb_defragment_stats_accuracy',
+    ],
+    mariadb: { removed: '11.1', noop: true },
+    instead: 'nothing: MariaDB 11.1 removed InnoDB defragmentation (OPTIMIZE TABLE rebuilds a table)',
+    replacement: { kind: 'drop' },
+    source: MARIADB_UPGRADES,
+  },
+  {
+    names: ['old_alter_table'],
+    mariadb: { removed: '11.2', noop: false },
+    instead: 'alter_algorithm',
+    source: MARIADB_UPGRADES,
+  },
+  {
+    names: ['date_format', 'datetime_format', 'time_format'],
+    mariadb: { removed: '11.3', noop: true },
+    instead: 'nothing: the server never used it',
+    replacement: { kind: 'drop' },
+    source: MARIADB_UPGRADES,
+  },
+  {
+    names: ['max_tmp_tables'],
+    mariadb: { removed: '11.3', noop: false },
+    instead: 'nothing: the server never used it',
+    replacement: { kind: 'drop' },
+    source: MARIADB_UPGRADES,
+  },
+  {
+    names: ['wsrep_causal_reads'],
+    mariadb: { removed: '11.3', noop: true },
+    instead: 'wsrep_sync_wait = 1',
+    source: MARIADB_UPGRADES,
+  },
+  {
+    names: ['debug_no_thread_alarm'],
+    mariadb: { removed: '11.4', noop: false },
+    instead: 'nothing: the code it switched is gone',
+    replacement: { kind: 'drop' },
+    source: MARIADB_UPGRADES,
+  },
+  {
+    // The 11.4 to 11.8 notes list it without the release between them: 11.8 is the one known to refuse it.
+    names: ['wsrep_load_data_splitting'],
+    mariadb: { removed: '11.8', noop: false },
+    instead: 'nothing: LOAD DATA is not split into transactions any more',
+    replacement: { kind: 'drop' },
+    source: MARIADB_UPGRADES,
+  },
+  {
+    names: ['big_tables'],
+    mariadb: { removed: '12.0', noop: true },
+    instead: 'nothing: the server moves large temporary results to disk by itself',
+    replacement: { kind: 'drop' },
+    source: MARIADB_UPGRADES,
+  },
 ];
 
 function logWarningsToVerbosity(value: string): string | undefined {
@@ -277,6 +367,16 @@ const BY_NAME = new Map(REMOVED_OPTIONS.flatMap((entry) => entry.names.map((name
 
 export function removedOption(name: string): RemovedOption | undefined {
   return BY_NAME.get(name);
+}
+
+/** Whether a MariaDB target is at or past the release that removed the option, and what that release does with it. */
+export function mariadbRemoval(
+  entry: RemovedOption,
+  target: DatabaseTarget,
+): { readonly removed: string; readonly noop: boolean } | undefined {
+  const history = entry.mariadb;
+  if (history === undefined || target.product !== 'mariadb' || !versionAtLeast(target.version, history.removed)) return undefined;
+  return history;
 }
 
 /** Where a MySQL target stands with a removed option: `removed` (the server refuses it), `deprecated` (a warning at start), or neither. */
@@ -321,6 +421,9 @@ optimizer_trace_limit optimizer_trace_offset rpl_stop_slave_timeout sha256_passw
 sha256_password_public_key_path slave_allow_batching slave_rows_search_algorithms validate_user_plugins
 `;
 
+/** What mariadbd says, after the quoted name, of an option it keeps only to ignore. */
+export const REMOVED_WARNING = 'was removed. It does nothing now and exists only for compatibility with old my.cnf files.';
+
 const REMOVED_NOOPS: ReadonlySet<string> = new Set(MARIADB_REMOVED_NOOPS.trim().split(/\s+/));
 const NOT_USED: ReadonlySet<string> = new Set(MARIADB_MYSQL_NOT_USED.trim().split(/\s+/));
 const NOT_YET: ReadonlySet<string> = new Set(MARIADB_MYSQL_NOT_YET.trim().split(/\s+/));
@@ -328,8 +431,7 @@ const NOT_YET: ReadonlySet<string> = new Set(MARIADB_MYSQL_NOT_YET.trim().split(
 /** The warning MariaDB prints at start for an option it accepts only to ignore, after the quoted name; the lists are 10.11's, so older targets get undefined. */
 export function mariadbNoop(key: string, target: DatabaseTarget): { readonly warning: string; readonly mysqlOnly: boolean } | undefined {
   if (target.product !== 'mariadb' || !versionAtLeast(target.version, '10.11')) return undefined;
-  if (REMOVED_NOOPS.has(key))
-    return { warning: 'was removed. It does nothing now and exists only for compatibility with old my.cnf files.', mysqlOnly: false };
+  if (REMOVED_NOOPS.has(key)) return { warning: REMOVED_WARNING, mysqlOnly: false };
   if (NOT_USED.has(key)) return { warning: 'is MySQL 5.6 / 5.7 compatible option. Not used or needed in MariaDB.', mysqlOnly: true };
   if (NOT_YET.has(key)) return { warning: 'is MySQL 5.6 / 5.7 compatible option. To be implemented in later versions.', mysqlOnly: true };
   return undefined;

@@ -1,0 +1,56 @@
+import { seriesOf, versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
+import { mariadbOptionNames } from './mariadb-options.js';
+import { MYSQL_OPTION_LISTS } from './mysql-options.js';
+import { OptionList } from './option-list.js';
+import { removedOption } from './removed-options.js';
+
+const lists = new Map<string, OptionList>();
+const plugins = new Map<string, readonly string[]>();
+
+function listOf(series: string): OptionList | undefined {
+  const entry = MYSQL_OPTION_LISTS[series];
+  if (entry === undefined) return undefined;
+  let list = lists.get(series);
+  if (list === undefined) {
+    list = new OptionList(entry.names.trim().split(/\s+/));
+    lists.set(series, list);
+  }
+  return list;
+}
+
+/** The option list of a MySQL target's series, when tune-lint has that series' (5.7, 8.0). */
+export function mysqlOptionList(target: DatabaseTarget): OptionList | undefined {
+  return target.product === 'mysql' ? listOf(seriesOf(target.version)) : undefined;
+}
+
+/**
+ * The MySQL plugin (not built in) an option name belongs to, by the
+ * `plugin_` its variables are named with: validate_password_length,
+ * rpl_semi_sync_master_enabled. Known once the plugin is loaded.
+ */
+export function mysqlPluginOf(key: string, target: DatabaseTarget): string | undefined {
+  const series = versionAtLeast(target.version, '8.0') ? '8.0' : '5.7';
+  let declared = plugins.get(series);
+  if (declared === undefined) {
+    declared = (MYSQL_OPTION_LISTS[series]?.plugins ?? '').trim().split(/\s+/);
+    plugins.set(series, declared);
+  }
+  return declared.find((plugin) => key.startsWith(`${plugin}_`));
+}
+
+let mariadbOnly: ReadonlySet<string> | undefined;
+
+/**
+ * Options of MariaDB that no MySQL release tune-lint has a list of (5.7,
+ * 8.0) takes, nor MySQL's history of removed options names: aria_*,
+ * innodb_defragment, wsrep_*... A MySQL target after 8.0 refuses them too.
+ */
+export function isMariadbOnlyOption(key: string): boolean {
+  if (mariadbOnly === undefined) {
+    const mysql = ['5.7', '8.0'].map((series) => listOf(series));
+    mariadbOnly = new Set(
+      mariadbOptionNames().filter((name) => mysql.every((list) => list?.has(name) !== true) && removedOption(name)?.mysql === undefined),
+    );
+  }
+  return mariadbOnly.has(key);
+}
