@@ -48,6 +48,7 @@ import my1005 from './mycnf/my1005-invalid-boolean.js';
 import my1006 from './mycnf/my1006-unknown-option.js';
 import my1007 from './mycnf/my1007-client-group-leak.js';
 import my1008 from './mycnf/my1008-include-hazards.js';
+import my1009 from './mycnf/my1009-client-option-unknown.js';
 import my2001 from './mycnf/my2001-mysql-memory-overcommit.js';
 import my2002 from './mycnf/my2002-buffer-pool-vs-ram.js';
 import my2003 from './mycnf/my2003-large-per-connection-buffers.js';
@@ -121,6 +122,7 @@ export const builtinRules: readonly Rule[] = [
   my1006,
   my1007,
   my1008,
+  my1009,
   my2001,
   my2002,
   my2003,

@@ -1,13 +1,11 @@
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
-import { isMariadbOption } from '../../src/languages/mycnf/mariadb-options.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
-import { isClientOption, CLIENT_OPTION_LIST } from '../../src/languages/mycnf/client-options.js';
 import { shownLine, writtenKey } from './support/intent.js';
 import { optionType } from '../../src/languages/mycnf/option-types.js';
-import { isClientOnlyOption } from './support/ownership.js';
+import { isClientOnlyOption, isServerOnlyOption } from './support/ownership.js';
 import { removedOption } from '../../src/languages/mycnf/removed-options.js';
 
 /** Groups the client programs read: [client] always, and MariaDB's clients also [client-server] and [client-mariadb]. */
@@ -77,14 +75,6 @@ export default defineMycnfRule({
     };
   },
 });
-
-/** A name the server knows exactly that no client program knows or abbreviates (clients expand unique prefixes too). */
-function isServerOnlyOption(use: MycnfOptionUse): boolean {
-  const key = use.name.key;
-  if (!isMariadbOption(key) || isClientOption(key)) return false;
-  const written = writtenKey(use.name);
-  return !CLIENT_OPTION_LIST.some((option) => option.startsWith(written));
-}
 
 /** What the server does with a client option it expands to one of its own: refuses the value, or sets its option to it. */
 function abbreviationConsequence(use: MycnfOptionUse, target: DatabaseTarget): string {

@@ -1,9 +1,8 @@
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
-import type { TextEdit } from '../../src/engine/types.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { legacySetVariable } from '../../src/languages/mycnf/names.js';
-import { parseMyCnf } from '../../src/languages/mycnf/parser.js';
+import { rewriteSetVariable } from '../../src/languages/mycnf/edits.js';
 import { shownLine } from './support/intent.js';
 
 export default defineMycnfRule({
@@ -48,31 +47,9 @@ export default defineMycnfRule({
           expected,
         },
         ...(messageId === 'loose' ? { severity: 'warn' as const } : messageId === 'deprecated' ? { severity: 'warn' as const } : {}),
-        fix: () => (legacy === undefined ? null : rewrite(use, legacy.name.raw, legacy.value)),
+        fix: () => (legacy === undefined ? null : rewriteSetVariable(use, legacy.name.raw, legacy.value)),
       });
     };
     return { option: { set_variable: check } };
   },
 });
-
-/**
- * `set-variable = max_connections=15` becomes `max_connections = 15`: the
- * spacing around the line's own `=` is kept, the inline comment stays. Only
- * when the new line reads back as exactly that name and value.
- */
-function rewrite(use: MycnfOptionUse, name: string, value: string): TextEdit | null {
-  const line = use.line;
-  if (line.valueRange === undefined || line.quote !== undefined || line.cutAtReadLimit || line.continuesCutLine || line.nulAt !== undefined)
-    return null;
-  const text = use.file.text;
-  const equals = text.indexOf('=', line.nameRange[1]);
-  const before = text.slice(line.nameRange[1], equals);
-  const after = text.slice(equals + 1, line.valueRange[0]);
-  const raw = use.file.slice(line.valueRange);
-  const inner = raw.indexOf('=');
-  if (raw.includes('\\') || inner === -1) return null;
-  const written = `${name}${before}=${after}${raw.slice(inner + 1).replace(/^[\t ]+/, '')}`;
-  const reread = parseMyCnf(`[mysqld]\n${written}\n`).lines[1];
-  if (reread?.kind !== 'option' || reread.rawName !== name || reread.value !== value) return null;
-  return { file: use.file, range: [line.nameRange[0], line.valueRange[1]], text: written };
-}

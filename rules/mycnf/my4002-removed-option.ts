@@ -5,7 +5,7 @@ import type { TextEdit } from '../../src/engine/types.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
-import { isClientOption } from '../../src/languages/mycnf/client-options.js';
+import { isClientOption } from '../../src/languages/mycnf/client-programs.js';
 import { intendedOptions, shownLine, writtenKey, type IntendedOption } from './support/intent.js';
 import {
   mariadbNoop,

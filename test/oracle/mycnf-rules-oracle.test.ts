@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
-import { CLIENT_OPTION_LIST, CLIENT_PROGRAMS } from '../../src/languages/mycnf/client-options.js';
+import { clientPrograms } from '../../src/languages/mycnf/client-programs.js';
 import { OPTION_TYPE_LISTS } from '../../src/languages/mycnf/option-types.js';
 import { MARIADB_NOOP_LISTS } from '../../src/languages/mycnf/removed-options.js';
 import { selectRules } from '../../src/engine/selection.js';
@@ -534,14 +534,64 @@ describe('the tables the MySQL rules rely on, against the binaries', () => {
     });
   });
 
-  it('client options: the list is every option the MariaDB client programs list', (t) => {
-    const listed = new Set<string>();
-    for (const program of CLIENT_PROGRAMS) {
+  it('MY1009: the programs a finding names stop as it quotes; good fixtures and fixed files stop none', async (t) => {
+    const rule = MY_RULES.find((candidate) => candidate.meta.id === 'MY1009') as Rule;
+    const programs = clientPrograms();
+    for (const { program } of programs) if (requireTool(t, program) === undefined) return;
+    await inTemporaryDirectory('my1009', async (dir) => {
+      const stops = (file: string): string[] =>
+        programs.flatMap(({ program }) => {
+          const run = spawnSync(program, [`--defaults-file=${file}`, '--version'], { encoding: 'utf8' });
+          return run.stderr.split('\n').filter((line) => /^\S+: (?:unknown|ambiguous) (?:variable|option)/.test(line));
+        });
+      let checked = 0;
+      for (const testCase of mariadbCases(rule, 'bad')) {
+        const result = await runCase(testCase);
+        const text = fs.readFileSync(path.join(testCase.cwd, testCase.paths[0] as string), 'latin1');
+        const refusals = stops(writeOptionFile(dir, `bad-${checked}.cnf`, text));
+        for (const diagnostic of result.diagnostics.filter((finding) => finding.ruleId === 'MY1009')) {
+          const quoted = /"(\S+: [^"]+)"/.exec(said(diagnostic))?.[1];
+          assert.ok(
+            quoted !== undefined && refusals.includes(quoted),
+            `${testCase.name}: ${quoted ?? said(diagnostic)} among ${refusals.join(' | ')}`,
+          );
+          checked++;
+        }
+        const fixed = result.fixes[0]?.after;
+        if (fixed !== undefined) {
+          const remaining = (
+            await lint({
+              paths: [writeOptionFile(dir, `fixed-${checked}.cnf`, fixed)],
+              cwd: dir,
+              targets: parseTargetSpec(''),
+              host: {},
+              rules: selectRules([rule], 'all', new Map()),
+              fixType: 'none',
+            })
+          ).diagnostics;
+          const argumentOf = (line: string): string => /'(?:--)?([^']*)'/.exec(line)?.[1] ?? line;
+          const stillStopping = new Set(stops(path.join(dir, `fixed-${checked}.cnf`)).map(argumentOf));
+          const stillReported = new Set(remaining.map((diagnostic) => argumentOf(/"\S+: ([^"]+)"/.exec(said(diagnostic))?.[1] ?? '')));
+          assert.deepEqual(stillStopping, stillReported, `${testCase.name} fixed: what still stops a program is what is still reported`);
+        }
+      }
+      for (const testCase of mariadbCases(rule, 'good')) {
+        const text = fs.readFileSync(path.join(testCase.cwd, testCase.paths[0] as string), 'latin1');
+        assert.deepEqual(stops(writeOptionFile(dir, `good-${checked++}.cnf`, text)), [], testCase.name);
+      }
+      assert.ok(checked >= 4, `${checked} findings and files checked`);
+    });
+  });
+
+  it('client options: each program reads the groups and takes the options the table says', (t) => {
+    for (const { program, groups, options } of clientPrograms()) {
       const tool = requireTool(t, program);
       if (tool === undefined) return;
-      const help = spawnSync(tool, ['--no-defaults', '--help'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-      for (const match of help.stdout.matchAll(/^ {2}(?:-\S, )?--([a-z0-9_-]+)/gm)) listed.add((match[1] as string).replaceAll('-', '_'));
+      const help = spawnSync(tool, ['--no-defaults', '--help'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }).stdout;
+      const listed = [...help.matchAll(/^ {2}(?:-\S, )?--([a-z0-9_-]+)/gm)].map((match) => (match[1] as string).replaceAll('-', '_'));
+      assert.deepEqual([...new Set(listed)].sort(), options.all(), program);
+      const read = /^The following groups are read: (.*)$/m.exec(help)?.[1]?.trim().split(/\s+/) ?? [];
+      assert.deepEqual(new Set(read), groups, `${program} reads these groups`);
     }
-    assert.deepEqual([...listed].sort(), [...CLIENT_OPTION_LIST].sort());
   });
 });

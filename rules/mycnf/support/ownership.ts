@@ -1,7 +1,8 @@
 import type { DatabaseTarget } from '../../../src/core/targets.js';
 import { isMariadbOption } from '../../../src/languages/mycnf/mariadb-options.js';
 import type { OptionName } from '../../../src/languages/mycnf/names.js';
-import { isClientOption } from '../../../src/languages/mycnf/client-options.js';
+import { clientOptionNames, isClientOption } from '../../../src/languages/mycnf/client-programs.js';
+import type { MycnfOptionUse } from '../../../src/languages/mycnf/model.js';
 import { removedOption } from '../../../src/languages/mycnf/removed-options.js';
 import { writtenKey } from './intent.js';
 
@@ -27,4 +28,12 @@ export function unknownNameOwner(
 /** An option some client program knows and the server does not. */
 export function isClientOnlyOption(key: string): boolean {
   return isClientOption(key) && !isMariadbOption(key);
+}
+
+/** A name the server knows exactly that no client program knows or abbreviates (clients expand unique prefixes too). */
+export function isServerOnlyOption(use: MycnfOptionUse): boolean {
+  const key = use.name.key;
+  if (!isMariadbOption(key) || isClientOption(key)) return false;
+  const written = writtenKey(use.name);
+  return !clientOptionNames().some((option) => option.startsWith(written));
 }

@@ -5,7 +5,7 @@ import { acceptsLargeSuffixes, formatServerSize } from './sizes.js';
 import { groupKey } from './groups.js';
 import type { MycnfConfig, MycnfFileEntry, MycnfOptionUse } from './model.js';
 import { normaliseKey } from './names.js';
-import type { MycnfGroupLine, MycnfLine, MycnfOptionLine } from './parser.js';
+import { parseMyCnf, type MycnfGroupLine, type MycnfLine, type MycnfOptionLine } from './parser.js';
 
 /**
  * Text edits on option files that keep the file's dialect: quoting, unit
@@ -330,4 +330,26 @@ function appendSection(config: MycnfConfig, name: string, value: string): Planne
   const body = `[mysqld]${eol}${lineLike(file, style, name, value).replace(/^[ \t]+/, '')}${eol}`;
   const lineNumber = `${text}${lead}`.split('\n').length + 1;
   return { edit: { file, range: [text.length, text.length], text: `${lead}${body}` }, where: `${file.displayPath}:${lineNumber}` };
+}
+
+/**
+ * `set-variable = max_connections=15` becomes `max_connections = 15`: the
+ * spacing around the line's own `=` is kept, the inline comment stays. Only
+ * when the new line reads back as exactly that name and value.
+ */
+export function rewriteSetVariable(use: MycnfOptionUse, name: string, value: string): TextEdit | null {
+  const line = use.line;
+  if (line.valueRange === undefined || line.quote !== undefined || line.cutAtReadLimit || line.continuesCutLine || line.nulAt !== undefined)
+    return null;
+  const text = use.file.text;
+  const equals = text.indexOf('=', line.nameRange[1]);
+  const before = text.slice(line.nameRange[1], equals);
+  const after = text.slice(equals + 1, line.valueRange[0]);
+  const raw = use.file.slice(line.valueRange);
+  const inner = raw.indexOf('=');
+  if (raw.includes('\\') || inner === -1) return null;
+  const written = `${name}${before}=${after}${raw.slice(inner + 1).replace(/^[\t ]+/, '')}`;
+  const reread = parseMyCnf(`[mysqld]\n${written}\n`).lines[1];
+  if (reread?.kind !== 'option' || reread.rawName !== name || reread.value !== value) return null;
+  return { file: use.file, range: [line.nameRange[0], line.valueRange[1]], text: written };
 }
