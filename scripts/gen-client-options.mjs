@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeOrCheck } from './generated-file.mjs';
+import { wrapWords, writeOrCheck } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'src', 'languages', 'mycnf', 'client-options.ts');
@@ -23,19 +23,6 @@ const PROGRAMS = [
   'mariadb-upgrade',
   'mariadb-binlog',
 ];
-
-function wrapped(names, indent) {
-  const lines = [];
-  let line = '';
-  for (const name of names) {
-    if (line.length + name.length + 1 > 110) {
-      lines.push(line);
-      line = name;
-    } else line = line === '' ? name : `${line} ${name}`;
-  }
-  if (line !== '') lines.push(line);
-  return lines.map((text) => `${indent}${text}`).join('\n');
-}
 
 let release = '';
 const entries = [];
@@ -64,7 +51,7 @@ const lines = [
     `    program: '${entry.program}',`,
     `    groups: [${entry.groups.map((group) => `'${group}'`).join(', ')}],`,
     '    names: `',
-    wrapped(entry.names, ''),
+    wrapWords(entry.names),
     '`,',
     '  },',
   ]),

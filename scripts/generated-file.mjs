@@ -19,3 +19,17 @@ export function writeOrCheck(target, text, command) {
     process.exit(1);
   }
 }
+
+/** Words joined by spaces into lines of at most `width` characters, for long name lists in generated tables. */
+export function wrapWords(words, width = 110) {
+  const lines = [];
+  let line = '';
+  for (const word of words) {
+    if (line !== '' && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(line);
+  return lines.join('\n');
+}
