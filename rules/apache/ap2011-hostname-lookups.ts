@@ -85,12 +85,16 @@ export default defineApacheRule({
   },
 });
 
-/** The host names among `Allow from` / `Deny from` arguments: not `all`, `env=`, or an IPv4/IPv6 address or network. */
+/**
+ * The host names among `Allow from` / `Deny from` arguments (expanded as
+ * httpd does): not `all`, `env=`, an IPv4/IPv6 address or network, nor a
+ * `${NAME}` nothing defines, which is AP1004's and whose value is unknown.
+ */
 function hostNames(args: readonly string[]): string[] {
   if (args[0]?.toLowerCase() !== 'from') return [];
   return args.slice(1).filter((word) => {
     const lower = word.toLowerCase();
-    if (lower === 'all' || lower.startsWith('env=')) return false;
+    if (lower === 'all' || lower.startsWith('env=') || word.includes('${')) return false;
     if (word.includes(':')) return false;
     return /[a-z]/i.test(word.replace(/\/.*$/, ''));
   });

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { ConfigFileSystem, FileAccessError } from '../core/file-system.js';
 import type { GivenEnvironment } from '../languages/apache/model.js';
+import { parseEnvironmentFile } from '../languages/apache/service-environment.js';
 import { ConfigError } from './types.js';
 
 /** A variable name as sh, Docker and systemd take it. */
@@ -40,18 +41,11 @@ export function environmentFromFile(file: string): GivenEnvironment {
     if (error instanceof FileAccessError) throw new ConfigError(`--env-file ${error.message}`);
     throw error;
   }
-  const values: Record<string, string> = {};
-  const lines = text.replace(/^\uFEFF/, '').split('\n');
-  for (const [index, raw] of lines.entries()) {
-    const line = raw.replace(/\r$/, '').trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    const assignment = /^(?:export\s+)?([^=\s]+)\s*=\s*(.*)$/.exec(line);
-    if (assignment === null || !NAME.test(assignment[1] as string)) {
-      throw new ConfigError(`${file}:${index + 1}: expected NAME=VALUE, as Docker's --env-file and systemd's EnvironmentFile= take them`);
-    }
-    const value = assignment[2] as string;
-    const quoted = /^(["'])(.*)\1$/s.exec(value);
-    values[assignment[1] as string] = quoted === null ? value : (quoted[2] as string);
-  }
+  const parsed = parseEnvironmentFile(text);
+  if (parsed.badLine !== undefined)
+    throw new ConfigError(
+      `${file}:${parsed.badLine}: expected NAME=VALUE, as Docker's --env-file and systemd's EnvironmentFile= take them`,
+    );
+  const values = parsed.values;
   return { source: `--env-file ${file}`, values };
 }

@@ -6,7 +6,9 @@ import { compareVersions, versionAtLeast } from '../../core/targets.js';
 import { httpdRelease } from './release.js';
 import type { Located, Range, Severity } from '../../core/types.js';
 import type { ApacheNode, DirectiveNode, SectionNode } from './cst.js';
+import { lookupTable } from '../../util/lookup.js';
 import { readEnvvars } from './envvars.js';
+import { serviceEnvironment } from './service-environment.js';
 import { byteOrder, compileFnmatch, hasWildcard } from './fnmatch.js';
 import { splitWords } from './lexer.js';
 import { CONDITIONAL_SECTIONS, DEBIAN_STATIC_MODULES, INERT_SECTIONS, MPM_MODULES, moduleSourceName, type MpmName } from './names.js';
@@ -14,6 +16,12 @@ import { ApacheDocument, argValues, parseApache } from './parser.js';
 import { resolveMpm, type MpmSettings } from './mpm.js';
 import { dumpApacheConfig } from './dump.js';
 import { appendAll } from '../../util/arrays.js';
+
+/** The systemd unit that starts httpd on the distributions whose main file is here (server paths). */
+const SERVICE_UNITS: Readonly<Record<string, 'httpd.service' | 'apache2.service'>> = lookupTable({
+  '/etc/httpd/conf/httpd.conf': 'httpd.service',
+  '/etc/apache2/apache2.conf': 'apache2.service',
+});
 
 export interface ApacheFileEntry {
   readonly source: SourceFile;
@@ -284,14 +292,22 @@ export class ApacheConfig {
 
   /**
    * The environment httpd starts with, and where each part comes from: the
-   * given env, else Debian's envvars next to apache2.conf; then the variables
-   * given with --env and --env-file, which win.
+   * given env, else what the service manager gives it (for the distributions'
+   * own main files: the systemd unit's Environment and EnvironmentFile, RHEL's
+   * /etc/sysconfig/httpd) and Debian's envvars next to apache2.conf, which
+   * apachectl reads last; then --env-file and --env, which win.
    */
   private startEnvironment(rootServerPath: string): { env: Map<string, string>; sources: string[] } {
     const { options } = this;
     const env = new Map(Object.entries(options.env ?? {}));
     const envvars = this.fs.locate('envvars', this.serverRoot);
     const sources: string[] = [];
+    const unit = SERVICE_UNITS[rootServerPath];
+    if (options.env === undefined && unit !== undefined) {
+      const service = serviceEnvironment(this.fs, unit);
+      for (const [name, value] of Object.entries(service.values)) env.set(name, value);
+      sources.push(...service.sources);
+    }
     if (options.env === undefined && path.basename(rootServerPath) === 'apache2.conf' && this.fs.kind(envvars) === 'file') {
       try {
         const file = this.fs.read(envvars);
