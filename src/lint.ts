@@ -55,6 +55,7 @@ interface Loaded {
   readonly mycnf: MycnfConfig | undefined;
   readonly files: SourceFile[];
   readonly languages: Map<SourceFile, Language>;
+  readonly guessedLanguages: { readonly file: SourceFile; readonly language: Language }[];
 }
 
 /**
@@ -91,6 +92,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     diagnostics: fixed.diagnostics,
     files: first.files,
     languages: first.languages,
+    guessedLanguages: first.guessedLanguages,
     host,
     sizing: initial.sizing,
     sizingAfter: fixed.sizingAfter,
@@ -113,6 +115,7 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
     mycnf: undefined as MycnfConfig | undefined,
     files: [] as SourceFile[],
     languages: new Map<SourceFile, Language>(),
+    guessedLanguages: [] as { readonly file: SourceFile; readonly language: Language }[],
   };
   const record = (entries: readonly { readonly source: SourceFile }[], language: Language): void => {
     for (const entry of entries) {
@@ -123,15 +126,19 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
   for (const given of input.paths) {
     const hostPath = path.resolve(cwd, given);
     try {
-      if (languageOf(input, fs, hostPath) === 'apache') {
+      const language = languageOf(input, fs, hostPath);
+      const guessed = input.language === undefined && languageFromName(hostPath) === undefined;
+      if (language === 'apache') {
         const config = readApache(input, fs, targets, hostPath, previous);
         loaded.apache.push(config);
         record(config.files, 'apache');
+        if (guessed) loaded.guessedLanguages.push({ file: config.root, language });
       } else {
         if (loaded.mycnf !== undefined)
           throw new InputError(`${given}: only one my.cnf can be linted per host; ${loaded.mycnf.root.displayPath} is already given`);
         loaded.mycnf = readMycnf(input, fs, targets, hostPath, previous);
         record(loaded.mycnf.files, 'mycnf');
+        if (guessed) loaded.guessedLanguages.push({ file: loaded.mycnf.root, language });
       }
     } catch (error) {
       if (error instanceof FileAccessError) throw new InputError(error.message);

@@ -18,6 +18,8 @@ export interface LintResult {
   /** Every file read, main files first, each followed by what it includes. */
   readonly files: readonly SourceFile[];
   readonly languages: ReadonlyMap<SourceFile, Language>;
+  /** Main files whose language neither --lang nor the name gave: read as this from their first lines. */
+  readonly guessedLanguages: readonly { readonly file: SourceFile; readonly language: Language }[];
   readonly host: HostFacts;
   readonly sizing: Sizing;
   /** The sizing model over the fixed configs, when fixes changed anything. */

@@ -117,6 +117,12 @@ function estimatedPerChild(sizing: Sizing): string[] {
 
 function hostLines(unit: UnitOutcome, paint: Paint): string[] {
   const out: string[] = [];
+  const guesses = unit.result.guessedLanguages.map(({ file, language }) =>
+    language === 'apache'
+      ? `${file.displayPath}: an Apache httpd config (its name does not say, and it does not start with a [group] header); --lang mycnf reads it as an option file`
+      : `${file.displayPath}: a MySQL/MariaDB option file (its name does not say, and it starts with a [group] header or !include); --lang apache reads it as an httpd config`,
+  );
+  if (guesses.length > 0) out.push(paint.bold('Read as:'), ...guesses.map((line) => `  ${printable(line)}`), '');
   const facts = [...describeHostFacts(unit.result.host), ...estimatedPerChild(unit.result.sizing), ...assumedTarget(unit)];
   if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${printable(line)}`), '');
   const picture = budgetPicture(unit.result.sizing, unit.result.sizingAfter, paint.bar);

@@ -156,6 +156,18 @@ describe('exit code 2: one clear line on stderr, no stack trace', () => {
     assert.equal(lint(['--lang', 'mycnf', 'www.conf']).status, 0);
   });
 
+  it('says which language a main file the name does not place was read as, and names the --lang that reads it otherwise', () => {
+    writeFiles(dir, { 'vhost-example': 'ServerName example.com\n', 'db-settings': '[mysqld]\nmax_connections = 5\n' });
+    const apache = lint(['vhost-example']);
+    assert.match(apache.stdout, /^Read as:\n  vhost-example: an Apache httpd config .*; --lang mycnf reads it as an option file$/m);
+    assert.match(
+      lint(['db-settings']).stdout,
+      /^  db-settings: a MySQL\/MariaDB option file .*; --lang apache reads it as an httpd config$/m,
+    );
+    assert.doesNotMatch(lint(['client.cnf']).stdout, /Read as:/, 'the name says');
+    assert.doesNotMatch(lint(['--lang', 'apache', 'vhost-example']).stdout, /Read as:/, '--lang says');
+  });
+
   it('--debug adds the stack trace', () => {
     const run = runCli(['--no-probe', '--debug', 'nope.conf'], { cwd: dir });
     assert.equal(run.status, 2);
