@@ -9,7 +9,7 @@ const MIB = 1024 * 1024;
 const POOL_STEP = 128 * MIB;
 
 /**
- * MySQLTuner's check: the worst case of MySQL's memory (global buffers plus
+ * The worst case of MySQL's memory (global buffers plus
  * the per-connection buffers times max_connections) against 85 % of RAM.
  * Only when no Apache config is linted with the my.cnf: with one, the
  * database has to share RAM with Apache, and HO2001 compares the sum of both

@@ -78,7 +78,7 @@ export default defineMycnfRule({
           };
           const fix = () => replaceMycnfSize(use, fallback, target);
           const share = ctx.options.budgetShare;
-          // Temporary tables are counted once, as MySQLTuner does: few queries hold one at the same time.
+          // Temporary tables are counted once, as MY2001 counts them: few queries hold one at the same time.
           if (budget !== undefined && option !== 'tmpTable' && total > budget.bytes * share) {
             ctx.report({
               at: use,

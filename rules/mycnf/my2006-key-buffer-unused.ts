@@ -23,8 +23,9 @@ export default defineMycnfRule({
     messages: {
       large: {
         message:
-          '{{name}} {{value}} reserves a MyISAM index cache on {{product}}, which keeps its own tables in {{engine}}; expected {{suggested}}',
-        detail: 'it holds nothing unless your tables use MyISAM (heuristic: above {{threshold}})',
+          '{{name}} {{value}} reserves a MyISAM index cache, and {{product}} keeps its own tables in {{engine}}; expected {{suggested}} unless your tables are MyISAM',
+        detail:
+          'only MyISAM indexes use it, and an option file cannot show which engines your tables use (SELECT ENGINE, SUM(INDEX_LENGTH) FROM information_schema.TABLES GROUP BY ENGINE does; heuristic: above {{threshold}})',
       },
       disabled: {
         message:

@@ -2,7 +2,7 @@ import type { Sizing } from './sizing.js';
 import { formatBytes, formatPercent } from '../util/units.js';
 
 /**
- * The memory MySQL may use: MySQLTuner's 85 % of RAM when no Apache config is
+ * The memory MySQL may use: 85 % of RAM (where MySQLTuner warns) when no Apache config is
  * linted with the my.cnf, else what the sizing model leaves it, RAM less
  * Apache's budget and the OS reserve (src/analysis/sizing.ts). Undefined without RAM.
  */

@@ -93,7 +93,7 @@ export interface MysqlSizing {
   readonly maxConnections: { readonly value: number; readonly from: string };
   readonly globalBytes: number;
   readonly perConnectionBytes: number;
-  /** MySQLTuner's "maximum possible memory usage": globals + per-connection buffers x max_connections. */
+  /** The worst case: globals + per-connection buffers x max_connections (the temporary-table term once, among the globals). */
   readonly peak: number;
 }
 
