@@ -1,7 +1,7 @@
 import { lineOf } from '../../src/core/located.js';
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
 import { seriesOf } from '../../src/core/targets.js';
-import { mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
+import { isMariadbOption, mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
 import { mysqlOptionList, mysqlPluginOf } from '../../src/languages/mycnf/mysql-names.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { loadedPlugins, pluginLibraryOf } from '../../src/languages/mycnf/plugins.js';
@@ -43,9 +43,10 @@ export default defineMycnfRule({
         detail:
           'plugin_load replaces the list earlier plugin_load_add lines built; without the plugin the server refuses to start ("{{wording}}"); with loose- it ignores the line with a warning',
       },
-      mariadbOnly: {
-        message: '{{written}}: {{name}} is an option of MariaDB; MySQL {{version}} has no such option and refuses to start',
-        detail: '"{{wording}}"',
+      variant: {
+        message:
+          '{{written}}: {{name}} is an option of {{builds}}, not of MySQL {{version}}; without such a build the server refuses to start',
+        detail: 'Oracle MySQL {{version}} says "{{wording}}"; a build that has it takes it',
       },
       plugin: {
         message:
@@ -91,12 +92,18 @@ export default defineMycnfRule({
         });
         return;
       }
-      const near = names === undefined ? undefined : likelyOption(names, use.name.key);
-      const suggestion = near === undefined ? '' : `; did you mean ${near}?`;
-      if (names === undefined) {
-        ctx.report({ at: use, messageId: 'mariadbOnly', data: { written, name: use.name.key, version: target.version, wording } });
+      const builds = target.product === 'mysql' ? variantBuilds(use.name.key) : undefined;
+      if (builds !== undefined || names === undefined) {
+        ctx.report({
+          at: use,
+          messageId: 'variant',
+          severity: 'warn',
+          data: { written, name: use.name.key, builds: builds ?? 'MariaDB', version: target.version, wording },
+        });
         return;
       }
+      const near = likelyOption(names, use.name.key);
+      const suggestion = near === undefined ? '' : `; did you mean ${near}?`;
       if (target.assumed === true && near === undefined) {
         // A name MariaDB lacks may be MySQL's (gtid_mode, log_error_verbosity): not a refusal to start while the product is a guess.
         ctx.report({
@@ -123,6 +130,17 @@ function droppingLine(config: MycnfConfig, library: string): MycnfOptionUse | un
   );
   const loaded = loadedPlugins(earlier.map((use) => ({ key: 'plugin_load_add', value: use.value })));
   return loaded.some((entry) => entry.library === library) ? reset : undefined;
+}
+
+/**
+ * The builds of MySQL and its forks that take a name Oracle's MySQL does not:
+ * a file for Percona XtraDB Cluster or MySQL Cluster is linted with a MySQL
+ * target too, and a MariaDB name may be Percona Server's as well.
+ */
+function variantBuilds(key: string): string | undefined {
+  if (/^(?:wsrep|pxc)_/.test(key)) return 'Galera builds (Percona XtraDB Cluster, MySQL-wsrep)';
+  if (/^ndb/.test(key)) return 'MySQL NDB Cluster builds';
+  return isMariadbOption(key) ? 'MariaDB (or a MySQL fork such as Percona Server)' : undefined;
 }
 
 /** The option names of the target, when tune-lint has its series' list: MariaDB 10.11, MySQL 5.7 and 8.0. */

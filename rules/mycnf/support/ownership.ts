@@ -20,7 +20,9 @@ export function unknownNameOwner(
   if (written === 'set_variable') return 'MY4001';
   if (name.raw.includes(';')) return 'MY1003';
   if (isClientOnlyOption(written) && removedOption(written) === undefined) return 'MY1007';
-  if (removedOption(written) !== undefined) return 'MY4002';
+  // An option only MariaDB removed (after 10.11) has no MySQL history for MY4002 to tell.
+  const removed = removedOption(written);
+  if (removed !== undefined && (target.product === 'mariadb' || removed.mysql !== undefined)) return 'MY4002';
   if (written === 'innodb_redo_log_capacity' && target.product === 'mariadb') return 'MY4004';
   return undefined;
 }
