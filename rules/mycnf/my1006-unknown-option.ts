@@ -62,8 +62,7 @@ export default defineMycnfRule({
     // Without a list of the target's names only MySQL's MariaDB-only names (status unknown) can be judged.
     if (names === undefined && target.product === 'mariadb') return {};
     const check = (use: MycnfOptionUse): void => {
-      if ((use.status !== 'unknown' && use.status !== 'ambiguous') || use.name.loose || unknownNameOwner(use.name, target) !== undefined)
-        return;
+      if (!isMine(use, target)) return;
       const line = use.line;
       const written = shownLine(use);
       const argument = line.argument.slice(2);
@@ -132,6 +131,12 @@ function droppingLine(config: MycnfConfig, library: string): MycnfOptionUse | un
   return loaded.some((entry) => entry.library === library) ? reset : undefined;
 }
 
+/** An unknown or ambiguous name, not written loose-, that no other rule explains better. */
+function isMine(use: MycnfOptionUse, target: DatabaseTarget): boolean {
+  if (use.status !== 'unknown' && use.status !== 'ambiguous') return false;
+  return !use.name.loose && unknownNameOwner(use.name, target) === undefined;
+}
+
 /**
  * The builds of MySQL and its forks that take a name Oracle's MySQL does not:
  * a file for Percona XtraDB Cluster or MySQL Cluster is linted with a MySQL
@@ -139,7 +144,7 @@ function droppingLine(config: MycnfConfig, library: string): MycnfOptionUse | un
  */
 function variantBuilds(key: string): string | undefined {
   if (/^(?:wsrep|pxc)_/.test(key)) return 'Galera builds (Percona XtraDB Cluster, MySQL-wsrep)';
-  if (/^ndb/.test(key)) return 'MySQL NDB Cluster builds';
+  if (key.startsWith('ndb')) return 'MySQL NDB Cluster builds';
   return isMariadbOption(key) ? 'MariaDB (or a MySQL fork such as Percona Server)' : undefined;
 }
 
