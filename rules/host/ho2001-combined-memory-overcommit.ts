@@ -141,7 +141,10 @@ function shrinkGlobals(mycnf: MycnfConfig, mysql: MysqlSizing, excess: number): 
     if (plan === null)
       return {
         edits: [],
-        advice: `lower ${change.name} to ${formatServerSize(change.to, mycnf.target)} by hand (its line cannot be edited safely)`,
+        advice:
+          mycnf.effective(change.name) === undefined
+            ? `set ${change.name} = ${formatServerSize(change.to, mycnf.target)} in [mysqld] by hand (no file sets it, and no group the server reads takes a new line safely)`
+            : `lower ${change.name} to ${formatServerSize(change.to, mycnf.target)} by hand (its line cannot be edited safely)`,
       };
     // Options added to the same group land at the same point: one insertion, in order.
     const previous = edits.find(
