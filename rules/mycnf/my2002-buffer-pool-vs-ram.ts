@@ -31,8 +31,9 @@ export default defineMycnfRule({
     return {
       end() {
         const ram = ctx.sizing.ram;
-        // With Apache linted the host is shared: the web tier's budget comes first (AP2001, HO2001).
-        if (ram === undefined || ctx.sizing.apache.length > 0 || ram.value < ctx.options.minRam) return;
+        // With Apache linted, or running here by the probe, the host is shared: the web tier's budget comes first (AP2001, HO2001).
+        const shared = ctx.sizing.apache.length > 0 || ctx.host.apacheRunning?.value === true;
+        if (ram === undefined || shared || ram.value < ctx.options.minRam) return;
         const pool = mycnf.size('innodb_buffer_pool_size');
         if (pool === undefined || pool.bytes >= ram.value * ctx.options.minShare) return;
         // innodb_dedicated_server (MySQL 8.0): 50 % of RAM from 1 to 4 GiB, 75 % above 4 GiB.
