@@ -33,7 +33,7 @@ export default defineApacheRule({
     const sources = apache.environmentSources;
     const environment =
       sources.length === 0
-        ? 'no environment was given with --env or --env-file'
+        ? 'no environment was given with --env, --env-file or env: in .tune-lint.yaml'
         : `the environment read from ${sources.join(', ')} does not set it`;
     const report = (at: Located & { readonly order: number }, names: readonly string[]): void => {
       for (const name of new Set(names)) {

@@ -70,7 +70,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   }
   const units = groupByHost(mainPaths(paths, options, cwd), config);
   const linted = await lintUnits(units, run, options.fixType);
-  const outcomes = options.verify ? await verifyUnits(linted, options, cwd) : linted;
+  const outcomes = options.verify ? await verifyUnits(linted, options, cwd, config) : linted;
   const fixes = outcomes.flatMap((outcome) => outcome.result.fixes);
   const changes = fixes.map((fix) => ({
     patchPath: fix.file.patchPath,
@@ -140,7 +140,7 @@ async function loadRunConfig(options: LintCommandOptions, cwd: string): Promise<
 async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNullable<LintInput['fixType']>): Promise<UnitOutcome[]> {
   const { options, probeCache } = run;
   const selection = ruleSelection(run.config, run.cliRules);
-  const common = { ...commonLintInput(options, run.cwd), fixType, ...(run.timer === undefined ? {} : { timer: run.timer }) };
+  const common = { ...commonLintInput(options, run.cwd, run.config), fixType, ...(run.timer === undefined ? {} : { timer: run.timer }) };
   const outcomes: UnitOutcome[] = [];
   for (const unit of units) {
     const host = await resolveHostFacts({
@@ -163,7 +163,12 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNulla
 }
 
 /** --verify: the real servers read each host's patched configs before anything is printed or written; fixes they reject are left out (TL0008). */
-async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintCommandOptions, cwd: string): Promise<UnitOutcome[]> {
+async function verifyUnits(
+  outcomes: readonly UnitOutcome[],
+  options: LintCommandOptions,
+  cwd: string,
+  config: ResolvedConfig,
+): Promise<UnitOutcome[]> {
   const { FixVerifier } = await import('../verify/verify.js');
   const includeBase = options.includeBase === undefined ? undefined : path.resolve(cwd, options.includeBase);
   const verifier = new FixVerifier({
@@ -172,7 +177,7 @@ async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintComman
     sysrootAt: options.sysrootAt,
     includeBase,
     defines: options.define,
-    env: commonLintInput(options, cwd).apache?.env ?? [],
+    env: commonLintInput(options, cwd, config).apache?.env ?? [],
     onNote: (note) => stderr.write(`tune-lint: ${note}\n`),
   });
   const verified: UnitOutcome[] = [];
@@ -181,8 +186,9 @@ async function verifyUnits(outcomes: readonly UnitOutcome[], options: LintComman
 }
 
 /** What every host's lint shares: where files are and how far to read them. */
-function commonLintInput(options: LintCommandOptions, cwd: string): Omit<LintInput, 'paths' | 'rules'> {
-  const environment = givenEnvironment(options);
+function commonLintInput(options: LintCommandOptions, cwd: string, config: ResolvedConfig): Omit<LintInput, 'paths' | 'rules'> {
+  const fromConfig = config.env === undefined ? [] : [{ source: config.file ?? '.tune-lint.yaml', values: config.env }];
+  const environment = [...fromConfig, ...givenEnvironment(options)];
   return {
     cwd,
     ...(options.sysroot === undefined ? {} : { sysroot: options.sysroot }),

@@ -43,7 +43,7 @@ type YamlMap = import('yaml').YAMLMap<Node, Node>;
 type YamlSeq = import('yaml').YAMLSeq<Node>;
 type Pair = import('yaml').Pair<Node, Node>;
 
-export const TOP_KEYS = ['extends', 'target', 'host', 'budget', 'rules', 'overrides'] as const;
+export const TOP_KEYS = ['extends', 'target', 'host', 'budget', 'env', 'rules', 'overrides'] as const;
 export const OVERRIDE_KEYS = ['name', 'files', 'host', 'rules', 'target', 'budget'] as const;
 export const SEVERITIES: readonly SeveritySetting[] = ['off', 'info', 'warn', 'error'];
 export const BUDGET_KEYS: Readonly<Partial<Record<string, 'share' | 'size' | 'count'>>> = lookupTable<'share' | 'size' | 'count'>({
@@ -104,6 +104,7 @@ class ConfigReader {
     const map = root as YamlMap;
     this.checkKeys(map, TOP_KEYS, '');
     const host = this.parseHost(this.field(map, 'host'), this.shown);
+    const env = this.parseEnv(this.field(map, 'env'));
     return {
       file: this.shown,
       base,
@@ -111,6 +112,7 @@ class ConfigReader {
       targets: this.parseTargets(this.field(map, 'target')),
       ...(host === undefined ? {} : { host }),
       budget: this.parseBudget(this.field(map, 'budget')),
+      ...(env === undefined ? {} : { env }),
       rules: this.parseRules(this.field(map, 'rules')),
       overrides: this.parseOverrides(this.field(map, 'overrides')),
     };
@@ -203,6 +205,26 @@ class ConfigReader {
       if (error instanceof HostFactsError) throw new ConfigError(error.message);
       throw error;
     }
+  }
+
+  /** `env: { APACHE_RUN_USER: www-data }`: names as sh takes them, values as strings (a number is its text). */
+  private parseEnv(pair: Pair | undefined): Record<string, string> | undefined {
+    const { yaml } = this;
+    const node = this.valueOf(pair);
+    if (node === undefined) return undefined;
+    if (!yaml.isMap(node)) return this.fail(node, 'env must be a mapping like { APACHE_RUN_USER: www-data }');
+    const out: Record<string, string> = {};
+    for (const entry of (node as YamlMap).items) {
+      const key = this.keyOf(entry);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+        this.fail(entry, `env name "${key}" must be letters, digits and _, not starting with a digit`);
+      const valueNode = this.valueOf(entry);
+      const raw = valueNode !== undefined && yaml.isScalar(valueNode) ? valueNode.value : undefined;
+      if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean')
+        this.fail(valueNode ?? entry, `env ${key} must be a string, like ${key}: value`);
+      out[key] = String(raw);
+    }
+    return out;
   }
 
   private parseBudget(pair: Pair | undefined): Partial<Budget> {

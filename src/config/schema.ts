@@ -49,6 +49,12 @@ export function configSchema(rules: readonly Rule[], version: string): object {
           target: section({ $ref: '#/definitions/target' }),
           host: section({ $ref: '#/definitions/host' }),
           budget: section({ $ref: '#/definitions/budget' }),
+          env: section({
+            type: 'object',
+            description: 'Variables httpd starts with, for ${NAME} in its config (as --env gives them; --env-file and --env win)',
+            propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+            additionalProperties: { type: ['string', 'number', 'boolean'] },
+          }),
           rules: section({ $ref: '#/definitions/rules' }),
           overrides: section({
             type: 'array',

@@ -36,6 +36,8 @@ export interface ResolvedConfig {
   readonly targets: Partial<Targets>;
   readonly host?: ConfigHost;
   readonly budget: Partial<Budget>;
+  /** `env:`: variables httpd starts with, for `${NAME}` (as --env gives them; --env-file and --env win). */
+  readonly env?: Readonly<Record<string, string>>;
   readonly rules: ReadonlyMap<string, UserRuleSetting>;
   readonly overrides: readonly ConfigOverride[];
 }

@@ -48,11 +48,30 @@ describe('--env and --env-file', () => {
     writeFiles(dir, { 'env.conf': CONFIG, 'partial.env': 'SERVER_NAME=www.example.org\n' });
     assert.match(
       ap1004([])[0] ?? '',
-      /^\$\{SERVER_NAME\} is not defined here .*; no Define above this line sets it; no environment was given with --env or --env-file; httpd warns/,
+      /^\$\{SERVER_NAME\} is not defined here .*; no Define above this line sets it; no environment was given with --env, --env-file or env: in \.tune-lint\.yaml; httpd warns/,
     );
     assert.deepEqual(ap1004(['--env-file', 'partial.env']), [
       '${DOCROOT} is not defined here and stays literal; expected a Define DOCROOT before this line, or the right name; no Define above this line sets it; the environment read from --env-file partial.env does not set it; httpd warns "AH00111: Config variable ${DOCROOT} is not defined" and keeps the text as written',
     ]);
+  });
+
+  it('env: in .tune-lint.yaml gives values too, named as the source; --env-file and --env win over it', () => {
+    const project = path.join(dir, 'project');
+    writeFiles(project, {
+      'env.conf': CONFIG,
+      '.tune-lint.yaml': 'env:\n  SERVER_NAME: www.example.org\n',
+      'docroot.env': 'DOCROOT=/srv\n',
+    });
+    const run = (args: readonly string[]) =>
+      jsonDiagnostics(runCli(['--no-probe', '--format', 'json', ...args, 'env.conf'], { cwd: project }).stdout)
+        .filter((diagnostic) => diagnostic.ruleId === 'AP1004')
+        .map(said);
+    assert.deepEqual(
+      run([]).map((text) => /the environment read from ([^;]+) does not set it/.exec(text)?.[1]),
+      ['.tune-lint.yaml'],
+      'only ${DOCROOT} is left, and the yaml is named',
+    );
+    assert.deepEqual(run(['--env-file', 'docroot.env']), []);
   });
 
   it('a line that is not NAME=VALUE is one error naming file:line; --env without = is refused', () => {

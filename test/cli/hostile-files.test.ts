@@ -181,7 +181,7 @@ describe('hostile files: the config file', () => {
       [
         '--config',
         'bomb.yaml',
-        /^tune-lint: bomb\.yaml:1:1: unknown key "a0"; expected extends, target, host, budget, rules, overrides\n$/,
+        /^tune-lint: bomb\.yaml:1:1: unknown key "a0"; expected extends, target, host, budget, env, rules, overrides\n$/,
       ],
       ['--profile', 'deep.yaml', /^tune-lint: deep\.yaml:1:\d+: Maximum call stack size exceeded\n$/],
       ['--facts', 'deep.json', /^tune-lint: deep\.json: not an Ansible facts file; expected \{"ansible_facts": \{\.\.\.\}\}/],

@@ -87,6 +87,11 @@ describe('.tune-lint.yaml: reading', () => {
     assert.deepEqual([...sites.rules], [['AP4001', { severity: 'off' }]]);
   });
 
+  it('env: variables for ${NAME}, each value as text', async () => {
+    const config = await load('env:\n  APACHE_RUN_USER: www-data\n  APACHE_PORT: 8080\n');
+    assert.deepEqual(config.env, { APACHE_RUN_USER: 'www-data', APACHE_PORT: '8080' });
+  });
+
   it('an empty file, or one with comments only, is the defaults', async () => {
     for (const text of ['', '# nothing yet\n']) {
       const config = await load(text);
@@ -130,7 +135,7 @@ describe('.tune-lint.yaml: every mistake is one line at file:line:col', () => {
     [
       'an unknown top-level key',
       'extends: strict\nrule:\n  AP2001: warn\n',
-      `${CONFIG_NAME}:2:1: unknown key "rule"; expected extends, target, host, budget, rules, overrides`,
+      `${CONFIG_NAME}:2:1: unknown key "rule"; expected extends, target, host, budget, env, rules, overrides`,
     ],
     ['an unknown preset', 'extends: eslint:recommended\n', `${CONFIG_NAME}:1:10: extends must be "recommended" or "strict"`],
     ['an unknown rule', 'rules:\n  AP9999: warn\n', `${CONFIG_NAME}:2:3: unknown rule "AP9999"; tune-lint rules lists the ids and names`],
@@ -150,6 +155,13 @@ describe('.tune-lint.yaml: every mistake is one line at file:line:col', () => {
       'rules:\n  HO2001: [warn, { warnShare: high }]\n',
       `${CONFIG_NAME}:2:31: HO2001 option warnShare must be a number`,
     ],
+    ['env that is not a mapping', 'env: [A]\n', `${CONFIG_NAME}:1:6: env must be a mapping like { APACHE_RUN_USER: www-data }`],
+    [
+      'an env name sh would not take',
+      'env:\n  1X: a\n',
+      `${CONFIG_NAME}:2:3: env name "1X" must be letters, digits and _, not starting with a digit`,
+    ],
+    ['an env value that is a list', 'env:\n  X: [a]\n', `${CONFIG_NAME}:2:6: env X must be a string, like X: value`],
     ['a bad target', 'target: { httpd: "3.0" }\n', `${CONFIG_NAME}:1:11: unsupported httpd target "3.0": expected 2.2 or 2.4`],
     ['an unknown product', 'target: { postgres: "16" }\n', `${CONFIG_NAME}:1:11: invalid target "postgres=16"`],
     ['a bad host fact', 'host:\n  ram: lots\n', `${CONFIG_NAME}:2:8: host.ram: expected a size such as 512M or 2G, got "lots"`],
