@@ -16,6 +16,7 @@ import ap1013 from './apache/ap1013-utf8-bom.js';
 import ap1014 from './apache/ap1014-sendfile-on-network-filesystem.js';
 import ap1015 from './apache/ap1015-unknown-directive.js';
 import ap1016 from './apache/ap1016-directive-arguments.js';
+import ap1017 from './apache/ap1017-running-mpm-differs.js';
 import ap2001 from './apache/ap2001-apache-memory-overcommit.js';
 import ap2002 from './apache/ap2002-oversized-limits.js';
 import ap2003 from './apache/ap2003-spare-servers-adjusted.js';
@@ -32,6 +33,7 @@ import ap2013 from './apache/ap2013-long-timeout.js';
 import ap2014 from './apache/ap2014-costly-input-filter.js';
 import ap2015 from './apache/ap2015-listen-backlog-above-somaxconn.js';
 import ap2016 from './apache/ap2016-per-request-overheads.js';
+import ap2017 from './apache/ap2017-max-request-workers-reached.js';
 import ap3001 from './apache/ap3001-allowoverride-root.js';
 import ap4001 from './apache/ap4001-renamed-mpm-directive.js';
 import ap4002 from './apache/ap4002-access-control-22.js';
@@ -40,6 +42,7 @@ import ap4004 from './apache/ap4004-noop-directive.js';
 import ap4005 from './apache/ap4005-limit-order-22.js';
 import ho1001 from './host/ho1001-max-connections-below-web-tier.js';
 import ho2001 from './host/ho2001-combined-memory-overcommit.js';
+import ho2002 from './host/ho2002-oom-kills.js';
 import my1001 from './mycnf/my1001-reader-fatal.js';
 import my1002 from './mycnf/my1002-group-name-spaces.js';
 import my1003 from './mycnf/my1003-inline-semicolon.js';
@@ -49,6 +52,8 @@ import my1006 from './mycnf/my1006-unknown-option.js';
 import my1007 from './mycnf/my1007-client-group-leak.js';
 import my1008 from './mycnf/my1008-include-hazards.js';
 import my1009 from './mycnf/my1009-client-option-unknown.js';
+import my1010 from './mycnf/my1010-setting-not-in-effect.js';
+import my1011 from './mycnf/my1011-runtime-only-value.js';
 import my2001 from './mycnf/my2001-mysql-memory-overcommit.js';
 import my2002 from './mycnf/my2002-buffer-pool-vs-ram.js';
 import my2003 from './mycnf/my2003-large-per-connection-buffers.js';
@@ -56,6 +61,15 @@ import my2004 from './mycnf/my2004-max-connections-far-above-need.js';
 import my2005 from './mycnf/my2005-query-cache-enabled.js';
 import my2006 from './mycnf/my2006-key-buffer-unused.js';
 import my2007 from './mycnf/my2007-thread-cache.js';
+import my2008 from './mycnf/my2008-query-cache-runtime.js';
+import my2009 from './mycnf/my2009-thread-cache-misses.js';
+import my2010 from './mycnf/my2010-temporary-tables-on-disk.js';
+import my2011 from './mycnf/my2011-table-cache-misses.js';
+import my2012 from './mycnf/my2012-buffer-pool-misses.js';
+import my2013 from './mycnf/my2013-sort-merge-passes.js';
+import my2014 from './mycnf/my2014-aborted-connections.js';
+import my2015 from './mycnf/my2015-connections-near-limit.js';
+import my2016 from './mycnf/my2016-full-joins.js';
 import my4001 from './mycnf/my4001-set-variable.js';
 import my4002 from './mycnf/my4002-removed-option.js';
 import my4003 from './mycnf/my4003-abbreviated-option.js';
@@ -90,6 +104,7 @@ export const builtinRules: readonly Rule[] = [
   ap1014,
   ap1015,
   ap1016,
+  ap1017,
   ap2001,
   ap2002,
   ap2003,
@@ -106,6 +121,7 @@ export const builtinRules: readonly Rule[] = [
   ap2014,
   ap2015,
   ap2016,
+  ap2017,
   ap3001,
   ap4001,
   ap4002,
@@ -114,6 +130,7 @@ export const builtinRules: readonly Rule[] = [
   ap4005,
   ho1001,
   ho2001,
+  ho2002,
   my1001,
   my1002,
   my1003,
@@ -123,6 +140,8 @@ export const builtinRules: readonly Rule[] = [
   my1007,
   my1008,
   my1009,
+  my1010,
+  my1011,
   my2001,
   my2002,
   my2003,
@@ -130,6 +149,15 @@ export const builtinRules: readonly Rule[] = [
   my2005,
   my2006,
   my2007,
+  my2008,
+  my2009,
+  my2010,
+  my2011,
+  my2012,
+  my2013,
+  my2014,
+  my2015,
+  my2016,
   my4001,
   my4002,
   my4003,

@@ -3,7 +3,7 @@
 // yaml and diff included) as one CommonJS script, dist/bundle/cli/cli.js, and the
 // V8 code cache bin/tune-lint.cjs compiles it with, dist/bundle/cli/cli.cache,
 // made by a training run. Why: bin/tune-lint.cjs and docs/performance.md.
-// ora and systeminformation stay outside: only a probe loads them. The library
+// ora, systeminformation and mysql2 stay outside: only a probe or a live server loads them. The library
 // (package.json `exports`) stays the tsc output, one module per source file.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 
-const EXTERNAL = ['ora', 'systeminformation'];
+const EXTERNAL = ['ora', 'systeminformation', 'mysql2/promise'];
 const OUTFILE = 'dist/bundle/cli/cli.js';
 
 // commander requires node:child_process at load time, for executable
@@ -47,9 +47,10 @@ await build({
 });
 
 // What the bundle imports on demand through the loader (importOnDemand in
-// bin/tune-lint.cjs): the externals, and node:tty, which loads net; only a run
-// at a terminal asks for it (util/stdio.ts).
-const IMPORTED_ON_DEMAND = [...EXTERNAL, 'node:tty'];
+// bin/tune-lint.cjs): the externals, node:tty, which loads net (only a run at
+// a terminal asks for it, util/stdio.ts), and node:http, which only asking a
+// running Apache for its status page needs (live/apache.ts).
+const IMPORTED_ON_DEMAND = [...EXTERNAL, 'node:tty', 'node:http'];
 
 let script = readFileSync(OUTFILE, 'utf8').replace(/^#!.*\n/, '');
 for (const name of IMPORTED_ON_DEMAND) {

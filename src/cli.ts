@@ -2,6 +2,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { DumpOptions } from './commands/dump.js';
 import type { LintCommandOptions } from './commands/options.js';
+import type { ProbeCommandOptions } from './commands/probe.js';
 import { describeError } from './commands/errors.js';
 import { readVersion } from './commands/version.js';
 import { stderr, stdout } from './util/stdio.js';
@@ -30,7 +31,9 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option('--per-child <size>', 'memory of one Apache child (process), e.g. 20M')
     .option('--profile <file>', 'host facts from a profile file (tune-lint probe --yaml)')
     .option('--facts <file>', 'host facts from an Ansible facts file')
-    .option('--no-probe', 'never look at this machine')
+    .option('--no-probe', 'never look at this machine (implies --no-live)')
+    .option('--no-live', 'never ask the running servers (MySQL/MariaDB over its socket, Apache status and error log)')
+    .option('--mysql-defaults-file <file>', "option file with the [client] login for the running server, e.g. Debian's debian.cnf")
     .option('--sysroot <dir>', 'resolve absolute include paths under DIR (a config repository)')
     .option('--sysroot-at <path>', 'the server directory --sysroot holds, e.g. /etc/httpd for a repository of its files (default /)')
     .option('--target <spec>', 'versions to lint for, e.g. httpd=2.4,mysql=8.0 or mariadb=10.11')
@@ -94,11 +97,14 @@ function buildProgram(setExit: (code: number) => void): Command {
 
   program
     .command('probe')
-    .description("print this machine's host facts")
+    .description("print this machine's host facts and what its running servers say")
+    .argument('[paths...]', 'main configs that say where the servers listen and log (default: the system configs)')
     .option('--yaml', 'as a profile file for --profile', false)
-    .action(async (options: { yaml: boolean }) => {
+    .option('--no-live', 'never ask the running servers')
+    .option('--mysql-defaults-file <file>', 'option file with the [client] login for the running server')
+    .action(async (paths: string[], options: ProbeCommandOptions) => {
       const { runProbe } = await import('./commands/probe.js');
-      setExit(await runProbe(options));
+      setExit(await runProbe(paths, options));
     });
   return program;
 }

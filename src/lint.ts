@@ -41,11 +41,23 @@ export interface LintInput {
    * sysroot is taken as the server path it stands for.
    */
   readonly includeBase?: string;
+  /**
+   * Asks the running servers (src/live) once the configs are read, since the
+   * login and the status page come from them; what it returns joins the host
+   * facts. The CLI gives it on a probed host unless --no-live.
+   */
+  readonly askServers?: (configs: LoadedConfigs) => Promise<HostFacts>;
   /** Collects where the time went, per rule and reading the configs (the CLI's TIMING). */
   readonly timer?: LintTimer;
 }
 
 export type { FileFix, LintResult } from './engine/result.js';
+
+/** The configs of one host as read, for askServers. */
+export interface LoadedConfigs {
+  readonly apache: readonly ApacheConfig[];
+  readonly mycnf: MycnfConfig | undefined;
+}
 
 /** A problem with the input itself (a main file that cannot be read): exit code 2. */
 class InputError extends UserError {}
@@ -72,13 +84,14 @@ export async function lint(input: LintInput): Promise<LintResult> {
     ...(input.limits === undefined ? {} : { limits: input.limits }),
   });
   const targets = input.targets ?? DEFAULT_TARGETS;
-  const host = input.host ?? {};
+  const given = input.host ?? {};
   const budget = { ...DEFAULT_BUDGET, ...input.budget };
   const { timer } = input;
   const load = (view: ConfigFileSystem, previous?: Loaded): Loaded =>
     timer === undefined ? loadAll(input, view, targets, cwd, previous) : timer.reading(() => loadAll(input, view, targets, cwd, previous));
   const unitOf = (loaded: Loaded): LintUnit => ({ apache: loaded.apache, mycnf: loaded.mycnf, host, targets, budget });
   const first = load(fs);
+  const host = input.askServers === undefined ? given : withLiveFacts(given, await input.askServers(first));
   const initial = lintUnit(unitOf(first), input.rules, { timer });
   const fixed = runFixPasses({
     first,
@@ -101,6 +114,12 @@ export async function lint(input: LintInput): Promise<LintResult> {
     followUps: fixed.followUps,
     configs: { apache: first.apache, mycnf: first.mycnf },
   };
+}
+
+/** The host facts with what the servers said; their notes are kept apart, for the report's Live servers section. */
+function withLiveFacts(host: HostFacts, live: HostFacts): HostFacts {
+  const { notes, ...facts } = live;
+  return { ...host, ...facts, ...(notes === undefined ? {} : { liveNotes: [...(host.liveNotes ?? []), ...notes] }) };
 }
 
 /**

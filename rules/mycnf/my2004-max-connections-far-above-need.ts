@@ -7,6 +7,8 @@ import { lineOf } from '../../src/core/located.js';
 import type { Located, MycnfRuleContext } from '../../src/engine/types.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { intendedEffective, type IntendedOption } from './support/intent.js';
+import { counter, runtimeCounters } from '../../src/analysis/mysql-live.js';
+import { MIN_UPTIME_OPTION } from './support/runtime.js';
 
 /** max_connections' upper bound on MySQL and MariaDB: larger values are clamped at start (verified on MariaDB 10.11). */
 const MAX_CONNECTIONS_LIMIT = 100000;
@@ -24,6 +26,7 @@ export default defineMycnfRule({
       factor: { type: 'number', default: 2, description: 'with a web tier: max_connections above factor x web tier + slack is reported' },
       slack: { type: 'integer', default: 50, description: 'connections added to factor x web tier before it is reported' },
       threshold: { type: 'integer', default: 1000, description: 'without a web tier: max_connections above this is reported' },
+      minUptime: MIN_UPTIME_OPTION,
     },
     messages: {
       clamped: {
@@ -34,6 +37,11 @@ export default defineMycnfRule({
         message: 'max_connections {{value}} is far above the {{web}} connections the web tier can open; expected {{suggested}}{{where}}',
         detail:
           'max_connections {{from}}; {{webReason}} can open {{web}} with mod_php; more than {{factor}} x {{web}} + {{slack}} (heuristic); each connection may take {{perConnection}}; {{suggested}} = {{web}} + {{headroom}} for cron, CLI and admin',
+      },
+      aboveUse: {
+        message: 'max_connections {{value}} is far above the {{maxUsed}} connections ever open at once; expected {{suggested}}{{where}}',
+        detail:
+          'max_connections {{from}}; Max_used_connections {{maxUsed}} in {{span}}; more than {{factor}} x {{maxUsed}} + {{slack}} (heuristic); each connection may take {{perConnection}}; {{suggested}} = {{factor}} x {{maxUsed}} + {{slack}}',
       },
       huge: {
         message:
@@ -49,13 +57,18 @@ export default defineMycnfRule({
         if (setting === undefined) return;
         if (setting.value > MAX_CONNECTIONS_LIMIT) reportClamped(ctx, setting);
         else if (ctx.sizing.plannedWebDbConnections !== undefined) reportAboveWebTier(ctx, setting, ctx.sizing.plannedWebDbConnections);
-        else reportWithoutWebTier(ctx, setting);
+        else if (!reportAboveUse(ctx, setting)) reportWithoutWebTier(ctx, setting);
       },
     };
   },
 });
 
-type Context = MycnfRuleContext<{ readonly factor: number; readonly slack: number; readonly threshold: number }>;
+type Context = MycnfRuleContext<{
+  readonly factor: number;
+  readonly slack: number;
+  readonly threshold: number;
+  readonly minUptime: number;
+}>;
 
 /** max_connections as the server takes it, and where it comes from. */
 interface MaxConnections {
@@ -127,6 +140,38 @@ function reportAboveWebTier(ctx: Context, setting: MaxConnections, web: number):
     },
     fix: () => plan?.edit ?? null,
   });
+}
+
+/**
+ * Without a web tier to size from, the running server's Max_used_connections
+ * is the need; true when the counters could judge (reported or not).
+ */
+function reportAboveUse(ctx: Context, setting: MaxConnections): boolean {
+  const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+  const maxUsed = runtime === undefined ? undefined : counter(runtime.live, 'Max_used_connections');
+  if (runtime === undefined || maxUsed === undefined) return false;
+  const { factor, slack } = ctx.options;
+  const suggested = Math.ceil(factor * maxUsed + slack);
+  if (setting.value <= suggested) return true;
+  const { intended, editable } = setting;
+  const plan = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.mycnf, 'max_connections', String(suggested)) : null;
+  ctx.report({
+    at: setting.at,
+    messageId: 'aboveUse',
+    data: {
+      value: setting.value,
+      from: setting.from,
+      maxUsed,
+      span: runtime.span,
+      factor,
+      slack,
+      perConnection: setting.perConnection,
+      suggested,
+      where: plan !== null && intended === undefined ? `; to be added at ${plan.where}` : '',
+    },
+    fix: () => plan?.edit ?? null,
+  });
+  return true;
 }
 
 function reportWithoutWebTier(ctx: Context, setting: MaxConnections): void {

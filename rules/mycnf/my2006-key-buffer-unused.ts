@@ -3,9 +3,12 @@ import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes } from '../../src/util/units.js';
+import { liveSource } from '../../src/analysis/mysql-live.js';
+import type { EngineUse } from '../../src/host/facts.js';
 
 /** MariaDB's key cache works in blocks of key_cache_block_size (default 1024) and keeps none below 4096 bytes (verified: 1K reads as 0). */
 const SMALLEST_KEY_CACHE = 4096;
+const MIB = 1024 * 1024;
 
 export default defineMycnfRule({
   meta: {
@@ -26,6 +29,16 @@ export default defineMycnfRule({
           '{{name}} {{value}} reserves a MyISAM index cache, and {{product}} keeps its own tables in {{engine}}; expected {{suggested}} unless your tables are MyISAM',
         detail:
           'only MyISAM indexes use it, and an option file cannot show which engines your tables use (SELECT ENGINE, SUM(INDEX_LENGTH) FROM information_schema.TABLES GROUP BY ENGINE does; heuristic: above {{threshold}})',
+      },
+      noMyisam: {
+        message: '{{name}} {{value}} reserves a MyISAM index cache, and no table of the running server is MyISAM; expected {{suggested}}',
+        detail: 'tables per engine from information_schema.TABLES ({{source}}): {{engines}}; only MyISAM indexes use the key buffer',
+      },
+      aboveIndexes: {
+        message:
+          '{{name}} {{value}} caches MyISAM indexes of {{indexes}} in all; expected {{suggested}}, room for all of them and their growth',
+        detail:
+          'MyISAM indexes {{indexes}} in {{tables}} tables, from information_schema.TABLES ({{source}}); a key buffer larger than the indexes never fills',
       },
       disabled: {
         message:
@@ -59,6 +72,20 @@ export default defineMycnfRule({
         }
         const threshold = ctx.options.maxUnused;
         const suggested = ctx.options.suggested;
+        const live = ctx.host.mysqlLive;
+        if (live?.value.engines !== undefined && size.bytes > threshold) {
+          const verdict = fromRunningServer(live.value.engines, size.bytes, suggested);
+          if (verdict === undefined) return;
+          const data = {
+            name,
+            value,
+            source: liveSource(live.source),
+            suggested: formatServerSize(verdict.fitting, target),
+            ...verdict.data,
+          };
+          ctx.report({ at: use, messageId: verdict.messageId, data, fix: () => replaceMycnfSize(use, verdict.fitting, target) });
+          return;
+        }
         const defaultEngine = mycnf.effective('default_storage_engine')?.value?.toLowerCase();
         if (engine === undefined || size.bytes <= threshold || defaultEngine === 'myisam') return;
         ctx.report({
@@ -78,3 +105,26 @@ export default defineMycnfRule({
     };
   },
 });
+
+/**
+ * With the server's tables per engine in hand, no guessing: no MyISAM table
+ * at all, or MyISAM indexes far smaller than the buffer. The size that fits
+ * is the indexes and half again for growth, at least the configured minimum.
+ */
+function fromRunningServer(
+  engines: readonly EngineUse[],
+  bytes: number,
+  suggested: number,
+):
+  | { messageId: 'noMyisam'; fitting: number; data: { engines: string } }
+  | { messageId: 'aboveIndexes'; fitting: number; data: { indexes: string; tables: number } }
+  | undefined {
+  const myisam = engines.find((entry) => entry.engine.toLowerCase() === 'myisam');
+  if (myisam === undefined) {
+    const listed = engines.map((entry) => `${entry.engine} ${entry.tables}`).join(', ') || 'no tables';
+    return suggested >= bytes ? undefined : { messageId: 'noMyisam', fitting: suggested, data: { engines: listed } };
+  }
+  const fitting = Math.max(suggested, Math.ceil((myisam.indexBytes * 1.5) / MIB) * MIB);
+  if (fitting >= bytes) return undefined;
+  return { messageId: 'aboveIndexes', fitting, data: { indexes: formatBytes(myisam.indexBytes), tables: myisam.tables } };
+}

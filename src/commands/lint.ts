@@ -14,7 +14,7 @@ import { loadFormatter } from '../formatters/index.js';
 import type { UnitOutcome } from '../formatters/types.js';
 import type { HostFacts } from '../host/facts.js';
 import { ProbeCache, resolveHostFacts, type HostSources } from '../host/resolve.js';
-import { lint, type LintInput, type LintResult } from '../lint.js';
+import { lint, type LintInput, type LintResult, type LoadedConfigs } from '../lint.js';
 import { parseFriendlySize } from '../util/units.js';
 import type { LintCommandOptions } from './options.js';
 import { mainPath, mainPaths } from './paths.js';
@@ -36,6 +36,7 @@ interface Run {
   readonly cwd: string;
   /** One probe of this machine per run, shared by its hosts and by the lint after --fix. */
   readonly probeCache: ProbeCache;
+  readonly liveCache: LiveCache;
   /** Set when TIMING asks where the time went (ESLint's variable). */
   readonly timer: LintTimer | undefined;
 }
@@ -58,6 +59,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
     options,
     cwd,
     probeCache: new ProbeCache(),
+    liveCache: new LiveCache(),
     timer,
   };
   if (options.printConfig !== undefined) {
@@ -149,17 +151,48 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNulla
       probeCache,
       ...((await spinnerWanted(options)) ? { onSlowProbe: startSpinner } : {}),
     });
+    const targets = targetsOf(unit.group, run.cliTarget, host);
+    const askServers = liveWanted(options) ? run.liveCache.asker(unit.group.label ?? '', host, targets, options) : undefined;
     const result = await lint({
       ...common,
       paths: unit.paths,
-      targets: targetsOf(unit.group, run.cliTarget, host),
+      targets,
       host,
+      ...(askServers === undefined ? {} : { askServers }),
       budget: unit.group.budget,
       rules: selection,
     });
     outcomes.push({ label: unit.group.label, result });
   }
   return outcomes;
+}
+
+/** The running servers are asked when this machine is probed for the configs and they are its own (no profile, facts file or sysroot). */
+function liveWanted(options: LintCommandOptions): boolean {
+  return options.probe && options.live && options.profile === undefined && options.facts === undefined && options.sysroot === undefined;
+}
+
+/** The servers are asked once per host unit and run: the lint after --fix reuses the answers. */
+class LiveCache {
+  private readonly answers = new Map<string, Promise<HostFacts>>();
+
+  asker(label: string, host: HostFacts, targets: Targets, options: LintCommandOptions): (configs: LoadedConfigs) => Promise<HostFacts> {
+    return (configs) => {
+      let answer = this.answers.get(label);
+      if (answer === undefined) {
+        answer = import('../live/index.js').then(({ askServers }) =>
+          askServers(
+            host,
+            configs,
+            targets.db,
+            options.mysqlDefaultsFile === undefined ? {} : { mysqlDefaultsFile: options.mysqlDefaultsFile },
+          ),
+        );
+        this.answers.set(label, answer);
+      }
+      return answer;
+    };
+  }
 }
 
 /** --verify: the real servers read each host's patched configs before anything is printed or written; fixes they reject are left out (TL0008). */

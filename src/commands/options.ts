@@ -13,6 +13,8 @@ export interface LintCommandOptions {
   readonly profile?: string;
   readonly facts?: string;
   readonly probe: boolean;
+  readonly live: boolean;
+  readonly mysqlDefaultsFile?: string;
   readonly sysroot?: string;
   readonly sysrootAt?: string;
   readonly target?: string;

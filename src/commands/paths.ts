@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ConfigError } from '../config/types.js';
 
 /** Where the servers keep their main configs, in the order tune-lint looks with no path given. */
-const SYSTEM_CONFIGS = ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf', '/etc/mysql/my.cnf', '/etc/my.cnf'];
+export const SYSTEM_CONFIGS = ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf', '/etc/mysql/my.cnf', '/etc/my.cnf'];
 
 /** `--sysroot DIR` and `--sysroot-at PATH`: DIR holds the server's PATH (`/` when not given). */
 export interface Sysroot {

@@ -53,7 +53,7 @@ export function configSchema(rules: readonly Rule[], version: string): object {
             type: 'object',
             description: 'Variables httpd starts with, for ${NAME} in its config (as --env gives them; --env-file and --env win)',
             propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-            additionalProperties: { type: ['string', 'number', 'boolean'] },
+            additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
           }),
           rules: section({ $ref: '#/definitions/rules' }),
           overrides: section({
@@ -193,6 +193,8 @@ function hostFactSchemas(): Record<HostFactName, object> {
             max: size,
             count: { type: 'integer', minimum: 0 },
             metric: { enum: ['pss', 'rss'] },
+            mpm: { enum: ['prefork', 'worker', 'event'], description: 'The MPM the measured children run' },
+            php: { type: 'boolean', description: 'Whether the measured children have mod_php mapped' },
           }),
         },
       ],
@@ -228,6 +230,79 @@ function hostFactSchemas(): Record<HostFactName, object> {
           fsType: { type: 'string', minLength: 1 },
           source: { type: 'string' },
         }),
+      },
+    },
+    mysqlLive: {
+      type: 'object',
+      description:
+        'What the running MySQL/MariaDB said (tune-lint probe --yaml writes it): version, variables, status counters, data per engine',
+      required: ['server', 'uptime', 'variables', 'status'],
+      additionalProperties: false,
+      properties: {
+        server: { type: 'string', description: 'mariadb=10.11.19, mysql=8.0.36', pattern: '^(mysql|mariadb)=\\d+(\\.\\d+){0,2}$' },
+        uptime: { type: 'integer', minimum: 0, description: 'Seconds the counters cover' },
+        variables: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+        status: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+        engines: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['engine', 'tables', 'dataBytes', 'indexBytes'],
+            additionalProperties: false,
+            properties: {
+              engine: { type: 'string' },
+              tables: { type: 'integer', minimum: 0 },
+              dataBytes: { type: 'integer', minimum: 0 },
+              indexBytes: { type: 'integer', minimum: 0 },
+            },
+          },
+        },
+      },
+    },
+    apacheLive: {
+      type: 'object',
+      description: "What the running Apache said: its mod_status scoreboard and the error log's MaxRequestWorkers lines",
+      additionalProperties: false,
+      properties: {
+        status: {
+          type: 'object',
+          required: ['url', 'busyWorkers', 'idleWorkers', 'scoreboardSlots'],
+          additionalProperties: false,
+          properties: {
+            url: { type: 'string' },
+            busyWorkers: { type: 'integer', minimum: 0 },
+            idleWorkers: { type: 'integer', minimum: 0 },
+            scoreboardSlots: { type: 'integer', minimum: 0 },
+            totalAccesses: { type: 'integer', minimum: 0 },
+            uptime: { type: 'integer', minimum: 0 },
+            mpm: { type: 'string' },
+          },
+        },
+        maxWorkersReached: {
+          type: 'object',
+          required: ['file', 'count', 'first', 'last'],
+          additionalProperties: false,
+          properties: {
+            file: { type: 'string' },
+            count: { type: 'integer', minimum: 0 },
+            first: { type: 'string' },
+            last: { type: 'string' },
+          },
+        },
+      },
+    },
+    oomKills: {
+      type: 'array',
+      description: "Server processes the kernel's OOM killer ended, from the kernel log",
+      items: {
+        type: 'object',
+        required: ['process', 'pid', 'secondsAgo'],
+        additionalProperties: false,
+        properties: {
+          process: { type: 'string' },
+          pid: { type: 'integer', minimum: 0 },
+          secondsAgo: { type: 'number', minimum: 0, description: 'How long before the probe the kill was' },
+        },
       },
     },
   };

@@ -1,24 +1,31 @@
 import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, TextEdit } from '../engine/types.js';
-import { factsJson } from './facts-json.js';
+import { factsJson, liveJson } from './facts-json.js';
 import { filePatch, visibleDiagnostics } from './shared.js';
 import { LazyList, writeJson } from '../util/streamed-output.js';
 import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
 
 /**
- * The JSON interface: `{ version, host, results: [{ file, language, diagnostics, patch? }] }`,
+ * The JSON interface: `{ version, host, live?, results: [{ file, language, diagnostics, patch? }] }`,
  * keys in a fixed order, no timestamps, so two runs on the same input print
  * the same bytes. Every file read is a result, in include order, diagnostics
  * or not. When `.tune-lint.yaml` maps the paths to several hosts, `hosts`
- * replaces `host` (`[{ name, facts }]`, the top-level host named null) and
+ * replaces `host` (`[{ name, facts, live? }]`, the top-level host named null) and
  * each result names its host.
  */
 export const writeJsonReport: StreamingFormatter = (input, write) => {
   const several = input.units.length > 1;
   const results = new LazyList(() => input.units.flatMap((unit) => unitResults(unit, input, several)));
+  const liveOf = (unit: UnitOutcome | undefined): object => {
+    const live = unit === undefined ? undefined : liveJson(unit.result.host);
+    return live === undefined ? {} : { live };
+  };
   const head = several
-    ? { version: 1, hosts: input.units.map((unit) => ({ name: unit.label ?? null, facts: factsJson(unit.result.host) })) }
-    : { version: 1, host: factsJson(input.units[0]?.result.host ?? {}) };
+    ? {
+        version: 1,
+        hosts: input.units.map((unit) => ({ name: unit.label ?? null, facts: factsJson(unit.result.host), ...liveOf(unit) })),
+      }
+    : { version: 1, host: factsJson(input.units[0]?.result.host ?? {}), ...liveOf(input.units[0]) };
   writeJson({ ...head, results }, write);
   write('\n');
 };

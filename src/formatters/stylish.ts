@@ -1,6 +1,6 @@
 import type { Diagnostic, Severity } from '../engine/types.js';
 import type { Sizing } from '../analysis/sizing.js';
-import { describeHostFacts, perChildLine } from '../host/format.js';
+import { describeHostFacts, describeLive, perChildLine } from '../host/format.js';
 import { printable } from '../util/printable.js';
 import { budgetPicture, type BarKind } from './budget.js';
 import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
@@ -125,6 +125,8 @@ function hostLines(unit: UnitOutcome, paint: Paint): string[] {
   if (guesses.length > 0) out.push(paint.bold('Read as:'), ...guesses.map((line) => `  ${printable(line)}`), '');
   const facts = [...describeHostFacts(unit.result.host), ...estimatedPerChild(unit.result.sizing), ...assumedTarget(unit)];
   if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${printable(line)}`), '');
+  const live = describeLive(unit.result.host);
+  if (live.length > 0) out.push(paint.bold('Live servers:'), ...live.map((line) => `  ${printable(line)}`), '');
   const picture = budgetPicture(unit.result.sizing, unit.result.sizingAfter, paint.bar);
   if (picture.length > 0) out.push(paint.bold(picture[0] as string), ...picture.slice(1), '');
   return out;

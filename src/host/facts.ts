@@ -27,6 +27,62 @@ export interface RunningApache {
   readonly php: boolean;
 }
 
+/** What a running MySQL or MariaDB server said, read-only, over its local socket. */
+export interface MysqlLive {
+  /** As a target: `mariadb=10.11.19`, `mysql=8.0.36`. */
+  readonly server: string;
+  /** Seconds since the server started: the span its counters cover. */
+  readonly uptime: number;
+  /** SHOW GLOBAL VARIABLES, names lower-cased. */
+  readonly variables: Readonly<Record<string, string>>;
+  /** SHOW GLOBAL STATUS, names lower-cased. */
+  readonly status: Readonly<Record<string, string>>;
+  /** Tables, data and index bytes per storage engine, of the tables the account can see; absent when the query was skipped (a note says why). */
+  readonly engines?: readonly EngineUse[];
+}
+
+export interface EngineUse {
+  readonly engine: string;
+  readonly tables: number;
+  readonly dataBytes: number;
+  readonly indexBytes: number;
+}
+
+/** What a running Apache said about itself: its mod_status page on a loopback address, and its error log. */
+export interface ApacheLive {
+  readonly status?: ApacheStatus;
+  /** AH00161/AH00484 "server reached MaxRequestWorkers" lines of the error log. */
+  readonly maxWorkersReached?: LogEvidence;
+}
+
+/** `/server-status?auto`: the scoreboard at the moment it was read, and the totals since the start. */
+export interface ApacheStatus {
+  readonly url: string;
+  readonly busyWorkers: number;
+  readonly idleWorkers: number;
+  /** Slots of the scoreboard: one character per worker the server may run. */
+  readonly scoreboardSlots: number;
+  readonly totalAccesses?: number;
+  readonly uptime?: number;
+  readonly mpm?: string;
+}
+
+export interface LogEvidence {
+  readonly file: string;
+  readonly count: number;
+  /** The dates of the first and last line, as the log writes them. */
+  readonly first: string;
+  readonly last: string;
+}
+
+/** A process the kernel's OOM killer ended, from the kernel log. */
+export interface OomKill {
+  readonly process: string;
+  readonly pid: number;
+  /** How long before the probe the kernel killed it, in seconds. */
+  readonly secondsAgo: number;
+}
+
 export interface MountEntry {
   readonly mountPoint: string;
   readonly fsType: string;
@@ -51,11 +107,19 @@ export interface HostFacts {
   readonly httpdVersion?: Fact<string>;
   /** The database server this host runs, or has installed, as a target: `mariadb=10.11.19`, `mysql=8.0.36`. */
   readonly databaseServer?: Fact<string>;
+  /** The running database server's variables, counters and data sizes. */
+  readonly mysqlLive?: Fact<MysqlLive>;
+  /** The running Apache's status page and error log. */
+  readonly apacheLive?: Fact<ApacheLive>;
+  /** Apache, php-fpm and database processes the kernel killed for want of memory. */
+  readonly oomKills?: Fact<readonly OomKill[]>;
   /** Fallbacks taken and measurements that failed, one sentence each. */
   readonly notes?: readonly string[];
+  /** What the running servers could not be asked, and why: one sentence each. */
+  readonly liveNotes?: readonly string[];
 }
 
-export type HostFactName = Exclude<keyof HostFacts, 'notes'>;
+export type HostFactName = Exclude<keyof HostFacts, 'notes' | 'liveNotes'>;
 
 /** Every fact, in the order people read them. */
 export const HOST_FACT_NAMES: readonly HostFactName[] = [
@@ -70,6 +134,9 @@ export const HOST_FACT_NAMES: readonly HostFactName[] = [
   'httpdVersion',
   'databaseServer',
   'mounts',
+  'mysqlLive',
+  'apacheLive',
+  'oomKills',
 ];
 
 /** Bad host input (flag, profile, facts file, config): one line that names the flag or file:line:col. */

@@ -1,10 +1,10 @@
 import { formatBytes } from '../util/units.js';
-import type { ChildMemory, Fact, HostFacts, MountEntry } from './facts.js';
+import type { ApacheLive, ChildMemory, Fact, HostFacts, MountEntry, MysqlLive, OomKill } from './facts.js';
 import { isNetworkFilesystem } from './facts.js';
 
-/** `(from .tune-lint.yaml)`, or for probe and estimate sources the detail: `(probe: cgroup v1 limit)`. */
+/** `(from .tune-lint.yaml)`, or for probe, live and estimate sources the detail: `(probe: cgroup v1 limit)`. */
 function origin(source: string): string {
-  const detailed = /^(probe|estimate) \((.*)\)$/s.exec(source);
+  const detailed = /^(probe|estimate|live) \((.*)\)$/s.exec(source);
   if (detailed !== null) return `(${detailed[1]}: ${detailed[2]})`;
   return `(from ${source})`;
 }
@@ -47,5 +47,78 @@ export function describeHostFacts(facts: HostFacts): string[] {
   if (facts.databaseServer) lines.push(`database server ${facts.databaseServer.value} ${origin(facts.databaseServer.source)}`);
   if (facts.mounts) lines.push(...mountLines(facts.mounts));
   for (const note of facts.notes ?? []) lines.push(`note: ${note}`);
+  return lines;
+}
+
+const LIVE_FACT_NAMES = new Set(['mysqlLive', 'apacheLive', 'oomKills']);
+
+/** Facts the running servers and the kernel log gave: the report shows them in a section of their own. */
+export function isLiveFact(name: string): boolean {
+  return LIVE_FACT_NAMES.has(name);
+}
+
+/** `3 d 4 h`, `2 h 5 min`, `40 s`: how long the counters have been counting. */
+export function formatUptime(seconds: number): string {
+  const days = Math.floor(seconds / 86_400);
+  const hours = Math.floor((seconds % 86_400) / 3_600);
+  const minutes = Math.floor((seconds % 3_600) / 60);
+  if (days > 0) return `${days} d ${hours} h`;
+  if (hours > 0) return `${hours} h ${minutes} min`;
+  if (minutes > 0) return `${minutes} min ${seconds % 60} s`;
+  return `${seconds} s`;
+}
+
+function mysqlLiveLines(fact: Fact<MysqlLive>): string[] {
+  const live = fact.value;
+  const [product, version] = live.server.split('=');
+  const lines = [
+    `${product === 'mysql' ? 'MySQL' : 'MariaDB'} ${version ?? ''} up ${formatUptime(live.uptime)}: ` +
+      `${Object.keys(live.variables).length} variables, ${Object.keys(live.status).length} status counters ${origin(fact.source)}`,
+  ];
+  for (const engine of live.engines ?? []) {
+    lines.push(
+      `  ${engine.engine}: ${engine.tables} ${engine.tables === 1 ? 'table' : 'tables'}, ` +
+        `${formatBytes(engine.dataBytes)} data, ${formatBytes(engine.indexBytes)} indexes`,
+    );
+  }
+  return lines;
+}
+
+function apacheLiveLines(fact: Fact<ApacheLive>): string[] {
+  const { status, maxWorkersReached } = fact.value;
+  const lines: string[] = [];
+  if (status !== undefined) {
+    const accesses = status.totalAccesses === undefined ? '' : `, ${status.totalAccesses} requests`;
+    const uptime = status.uptime === undefined ? '' : ` in ${formatUptime(status.uptime)}`;
+    lines.push(
+      `Apache${status.mpm === undefined ? '' : ` (${status.mpm})`}: ${status.busyWorkers} busy and ${status.idleWorkers} idle workers, ` +
+        `${status.scoreboardSlots} scoreboard slots${accesses}${uptime} (live: ${status.url})`,
+    );
+  }
+  if (maxWorkersReached !== undefined) {
+    const { count, first, last, file } = maxWorkersReached;
+    lines.push(
+      `Apache reached MaxRequestWorkers ${count === 1 ? 'once' : `${count} times`} (${count === 1 ? first : `${first} to ${last}`}; live: ${file})`,
+    );
+  }
+  return lines;
+}
+
+function oomLines(fact: Fact<readonly OomKill[]>): string[] {
+  if (fact.value.length === 0) return [`no server process killed for want of memory ${origin(fact.source)}`];
+  const byProcess = new Map<string, number>();
+  for (const kill of fact.value) byProcess.set(kill.process, (byProcess.get(kill.process) ?? 0) + 1);
+  const counts = [...byProcess].map(([name, count]) => `${name} ${count}x`).join(', ');
+  const last = fact.value[fact.value.length - 1] as OomKill;
+  return [`OOM kills: ${counts}; the last ${formatUptime(last.secondsAgo)} ago ${origin(fact.source)}`];
+}
+
+/** The Live servers section: what the servers said, from where, and what could not be asked and why. */
+export function describeLive(facts: HostFacts): string[] {
+  const lines: string[] = [];
+  if (facts.mysqlLive) lines.push(...mysqlLiveLines(facts.mysqlLive));
+  if (facts.apacheLive) lines.push(...apacheLiveLines(facts.apacheLive));
+  if (facts.oomKills) lines.push(...oomLines(facts.oomKills));
+  for (const note of facts.liveNotes ?? []) lines.push(`not read: ${note}`);
   return lines;
 }

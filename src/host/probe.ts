@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import type { ChildMemory, HostFacts } from './facts.js';
 import { summarizeChildMemory } from './facts.js';
 import type { CgroupContext, ProcessInfo } from './proc.js';
+import { readOomKills } from './kernel-log.js';
 import { probeServerVersions } from './servers.js';
 import {
   cpuQuota,
@@ -77,6 +78,8 @@ export async function probeHost(options: ProbeOptions = {}): Promise<HostFacts> 
     const value = somaxconn.ok ? Number(somaxconn.text.trim()) : NaN;
     if (Number.isSafeInteger(value) && value > 0) facts.somaxconn = { value, source: 'probe (/proc/sys/net/core/somaxconn)' };
     else notes.push(`net.core.somaxconn unreadable (${somaxconn.ok ? 'not a number' : somaxconn.code})`);
+    const kills = reader.root === '/' ? readOomKills(notes) : readOomKills(notes, `${reader.root}/dev/kmsg`, `${reader.root}/proc/uptime`);
+    if (kills !== undefined) facts.oomKills = { value: kills, source: 'probe (kernel log, /dev/kmsg)' };
   }
   if (notes.length > 0) facts.notes = notes;
   return facts;

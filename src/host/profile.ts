@@ -1,6 +1,6 @@
 import type { Document, Node as YamlNode } from 'yaml';
-import type { ChildMemory, Fact, HostFacts, MountEntry } from './facts.js';
-import { HOST_FACT_NAMES, HostFactsError } from './facts.js';
+import type { ChildMemory, Fact, HostFacts, MountEntry, MysqlLive, OomKill } from './facts.js';
+import { HOST_FACT_NAMES, HostFactsError, type HostFactName } from './facts.js';
 import { readHostInput } from './input-file.js';
 import type { Located, LocatedEntry } from './values.js';
 import { hostFactsFromLocated, locatePlain } from './values.js';
@@ -126,41 +126,85 @@ export function hostFactsToProfileYaml(facts: HostFacts): string {
   for (const name of HOST_FACT_NAMES) {
     const fact = facts[name] as Fact<unknown> | undefined;
     if (fact === undefined) continue;
-    switch (name) {
-      case 'ram':
-      case 'swap':
-      case 'mysqlRss':
-        lines.push(`${name}: ${sizeText(fact.value as number)}${comment(fact.source)}`);
-        break;
-      case 'cpus':
-      case 'somaxconn':
-      case 'apacheRunning':
-      case 'mysqlRunning':
-      case 'httpdVersion':
-      case 'databaseServer':
-        lines.push(`${name}: ${String(fact.value)}${comment(fact.source)}`);
-        break;
-      case 'perChild': {
-        const child = fact.value as ChildMemory;
-        lines.push(`perChild:${comment(fact.source)}`);
-        lines.push(
-          `  median: ${sizeText(child.median)}`,
-          `  max: ${sizeText(child.max)}`,
-          `  count: ${child.count}`,
-          `  metric: ${child.metric}`,
-        );
-        break;
-      }
-      case 'mounts': {
-        const mounts = (fact.value as readonly MountEntry[]).filter((mount) => !PSEUDO_FILESYSTEMS.has(mount.fsType));
-        lines.push(mounts.length === 0 ? `mounts: []${comment(fact.source)}` : `mounts:${comment(fact.source)}`);
-        for (const mount of mounts) {
-          lines.push(`  - { mountPoint: ${quoted(mount.mountPoint)}, fsType: ${quoted(mount.fsType)}, source: ${quoted(mount.source)} }`);
-        }
-        break;
-      }
-    }
+    lines.push(...factYaml(name, fact));
   }
   for (const note of facts.notes ?? []) lines.push(`# note: ${note.replace(/[\r\n]+/g, ' ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** One fact as profile lines: the key, its value and its source as a comment. */
+function factYaml(name: HostFactName, fact: Fact<unknown>): string[] {
+  const lines: string[] = [];
+  if (name === 'mysqlLive' || name === 'apacheLive' || name === 'oomKills') {
+    return liveFactYaml(name, fact);
+  }
+  switch (name) {
+    case 'ram':
+    case 'swap':
+    case 'mysqlRss':
+      lines.push(`${name}: ${sizeText(fact.value as number)}${comment(fact.source)}`);
+      break;
+    case 'cpus':
+    case 'somaxconn':
+    case 'apacheRunning':
+    case 'mysqlRunning':
+    case 'httpdVersion':
+    case 'databaseServer':
+      lines.push(`${name}: ${String(fact.value)}${comment(fact.source)}`);
+      break;
+    case 'perChild': {
+      const child = fact.value as ChildMemory;
+      lines.push(`perChild:${comment(fact.source)}`);
+      lines.push(
+        `  median: ${sizeText(child.median)}`,
+        `  max: ${sizeText(child.max)}`,
+        `  count: ${child.count}`,
+        `  metric: ${child.metric}`,
+      );
+      if (child.measuredOn?.mpm !== undefined) lines.push(`  mpm: ${child.measuredOn.mpm}`);
+      if (child.measuredOn !== undefined) lines.push(`  php: ${String(child.measuredOn.php)}`);
+      break;
+    }
+    case 'mounts': {
+      const mounts = (fact.value as readonly MountEntry[]).filter((mount) => !PSEUDO_FILESYSTEMS.has(mount.fsType));
+      lines.push(mounts.length === 0 ? `mounts: []${comment(fact.source)}` : `mounts:${comment(fact.source)}`);
+      for (const mount of mounts) {
+        lines.push(`  - { mountPoint: ${quoted(mount.mountPoint)}, fsType: ${quoted(mount.fsType)}, source: ${quoted(mount.source)} }`);
+      }
+      break;
+    }
+  }
+  return lines;
+}
+
+/** `{ engine: "InnoDB", tables: 3 }`: one line, every string quoted so YAML reads it back as the same text. */
+function flow(record: object): string {
+  const parts = Object.entries(record).map(
+    ([key, value]) => `${key}: ${typeof value === 'number' ? String(value) : quoted(String(value))}`,
+  );
+  return `{ ${parts.join(', ')} }`;
+}
+
+function flowMappings(value: Record<string, object>): string[] {
+  return Object.entries(value).map(([key, record]) => `  ${key}: ${flow(record)}`);
+}
+
+function mysqlLiveYaml(live: MysqlLive): string[] {
+  const lines = [`  server: ${live.server}`, `  uptime: ${live.uptime}`];
+  if (live.engines !== undefined) {
+    lines.push(live.engines.length === 0 ? '  engines: []' : '  engines:', ...live.engines.map((engine) => `    - ${flow(engine)}`));
+  }
+  for (const key of ['variables', 'status'] as const) {
+    lines.push(`  ${key}:`);
+    for (const [name, value] of Object.entries(live[key]).sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`    ${name}: ${quoted(value)}`);
+  }
+  return lines;
+}
+
+/** What the running servers and the kernel log said, as profile lines that read back the same. */
+function liveFactYaml(name: 'mysqlLive' | 'apacheLive' | 'oomKills', fact: Fact<unknown>): string[] {
+  if (name === 'mysqlLive') return [`mysqlLive:${comment(fact.source)}`, ...mysqlLiveYaml(fact.value as MysqlLive)];
+  if (name === 'apacheLive') return [`apacheLive:${comment(fact.source)}`, ...flowMappings(fact.value as Record<string, object>)];
+  const kills = fact.value as readonly OomKill[];
+  return [`oomKills:${kills.length === 0 ? ' []' : ''}${comment(fact.source)}`, ...kills.map((kill) => `  - ${flow(kill)}`)];
 }

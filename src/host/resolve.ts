@@ -2,7 +2,7 @@ import { loadAnsibleFacts } from './ansible.js';
 import type { HostFlags } from './cli-facts.js';
 import { hostFactsFromFlags } from './cli-facts.js';
 import type { Fact, HostFacts } from './facts.js';
-import { HOST_FACT_NAMES } from './facts.js';
+import { HOST_FACT_NAMES, type HostFactName } from './facts.js';
 import { loadHostProfile } from './profile.js';
 import type { Located } from './values.js';
 import { hostFactsFromLocated } from './values.js';
@@ -44,6 +44,9 @@ export class ProbeCache {
 /** A probe usually takes 60-100 ms (half of it loading systeminformation); a spinner for less would only flicker. */
 const SLOW_PROBE_MS = 150;
 
+/** Facts the running servers give once the configs say where to ask (src/live), not the probe. */
+const ASKED_AFTER_READING: ReadonlySet<HostFactName> = new Set(['mysqlLive', 'apacheLive']);
+
 type MutableFacts = { -readonly [K in keyof HostFacts]: HostFacts[K] };
 
 /**
@@ -61,7 +64,7 @@ export async function resolveHostFacts(sources: HostSources): Promise<HostFacts>
   if (sources.factsPath !== undefined) layers.push(loadAnsibleFacts(sources.factsPath));
   if (sources.config !== undefined) layers.push(hostFactsFromLocated(sources.config.located, sources.config.source, 'host.'));
   const merged = mergeHostFacts(layers);
-  const missing = HOST_FACT_NAMES.some((name) => merged[name] === undefined);
+  const missing = HOST_FACT_NAMES.some((name) => merged[name] === undefined && !ASKED_AFTER_READING.has(name));
   if (!sources.probe || !missing) return merged;
   const otherMachine = sources.profilePath !== undefined ? `--profile ${sources.profilePath}` : `--facts ${sources.factsPath}`;
   if (sources.profilePath !== undefined || sources.factsPath !== undefined) {

@@ -3,6 +3,7 @@ import { editDistance } from '../util/nearest-name.js';
 import { formatBytes, parseFriendlySize } from '../util/units.js';
 import type { ChildMemory, Fact, HostFactName, HostFacts, MountEntry } from './facts.js';
 import { HOST_FACT_NAMES, HostFactsError } from './facts.js';
+import { readApacheLive, readMysqlLive, readOomKills } from './live-values.js';
 
 const MIB = 1024 * 1024;
 
@@ -151,7 +152,7 @@ function checkKeys(node: Located, known: readonly string[], keyPath: string): Re
   return byKey;
 }
 
-export const PER_CHILD_KEYS = ['median', 'max', 'count', 'metric'] as const;
+export const PER_CHILD_KEYS = ['median', 'max', 'count', 'metric', 'mpm', 'php'] as const;
 export const MOUNT_KEYS = ['mountPoint', 'fsType', 'source'] as const;
 
 function checkPerChild(node: Located, keyPath: string): ChildMemory {
@@ -186,7 +187,19 @@ function checkPerChild(node: Located, keyPath: string): ChildMemory {
     }
     metric = metricNode.value;
   }
-  return { median, max, count, metric };
+  const measuredOn = checkMeasuredOn(field('mpm'), field('php'), keyPath);
+  return measuredOn === undefined ? { median, max, count, metric } : { median, max, count, metric, measuredOn };
+}
+
+/** `mpm` and `php` of a perChild mapping: what the measured children ran, as the probe saw it. */
+function checkMeasuredOn(mpmNode: Located | undefined, phpNode: Located | undefined, keyPath: string): ChildMemory['measuredOn'] {
+  if (mpmNode === undefined && phpNode === undefined) return undefined;
+  const mpm = mpmNode?.value;
+  if (mpmNode !== undefined && mpm !== 'prefork' && mpm !== 'worker' && mpm !== 'event') {
+    throw at(mpmNode.where, `${keyPath}.mpm`, `expected prefork, worker or event (the MPM the measured children run), got ${shown(mpm)}`);
+  }
+  const php = phpNode === undefined ? false : take(checkBoolean(phpNode.value), phpNode.where, `${keyPath}.php`);
+  return { mpm: mpm as 'prefork' | 'worker' | 'event' | undefined, php };
 }
 
 function checkMounts(node: Located, keyPath: string): MountEntry[] {
@@ -264,5 +277,11 @@ function readFact(name: HostFactName, node: Located, keyPath: string): unknown {
       return checkPerChild(node, keyPath);
     case 'mounts':
       return checkMounts(node, keyPath);
+    case 'mysqlLive':
+      return readMysqlLive(node, keyPath);
+    case 'apacheLive':
+      return readApacheLive(node, keyPath);
+    case 'oomKills':
+      return readOomKills(node, keyPath);
   }
 }

@@ -243,6 +243,59 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
         fc.constantFrom<unknown>('mariadb', 8.0),
       ),
       mounts: mixed<unknown>(fc.array(mount, { maxLength: 2 }), fc.constantFrom<unknown>('/var/www', { mountPoint: '/' })),
+      mysqlLive: mixed<unknown>(
+        fc.record(
+          {
+            server: fc.constantFrom('mariadb=10.11.19', 'mysql=8.0.36'),
+            uptime: fc.nat(10_000_000),
+            variables: fc.dictionary(fc.constantFrom('max_connections', 'version'), fc.oneof(fc.nat(1000), fc.constant('10.11.19'))),
+            status: fc.dictionary(fc.constantFrom('uptime', 'max_used_connections'), fc.oneof(fc.nat(1000), fc.constant('27'))),
+            engines: fc.array(
+              fc.record({ engine: fc.constantFrom('InnoDB', 'MyISAM'), tables: fc.nat(9), dataBytes: fc.nat(), indexBytes: fc.nat() }),
+              { maxLength: 2 },
+            ),
+          },
+          { requiredKeys: ['server', 'uptime', 'variables', 'status'] },
+        ),
+        fc.constantFrom<unknown>(
+          { server: 'postgres=16', uptime: 1, variables: {}, status: {} },
+          { server: 'mariadb=10.11', uptime: -1, variables: {}, status: {} },
+          { server: 'mariadb=10.11', uptime: 1, variables: { a: true }, status: {} },
+          { server: 'mariadb=10.11', uptime: 1, variables: {} },
+        ),
+      ),
+      apacheLive: mixed<unknown>(
+        fc.record(
+          {
+            status: fc.record(
+              {
+                url: fc.constant('http://127.0.0.1/server-status?auto'),
+                busyWorkers: fc.nat(9),
+                idleWorkers: fc.nat(9),
+                scoreboardSlots: fc.nat(99),
+              },
+              { requiredKeys: ['url', 'busyWorkers', 'idleWorkers', 'scoreboardSlots'] },
+            ),
+            maxWorkersReached: fc.record({
+              file: fc.constant('/var/log/apache2/error.log'),
+              count: fc.integer({ min: 1, max: 9 }),
+              first: fc.constant('a'),
+              last: fc.constant('b'),
+            }),
+          },
+          { requiredKeys: [] },
+        ),
+        fc.constantFrom<unknown>({ status: { url: 'x' } }, { logs: [] }, 'busy'),
+      ),
+      oomKills: mixed<unknown>(
+        fc.array(
+          fc.record({ process: fc.constantFrom('apache2', 'mariadbd'), pid: fc.integer({ min: 1, max: 99999 }), secondsAgo: fc.nat() }),
+          {
+            maxLength: 2,
+          },
+        ),
+        fc.constantFrom<unknown>([{ process: 'apache2' }], { apache2: 1 }),
+      ),
     };
     assert.deepEqual(Object.keys(facts), [...HOST_FACT_NAMES]);
     const host = mixed<unknown>(

@@ -82,6 +82,7 @@ describe('profiles', () => {
         ],
         source,
       },
+      oomKills: { value: [], source },
     });
   });
 

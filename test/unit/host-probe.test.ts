@@ -204,6 +204,12 @@ describe('probe on prepared /proc and /sys trees', () => {
     '/proc/103/status': statusFile('apache2', 103, 100, 31000),
     '/proc/103/smaps_rollup': smapsRollup(31000, 15000),
     '/proc/200/status': statusFile('mysqld', 200, 1, 90000),
+    '/proc/uptime': '7200.50 7000.00\n',
+    '/dev/kmsg':
+      '6,1001,3600000000,-;Out of memory: Killed process 4242 (apache2) total-vm:312000kB, anon-rss:98000kB\n' +
+      '6,1002,3700000000,-;Memory cgroup out of memory: Killed process 77 (node) total-vm:1000kB\n' +
+      '6,1003,7000000000,-;oom-kill:constraint=CONSTRAINT_MEMCG\n' +
+      '6,1004,7100000000,-;Memory cgroup out of memory: Killed process 900 (mariadbd) total-vm:900000kB\n',
     ...extra,
   });
 
@@ -218,6 +224,13 @@ describe('probe on prepared /proc and /sys trees', () => {
     assert.deepEqual(facts.mysqlRunning, { value: true, source: 'probe (mysqld PID 200)' });
     assert.deepEqual(facts.mysqlRss, { value: 90000 * KIB, source: 'probe (VmRSS of mysqld PID 200)' });
     assert.deepEqual(facts.somaxconn, { value: 4096, source: 'probe (/proc/sys/net/core/somaxconn)' });
+    assert.deepEqual(facts.oomKills, {
+      value: [
+        { process: 'apache2', pid: 4242, secondsAgo: 3601 },
+        { process: 'mariadbd', pid: 900, secondsAgo: 101 },
+      ],
+      source: 'probe (kernel log, /dev/kmsg)',
+    });
     assert.deepEqual(facts.mounts?.value[2], { mountPoint: '/srv/web root', fsType: 'nfs4', source: 'nas:/export/web root' });
     assert.equal(facts.notes, undefined);
   });
@@ -274,7 +287,11 @@ describe('probe on prepared /proc and /sys trees', () => {
     assert.deepEqual(facts.apacheRunning, { value: true, source: 'probe (httpd PID 100)' });
     assert.equal(facts.perChild, undefined);
     assert.deepEqual(facts.mysqlRunning, { value: false, source: 'probe (no mysqld or mariadbd process)' });
-    assert.deepEqual(facts.notes, ['httpd PID 100 runs without children to measure', 'net.core.somaxconn unreadable (ENOENT)']);
+    assert.deepEqual(facts.notes, [
+      'httpd PID 100 runs without children to measure',
+      'net.core.somaxconn unreadable (ENOENT)',
+      `${root}/proc/uptime unreadable (ENOENT): OOM kills not checked`,
+    ]);
   });
 
   test('no /proc at all: empty facts and notes, never an exception', async (t) => {

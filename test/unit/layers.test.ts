@@ -16,6 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/util'],
   ['src/core'],
   ['src/languages', 'src/host'],
+  ['src/live'],
   ['src/analysis'],
   ['src/engine'],
   ['rules'],

@@ -1,0 +1,64 @@
+import { defineApacheRule } from '../../src/engine/define-rule.js';
+import type { ApacheStatus, LogEvidence } from '../../src/host/facts.js';
+import { formatBytes } from '../../src/util/units.js';
+
+export default defineApacheRule({
+  meta: {
+    id: 'AP2017',
+    name: 'max-request-workers-reached',
+    category: 'performance',
+    description: 'The running Apache has run out of workers: its error log says it reached MaxRequestWorkers, or every worker is busy',
+    defaultSeverity: 'warn',
+    recommended: true,
+    messages: {
+      roomToGrow: {
+        message: '{{evidence}}; expected {{directive}} up to {{fits}}, which the memory budget holds',
+        detail:
+          '{{source}}; the budget of {{budget}} holds {{fits}} x {{perChild}} ({{budgetReason}}); clients wait in the listen queue meanwhile',
+      },
+      noRoom: {
+        message:
+          '{{evidence}}, and the memory budget holds no more than {{directive}} {{limit}}; expected shorter KeepAliveTimeout and Timeout, smaller children, or more memory',
+        detail:
+          '{{source}}; the budget of {{budget}} holds {{fits}} x {{perChild}} ({{budgetReason}}); a higher limit would swap or meet the OOM killer',
+      },
+    },
+  },
+  create(ctx) {
+    return {
+      end() {
+        const live = ctx.host.apacheLive;
+        const mpm = ctx.apache.mpm;
+        const sizing = ctx.sizing.apache.find((entry) => entry.config === ctx.apache);
+        if (live === undefined || mpm === undefined || sizing === undefined) return;
+        const { status, maxWorkersReached } = live.value;
+        const allBusy = status !== undefined && status.busyWorkers >= sizing.maxRequestWorkers;
+        if (maxWorkersReached === undefined && !allBusy) return;
+        const evidence = evidenceText(maxWorkersReached, status);
+        const directive = mpm.values.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers';
+        const fits = (sizing.processesThatFit ?? 0) * sizing.threadsPerChild;
+        const data = {
+          evidence,
+          directive,
+          limit: sizing.maxRequestWorkers,
+          fits,
+          source: live.source,
+          budget: formatBytes(ctx.sizing.apacheBudget ?? 0),
+          perChild: formatBytes(sizing.perChild.value.median),
+          budgetReason: ctx.sizing.apacheBudgetReason,
+        };
+        const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use ?? { file: ctx.apache.root, range: [0, 0] as const };
+        if (ctx.sizing.apacheBudget !== undefined && fits > sizing.maxRequestWorkers) ctx.report({ at, messageId: 'roomToGrow', data });
+        else ctx.report({ at, messageId: 'noRoom', severity: 'info', data });
+      },
+    };
+  },
+});
+
+/** What says the workers ran out: the error log's lines when there are any, else the scoreboard. */
+function evidenceText(logged: LogEvidence | undefined, status: ApacheStatus | undefined): string {
+  if (logged === undefined) return `all ${status?.busyWorkers ?? 0} workers were busy when the status page was read`;
+  const times = logged.count === 1 ? 'once' : `${logged.count} times`;
+  const when = logged.count === 1 ? logged.first : `${logged.first} to ${logged.last}`;
+  return `the error log says ${times} that the server reached MaxRequestWorkers (${when})`;
+}

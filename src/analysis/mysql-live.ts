@@ -1,0 +1,55 @@
+import type { Fact, HostFacts, MysqlLive } from '../host/facts.js';
+import { formatUptime } from '../host/format.js';
+
+/**
+ * What the runtime rules read: the counters of the running server, with the
+ * span they cover. MySQLTuner's rule of thumb is the one kept here: counters
+ * of a server up less than a day describe its start, not its work.
+ */
+export interface RuntimeCounters {
+  readonly live: MysqlLive;
+  readonly source: string;
+  /** `the 3 d 4 h since the server started (live: ...)`: where every runtime message says its counters come from. */
+  readonly span: string;
+}
+
+/** The server's counters when it was asked and has run long enough; undefined otherwise (the Live servers section says why). */
+export function runtimeCounters(host: HostFacts, minUptime: number): RuntimeCounters | undefined {
+  const fact: Fact<MysqlLive> | undefined = host.mysqlLive;
+  if (fact === undefined || fact.value.uptime < minUptime) return undefined;
+  return {
+    live: fact.value,
+    source: fact.source,
+    span: `the ${formatUptime(fact.value.uptime)} since the server started (${liveSource(fact.source)})`,
+  };
+}
+
+/** `10.11.19-MariaDB via /run/mysqld/mysqld.sock as root`: a live source without its `live (...)` wrapper, for messages that say what was asked. */
+export function liveSource(source: string): string {
+  return /^live \((.*)\)$/s.exec(source)?.[1] ?? source;
+}
+
+/** A status counter as a number; undefined when the server has none of that name. */
+export function counter(live: MysqlLive, name: string): number | undefined {
+  return numberOf(live.status[name.toLowerCase()]);
+}
+
+/** A global variable as a number (ON/OFF as 1/0); undefined when absent or not a number. */
+export function variableNumber(live: MysqlLive, name: string): number | undefined {
+  return numberOf(live.variables[name.toLowerCase()]);
+}
+
+function numberOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const upper = text.toUpperCase();
+  if (upper === 'ON' || upper === 'YES') return 1;
+  if (upper === 'OFF' || upper === 'NO') return 0;
+  const value = Number(text);
+  return text.trim() === '' || !Number.isFinite(value) ? undefined : value;
+}
+
+/** `36.2 %`, with one decimal below 10 % so small shares do not read as zero. */
+export function percent(part: number, whole: number): string {
+  const share = whole === 0 ? 0 : (part / whole) * 100;
+  return `${share < 10 ? share.toFixed(1) : Math.round(share)} %`;
+}

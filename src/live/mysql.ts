@@ -1,0 +1,113 @@
+import type { EngineUse, Fact, MysqlLive } from '../host/facts.js';
+import { parseDatabaseVersion } from '../host/servers.js';
+import type { MysqlLogin } from './mysql-client.js';
+
+/** Connecting, and each statement: a server that accepts and never answers costs the lint at most this. */
+const STATEMENT_TIMEOUT_MS = 2_000;
+/** information_schema.TABLES opens tables on MariaDB; with tens of thousands of them the sizes are skipped rather than waited for. */
+const TABLE_SIZES_TIMEOUT_MS = 500;
+/** Schemas of the server itself, not the application's data. */
+const SYSTEM_SCHEMAS = ['mysql', 'information_schema', 'performance_schema', 'sys'];
+
+type Connection = import('mysql2/promise').Connection;
+type Row = Record<string, unknown>;
+
+/**
+ * Reads the running server over its local socket: version, SHOW GLOBAL
+ * VARIABLES, SHOW GLOBAL STATUS and the data size per engine. Only SHOW and
+ * SELECT are sent. Never throws: whatever cannot be read is a note, and the
+ * lint goes on without it. mysql2 is loaded here, only when a server is asked.
+ */
+export async function askMysql(login: MysqlLogin, notes: string[]): Promise<Fact<MysqlLive> | undefined> {
+  if (login.socket === undefined) {
+    notes.push("MySQL/MariaDB not asked: no socket in the option files and none at the distributions' paths (give --mysql-defaults-file)");
+    return undefined;
+  }
+  const where = `${login.socket} as ${login.user}`;
+  let connection: Connection | undefined;
+  try {
+    const { createConnection } = await import('mysql2/promise');
+    connection = await createConnection({
+      socketPath: login.socket,
+      user: login.user,
+      ...(login.password === undefined ? {} : { password: login.password }),
+      connectTimeout: STATEMENT_TIMEOUT_MS,
+      // Values as the server prints them: sizes above 2^53 and decimals stay exact.
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      dateStrings: true,
+    });
+    const variables = await nameValueRows(connection, 'SHOW GLOBAL VARIABLES');
+    const status = await nameValueRows(connection, 'SHOW GLOBAL STATUS');
+    const version = parseDatabaseVersion(`Ver ${variables.version ?? ''} ${variables.version_comment ?? ''}`);
+    if (version === undefined) {
+      notes.push(`MySQL/MariaDB at ${where}: no version in SHOW GLOBAL VARIABLES; its figures were not used`);
+      return undefined;
+    }
+    const engines = await engineSizes(connection, version.product, notes);
+    const live: MysqlLive = {
+      server: `${version.product}=${version.version}`,
+      uptime: Number(status.uptime ?? 0),
+      variables,
+      status,
+      ...(engines === undefined ? {} : { engines }),
+    };
+    return { value: live, source: `live (${variables.version ?? version.version} via ${where}; account from ${login.userSource})` };
+  } catch (error) {
+    notes.push(`MySQL/MariaDB at ${where} not asked: ${reason(error)}`);
+    return undefined;
+  } finally {
+    connection?.destroy();
+  }
+}
+
+async function nameValueRows(connection: Connection, sql: string): Promise<Record<string, string>> {
+  const [rows] = await connection.query({ sql, timeout: STATEMENT_TIMEOUT_MS, rowsAsArray: true });
+  const values: Record<string, string> = {};
+  for (const row of rows as unknown as (string | number | null)[][]) {
+    const [name, value] = row;
+    values[String(name).toLowerCase()] = value === null || value === undefined ? '' : String(value);
+  }
+  return values;
+}
+
+/**
+ * Tables, data and index bytes per engine. The server is told to give up
+ * after half a second (MariaDB's max_statement_time, MySQL's
+ * MAX_EXECUTION_TIME) and the client waits no longer either; a skipped
+ * query is a note, not a stalled lint.
+ */
+async function engineSizes(connection: Connection, product: 'mariadb' | 'mysql', notes: string[]): Promise<EngineUse[] | undefined> {
+  const select =
+    `SELECT ENGINE AS engine, COUNT(*) AS tables, COALESCE(SUM(DATA_LENGTH), 0) AS data, COALESCE(SUM(INDEX_LENGTH), 0) AS ` +
+    `indexes FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA NOT IN (${SYSTEM_SCHEMAS.map((name) => `'${name}'`).join(', ')}) GROUP BY ENGINE`;
+  const seconds = TABLE_SIZES_TIMEOUT_MS / 1000;
+  const sql =
+    product === 'mariadb'
+      ? `SET STATEMENT max_statement_time = ${seconds} FOR ${select}`
+      : select.replace(/^SELECT/, `SELECT /*+ MAX_EXECUTION_TIME(${TABLE_SIZES_TIMEOUT_MS}) */`);
+  try {
+    const [rows] = await connection.query({ sql, timeout: TABLE_SIZES_TIMEOUT_MS + 250 });
+    return (rows as Row[])
+      .filter((row) => row.engine !== null)
+      .map((row) => ({
+        engine: String(row.engine),
+        tables: Number(row.tables),
+        dataBytes: Number(row.data),
+        indexBytes: Number(row.indexes),
+      }));
+  } catch (error) {
+    notes.push(`data size per engine skipped: information_schema.TABLES did not answer within ${seconds} s (${reason(error)})`);
+    return undefined;
+  }
+}
+
+function reason(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    const text = typeof message === 'string' ? message.split('\n')[0] : undefined;
+    if (text !== undefined && text !== '') return text;
+    if (typeof code === 'string') return code;
+  }
+  return String(error);
+}
