@@ -43,6 +43,7 @@ import ap4005 from './apache/ap4005-limit-order-22.js';
 import ho1001 from './host/ho1001-max-connections-below-web-tier.js';
 import ho2001 from './host/ho2001-combined-memory-overcommit.js';
 import ho2002 from './host/ho2002-oom-kills.js';
+import ho2003 from './host/ho2003-php-children-vs-workers.js';
 import my1001 from './mycnf/my1001-reader-fatal.js';
 import my1002 from './mycnf/my1002-group-name-spaces.js';
 import my1003 from './mycnf/my1003-inline-semicolon.js';
@@ -76,6 +77,9 @@ import my4003 from './mycnf/my4003-abbreviated-option.js';
 import my4004 from './mycnf/my4004-redo-log-settings.js';
 import my4005 from './mycnf/my4005-expire-logs.js';
 import my5001 from './mycnf/my5001-duplicate-option.js';
+import pf1001 from './phpfpm/pf1001-process-manager-refused.js';
+import pf2001 from './phpfpm/pf2001-pool-memory-overcommit.js';
+import pf2002 from './phpfpm/pf2002-worker-recycling-off.js';
 import tl0001 from './tool/tl0001-parse-error.js';
 import tl0002 from './tool/tl0002-include-not-found.js';
 import tl0003 from './tool/tl0003-unused-disable-comment.js';
@@ -131,6 +135,7 @@ export const builtinRules: readonly Rule[] = [
   ho1001,
   ho2001,
   ho2002,
+  ho2003,
   my1001,
   my1002,
   my1003,
@@ -164,6 +169,9 @@ export const builtinRules: readonly Rule[] = [
   my4004,
   my4005,
   my5001,
+  pf1001,
+  pf2001,
+  pf2002,
   tl0001,
   tl0002,
   tl0003,

@@ -10,7 +10,8 @@ const { builtinRules } = await import(join(root, 'dist', 'rules', 'index.js'));
 const FAMILIES = [
   ['AP', 'Apache httpd'],
   ['MY', 'MySQL / MariaDB option files'],
-  ['HO', 'Across both servers on one host'],
+  ['PF', 'php-fpm pools'],
+  ['HO', 'Across the servers of one host'],
   ['TL', 'The tool itself'],
 ];
 const lines = [

@@ -17,6 +17,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const FAMILIES = {
   AP: { language: 'apache', helper: 'defineApacheRule', fence: 'apache', extension: 'conf', comment: '#' },
   MY: { language: 'mycnf', helper: 'defineMycnfRule', fence: 'ini', extension: 'cnf', comment: '#' },
+  PF: { language: 'phpfpm', helper: 'definePhpFpmRule', fence: 'ini', extension: 'conf', comment: ';' },
   HO: { language: 'host', helper: 'defineHostRule', fence: 'apache', extension: 'conf', comment: '#' },
 };
 const CATEGORIES = { 1: 'correctness', 2: 'performance', 3: 'security', 4: 'deprecation', 5: 'style' };
@@ -24,9 +25,9 @@ const CATEGORIES = { 1: 'correctness', 2: 'performance', 3: 'security', 4: 'depr
 const [id, name, description] = process.argv.slice(2);
 const usage = 'usage: npm run new-rule -- ID name "description", e.g. AP2017 listen-twice "The same address is given to Listen twice"';
 if (id === undefined || name === undefined || description === undefined) fail(usage);
-const match = /^(AP|MY|HO)([1-5])\d{3}$/.exec(id);
+const match = /^(AP|MY|PF|HO)([1-5])\d{3}$/.exec(id);
 if (match === null)
-  fail(`${id}: an id is AP, MY or HO and four digits, the first its category (1 correctness ... 5 style); TL ids are the tool's own`);
+  fail(`${id}: an id is AP, MY, PF or HO and four digits, the first its category (1 correctness ... 5 style); TL ids are the tool's own`);
 if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(name)) fail(`${name}: a name is kebab-case, like listen-twice`);
 if (/\.$/.test(description)) fail('the description is one sentence without a final period');
 const family = FAMILIES[match[1]];

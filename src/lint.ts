@@ -11,9 +11,10 @@ import { DEFAULT_TARGETS, type Targets } from './core/targets.js';
 import type { LintTimer } from './engine/timing.js';
 import type { Language } from './engine/types.js';
 import { detectLanguage, languageFromName } from './languages/detect.js';
-import { foreignConfig } from './languages/foreign.js';
+import { phpConfigKind } from './languages/foreign.js';
 import { ApacheConfig, loadApache, type GivenEnvironment } from './languages/apache/model.js';
 import { loadMycnf, type MycnfConfig } from './languages/mycnf/model.js';
+import { loadPhpFpm, type PhpFpmConfig } from './languages/phpfpm/model.js';
 import type { LintResult } from './engine/result.js';
 
 export { MAX_FIX_PASSES } from './fix/passes.js';
@@ -57,6 +58,7 @@ export type { FileFix, LintResult } from './engine/result.js';
 export interface LoadedConfigs {
   readonly apache: readonly ApacheConfig[];
   readonly mycnf: MycnfConfig | undefined;
+  readonly phpfpm: readonly PhpFpmConfig[];
 }
 
 /** A problem with the input itself (a main file that cannot be read): exit code 2. */
@@ -65,6 +67,7 @@ class InputError extends UserError {}
 interface Loaded {
   readonly apache: ApacheConfig[];
   readonly mycnf: MycnfConfig | undefined;
+  readonly phpfpm: PhpFpmConfig[];
   readonly files: SourceFile[];
   readonly languages: Map<SourceFile, Language>;
   readonly guessedLanguages: { readonly file: SourceFile; readonly language: Language }[];
@@ -89,7 +92,14 @@ export async function lint(input: LintInput): Promise<LintResult> {
   const { timer } = input;
   const load = (view: ConfigFileSystem, previous?: Loaded): Loaded =>
     timer === undefined ? loadAll(input, view, targets, cwd, previous) : timer.reading(() => loadAll(input, view, targets, cwd, previous));
-  const unitOf = (loaded: Loaded): LintUnit => ({ apache: loaded.apache, mycnf: loaded.mycnf, host, targets, budget });
+  const unitOf = (loaded: Loaded): LintUnit => ({
+    apache: loaded.apache,
+    mycnf: loaded.mycnf,
+    phpfpm: loaded.phpfpm,
+    host,
+    targets,
+    budget,
+  });
   const first = load(fs);
   const host = input.askServers === undefined ? given : withLiveFacts(given, await input.askServers(first));
   const initial = lintUnit(unitOf(first), input.rules, { timer });
@@ -112,7 +122,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     fixes: fixed.fixes,
     passes: fixed.passes,
     followUps: fixed.followUps,
-    configs: { apache: first.apache, mycnf: first.mycnf },
+    configs: { apache: first.apache, mycnf: first.mycnf, phpfpm: first.phpfpm },
   };
 }
 
@@ -132,6 +142,7 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
   const loaded = {
     apache: [] as ApacheConfig[],
     mycnf: undefined as MycnfConfig | undefined,
+    phpfpm: [] as PhpFpmConfig[],
     files: [] as SourceFile[],
     languages: new Map<SourceFile, Language>(),
     guessedLanguages: [] as { readonly file: SourceFile; readonly language: Language }[],
@@ -146,11 +157,16 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
     const hostPath = path.resolve(cwd, given);
     try {
       const language = languageOf(input, fs, hostPath);
-      const guessed = input.language === undefined && languageFromName(hostPath) === undefined;
+      const guessed = input.language === undefined && languageFromName(hostPath) !== language;
       if (language === 'apache') {
         const config = readApache(input, fs, targets, hostPath, previous);
         loaded.apache.push(config);
         record(config.files, 'apache');
+        if (guessed) loaded.guessedLanguages.push({ file: config.root, language });
+      } else if (language === 'phpfpm') {
+        const config = loadPhpFpm(hostPath, fs);
+        loaded.phpfpm.push(config);
+        record(config.files, 'phpfpm');
         if (guessed) loaded.guessedLanguages.push({ file: config.root, language });
       } else {
         if (loaded.mycnf !== undefined)
@@ -167,17 +183,17 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
   return loaded;
 }
 
-/** The language a main file is read as: --lang, its name, or its first lines; a php-fpm or php.ini file is refused. */
+/** The language a main file is read as: --lang, its name, or its first lines (php-fpm's pools are found by their keys); php.ini is refused. */
 function languageOf(input: LintInput, fs: ConfigFileSystem, hostPath: string): Language {
   if (input.language !== undefined) return input.language;
   const start = peek(fs, hostPath);
-  const foreign = start === undefined ? undefined : foreignConfig(start);
-  if (foreign !== undefined) {
+  const php = start === undefined ? undefined : phpConfigKind(start);
+  if (php !== undefined && 'refused' in php) {
     throw new InputError(
-      `${fs.display(hostPath)}: ${foreign}; tune-lint reads Apache httpd configs and MySQL/MariaDB option files, not this one (--lang apache or --lang mycnf reads it as one of them anyway)`,
+      `${fs.display(hostPath)}: ${php.refused}; tune-lint reads Apache httpd configs, MySQL/MariaDB option files and php-fpm pools, not this one (--lang apache, mycnf or phpfpm reads it as one of them anyway)`,
     );
   }
-  return languageFromName(hostPath) ?? detectLanguage(hostPath, start);
+  return php?.language ?? languageFromName(hostPath) ?? detectLanguage(hostPath, start);
 }
 
 function readApache(

@@ -1,5 +1,5 @@
 import { defineHostRule } from '../../src/engine/define-rule.js';
-import { webTierLimit } from '../../src/analysis/sizing.js';
+import { poolLimit, webTierLimit } from '../../src/analysis/sizing.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 
 /**
@@ -13,7 +13,7 @@ export default defineHostRule({
     id: 'HO1001',
     name: 'max-connections-below-web-tier',
     category: 'correctness',
-    description: 'max_connections does not cover the database connections the Apache children with mod_php can open',
+    description: 'max_connections does not cover the database connections the PHP children (mod_php or php-fpm) can open',
     defaultSeverity: 'error',
     recommended: true,
     fix: 'tune',
@@ -22,11 +22,11 @@ export default defineHostRule({
         message:
           'max_connections {{maxConnections}} is below the {{web}} connections the web tier can open; expected at least {{suggested}}{{where}}',
         detail:
-          'max_connections {{from}}; {{webReason}} can open {{web}} with mod_php (one per child); {{suggested}} = {{web}} + {{headroom}} for cron, CLI and admin',
+          'max_connections {{from}}; {{webReason}} can open {{web}} (one per PHP child); {{suggested}} = {{web}} + {{headroom}} for cron, CLI and admin',
       },
       noHeadroom: {
         message: 'max_connections {{maxConnections}} leaves {{spare}} of {{headroom}} connections for cron, CLI and admin',
-        detail: 'max_connections {{from}}; {{webReason}} can open {{web}} with mod_php (one per child)',
+        detail: 'max_connections {{from}}; {{webReason}} can open {{web}} (one per PHP child)',
       },
     },
   },
@@ -39,7 +39,7 @@ export default defineHostRule({
         if (mycnf === undefined || mysql === undefined || web === undefined) return;
         const at = mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
         const phpServers = ctx.sizing.apache.filter((sizing) => sizing.php);
-        const webReason = phpServers.map(webTierLimit).join(' and ');
+        const webReason = [...phpServers.map(webTierLimit), ...ctx.sizing.pools.map(poolLimit)].join(' and ');
         const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
         const maxConnections = mysql.maxConnections.value;
         const data = { maxConnections, from: mysql.maxConnections.from, web, webReason, headroom };

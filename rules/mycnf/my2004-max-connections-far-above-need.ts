@@ -1,5 +1,5 @@
 import { defineMycnfRule } from '../../src/engine/define-rule.js';
-import { webTierLimit } from '../../src/analysis/sizing.js';
+import { poolLimit, webTierLimit } from '../../src/analysis/sizing.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes } from '../../src/util/units.js';
@@ -36,7 +36,7 @@ export default defineMycnfRule({
       aboveWebTier: {
         message: 'max_connections {{value}} is far above the {{web}} connections the web tier can open; expected {{suggested}}{{where}}',
         detail:
-          'max_connections {{from}}; {{webReason}} can open {{web}} with mod_php; more than {{factor}} x {{web}} + {{slack}} (heuristic); each connection may take {{perConnection}}; {{suggested}} = {{web}} + {{headroom}} for cron, CLI and admin',
+          'max_connections {{from}}; {{webReason}} can open {{web}} (one per PHP child); more than {{factor}} x {{web}} + {{slack}} (heuristic); each connection may take {{perConnection}}; {{suggested}} = {{web}} + {{headroom}} for cron, CLI and admin',
       },
       aboveUse: {
         message: 'max_connections {{value}} is far above the {{maxUsed}} connections ever open at once; expected {{suggested}}{{where}}',
@@ -119,10 +119,9 @@ function reportAboveWebTier(ctx: Context, setting: MaxConnections, web: number):
   const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
   const suggested = web + headroom;
   const plan = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.mycnf, 'max_connections', String(suggested)) : null;
-  const webReason = ctx.sizing.apache
-    .filter((sizing) => sizing.php)
-    .map(webTierLimit)
-    .join(' and ');
+  const webReason = [...ctx.sizing.apache.filter((sizing) => sizing.php).map(webTierLimit), ...ctx.sizing.pools.map(poolLimit)].join(
+    ' and ',
+  );
   ctx.report({
     at: setting.at,
     messageId: 'aboveWebTier',

@@ -1,4 +1,6 @@
 import { estimatePerChild } from './per-child-estimate.js';
+import type { PhpFpmConfig } from '../languages/phpfpm/model.js';
+import { poolSizings, type PoolSizing } from './php-pools.js';
 import type { ChildMemory, Fact, HostFacts } from '../host/facts.js';
 import { versionAtLeast } from '../core/targets.js';
 import { lineOf } from '../core/located.js';
@@ -72,6 +74,12 @@ export interface ApacheSizing {
  * in mods-enabled/mpm_prefork.conf), or as the MPM's default; after AP2001's
  * fix, the value it plans, in the name it writes (the target's).
  */
+/** `[www] pm.max_children 50 (set in www.conf:12)`: what a pool adds to the web tier's connections. */
+export function poolLimit(pool: PoolSizing): string {
+  const use = pool.maxChildrenUse;
+  return `[${pool.pool.name}] pm.max_children ${pool.maxChildren ?? 0}${use === undefined ? '' : ` (set in ${lineOf(use)})`}`;
+}
+
 export function webTierLimit(sizing: ApacheSizing): string {
   const use = sizing.config.mpm?.values.MaxRequestWorkers.use;
   const where = use === undefined ? `${sizing.mpm}'s default for ${sizing.config.root.displayPath}` : `set in ${lineOf(use)}`;
@@ -106,8 +114,10 @@ export interface Sizing {
   /** How the budget was derived, for messages: `50% of 500 MiB RAM`. */
   readonly apacheBudgetReason: string;
   readonly apache: readonly ApacheSizing[];
+  /** Every php-fpm pool at its peak; with Apache they are the web tier, which shares the Apache budget. */
+  readonly pools: readonly PoolSizing[];
   readonly mysql: MysqlSizing | undefined;
-  /** With mod_php each child may hold a database connection: the sum of MaxRequestWorkers over PHP servers. */
+  /** Each PHP child may hold a database connection: MaxRequestWorkers of the servers with mod_php, plus pm.max_children of the pools. */
   readonly webDbConnections: number | undefined;
   /** The same sum with each server's MaxRequestWorkers as the sizing fix leaves it. */
   readonly plannedWebDbConnections: number | undefined;
@@ -117,6 +127,7 @@ export interface Sizing {
 export interface SizingInput {
   readonly apache: readonly ApacheConfig[];
   readonly mycnf: MycnfConfig | undefined;
+  readonly phpfpm: readonly PhpFpmConfig[];
   readonly host: HostFacts;
   readonly budget: Budget;
 }
@@ -152,6 +163,10 @@ export function computeSizing(input: SizingInput): Sizing {
     return sizing === undefined ? [] : [sizing];
   });
   const php = apache.filter((sizing) => sizing.php);
+  const pools = poolSizings(input.phpfpm, host);
+  // A php-fpm child, like a mod_php child, runs one request at a time, and a request holds at most one connection.
+  const poolChildren = pools.reduce((sum, pool) => sum + (pool.maxChildren ?? 0), 0);
+  const phpTier = php.length > 0 || poolChildren > 0;
   return {
     ram,
     dbLocal,
@@ -159,9 +174,10 @@ export function computeSizing(input: SizingInput): Sizing {
     apacheBudget,
     apacheBudgetReason,
     apache,
+    pools,
     mysql: input.mycnf === undefined ? undefined : mysqlSizing(input.mycnf),
-    webDbConnections: php.length === 0 ? undefined : php.reduce((sum, sizing) => sum + sizing.maxRequestWorkers, 0),
-    plannedWebDbConnections: php.length === 0 ? undefined : php.reduce((sum, sizing) => sum + sizing.plannedMaxRequestWorkers, 0),
+    webDbConnections: phpTier ? php.reduce((sum, sizing) => sum + sizing.maxRequestWorkers, 0) + poolChildren : undefined,
+    plannedWebDbConnections: phpTier ? php.reduce((sum, sizing) => sum + sizing.plannedMaxRequestWorkers, 0) + poolChildren : undefined,
     budget,
   };
 }

@@ -2,8 +2,10 @@ import * as path from 'node:path';
 import { ConfigFileSystem } from '../core/file-system.js';
 import { DEFAULT_TARGETS, parseTargetSpec } from '../core/targets.js';
 import { detectLanguage, languageFromName } from '../languages/detect.js';
+import { phpConfigKind } from '../languages/foreign.js';
 import { loadApache } from '../languages/apache/model.js';
 import { loadMycnf } from '../languages/mycnf/model.js';
+import { loadPhpFpm } from '../languages/phpfpm/model.js';
 import { givenEnvironment } from '../config/env-file.js';
 import { ConfigError } from '../config/types.js';
 import { writeJson, writeLines } from '../util/streamed-output.js';
@@ -16,7 +18,7 @@ export interface DumpOptions {
   readonly sysroot?: string;
   readonly sysrootAt?: string;
   readonly target?: string;
-  readonly lang?: 'apache' | 'mycnf';
+  readonly lang?: 'apache' | 'mycnf' | 'phpfpm';
   readonly serverRoot?: string;
   readonly includeBase?: string;
   readonly env: readonly string[];
@@ -36,20 +38,28 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
     }
   }
   const hostPath = mainPath(file, options, cwd);
-  const language = options.lang ?? languageFromName(hostPath) ?? detectLanguage(hostPath, fs.read(hostPath).text.slice(0, 4096));
+  const start = fs.read(hostPath).text.slice(0, 4096);
+  const php = phpConfigKind(start);
+  const language =
+    options.lang ??
+    (php !== undefined && 'language' in php ? php.language : undefined) ??
+    languageFromName(hostPath) ??
+    detectLanguage(hostPath, start);
   const dump =
-    language === 'apache'
-      ? loadApache(hostPath, {
-          fs,
-          httpd: targets.httpd,
-          givenEnv: givenEnvironment(options),
-          ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
-        }).toDump()
-      : loadMycnf(hostPath, {
-          fs,
-          target: targets.db,
-          ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }),
-        }).toDump();
+    language === 'phpfpm'
+      ? loadPhpFpm(hostPath, fs).toDump()
+      : language === 'apache'
+        ? loadApache(hostPath, {
+            fs,
+            httpd: targets.httpd,
+            givenEnv: givenEnvironment(options),
+            ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
+          }).toDump()
+        : loadMycnf(hostPath, {
+            fs,
+            target: targets.db,
+            ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }),
+          }).toDump();
   const write = (chunk: string): void => stdout.write(chunk);
   if (options.json) {
     writeJson(dump, write);

@@ -248,7 +248,7 @@ function commonLintInput(options: LintCommandOptions, cwd: string, config: Resol
 
 function hostSources(options: LintCommandOptions, group: HostGroup): Omit<HostSources, 'probe'> {
   return {
-    flags: { ram: options.hostRam, cpus: options.hostCpus, perChild: options.perChild },
+    flags: { ram: options.hostRam, cpus: options.hostCpus, perChild: options.perChild, phpPerChild: options.phpPerChild },
     ...(options.profile === undefined ? {} : { profilePath: options.profile }),
     ...(options.facts === undefined ? {} : { factsPath: options.facts }),
     ...(group.host === undefined ? {} : { config: group.host }),

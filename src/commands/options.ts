@@ -10,6 +10,7 @@ export interface LintCommandOptions {
   readonly hostRam?: string;
   readonly hostCpus?: string;
   readonly perChild?: string;
+  readonly phpPerChild?: string;
   readonly profile?: string;
   readonly facts?: string;
   readonly probe: boolean;
@@ -23,7 +24,7 @@ export interface LintCommandOptions {
   readonly maxWarnings?: number;
   readonly quiet: boolean;
   readonly color: boolean;
-  readonly lang?: 'apache' | 'mycnf';
+  readonly lang?: 'apache' | 'mycnf' | 'phpfpm';
   readonly printConfig?: string;
   readonly includeBase?: string;
   readonly serverRoot?: string;

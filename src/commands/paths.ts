@@ -32,8 +32,11 @@ export function mainPaths(paths: readonly string[], where: Sysroot, cwd: string)
   const root = where.sysroot === undefined ? undefined : path.resolve(cwd, where.sysroot);
   if (root !== undefined && !isDirectory(root)) throw new ConfigError(`--sysroot ${where.sysroot}: not a directory`);
   if (paths.length > 0) return [...new Set(paths.map((file) => mainPath(file, where, cwd)))];
-  const candidates =
-    root === undefined ? SYSTEM_CONFIGS : SYSTEM_CONFIGS.flatMap((file) => underSysroot(root, where.sysrootAt, file) ?? []);
+  const systemConfigs = [
+    ...SYSTEM_CONFIGS,
+    ...phpFpmConfigs(root === undefined ? '/etc/php' : underSysroot(root, where.sysrootAt, '/etc/php')),
+  ];
+  const candidates = root === undefined ? systemConfigs : systemConfigs.flatMap((file) => underSysroot(root, where.sysrootAt, file) ?? []);
   const found = candidates.filter((file) => fs.existsSync(file));
   if (found.length === 0) {
     const at = where.sysrootAt === undefined || where.sysrootAt === '/' ? '' : ` (as ${where.sysrootAt})`;
@@ -41,6 +44,21 @@ export function mainPaths(paths: readonly string[], where: Sysroot, cwd: string)
     throw new ConfigError(`no config given and none found at ${SYSTEM_CONFIGS.join(', ')}${under}; give the main config files to lint`);
   }
   return found;
+}
+
+/**
+ * php-fpm's main files: one per PHP version on Debian and Ubuntu
+ * (`/etc/php/8.2/fpm/php-fpm.conf`), one on RHEL and Fedora
+ * (`/etc/php-fpm.conf`), as server paths; `etcPhp` is where `/etc/php` is on this disk.
+ */
+function phpFpmConfigs(etcPhp: string | undefined): string[] {
+  let versions: string[] = [];
+  try {
+    versions = etcPhp === undefined ? [] : fs.readdirSync(etcPhp).sort();
+  } catch {
+    versions = [];
+  }
+  return [...versions.map((version) => `/etc/php/${version}/fpm/php-fpm.conf`), '/etc/php-fpm.conf'];
 }
 
 /** Where a server path is under the sysroot root; undefined outside the directory --sysroot-at names. */

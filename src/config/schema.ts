@@ -168,6 +168,29 @@ const BUDGET_DESCRIPTIONS: Readonly<Record<keyof Budget, string>> = {
   overcommitTolerance: 'Up to this much over the Apache budget is a note, beyond it an error',
 };
 
+/** A per-child size as a flag gives it, or as a probe measures it (median, max, how many, which metric, what the children ran). */
+function childMemorySchema(size: object, description: string): object {
+  return {
+    description,
+    anyOf: [
+      size,
+      {
+        type: 'object',
+        required: ['median'],
+        additionalProperties: false,
+        properties: pick(PER_CHILD_KEYS, {
+          median: size,
+          max: size,
+          count: { type: 'integer', minimum: 0 },
+          metric: { enum: ['pss', 'rss'] },
+          mpm: { enum: ['prefork', 'worker', 'event'], description: 'The MPM the measured children run' },
+          php: { type: 'boolean', description: 'Whether the measured children have mod_php mapped' },
+        }),
+      },
+    ],
+  };
+}
+
 function hostFactSchemas(): Record<HostFactName, object> {
   const size = { $ref: '#/definitions/size' };
   return {
@@ -180,25 +203,8 @@ function hostFactSchemas(): Record<HostFactName, object> {
       ],
     },
     swap: size,
-    perChild: {
-      description: 'Memory of one Apache child: a size, or { median, max, count, metric } as a probe measures it',
-      anyOf: [
-        size,
-        {
-          type: 'object',
-          required: ['median'],
-          additionalProperties: false,
-          properties: pick(PER_CHILD_KEYS, {
-            median: size,
-            max: size,
-            count: { type: 'integer', minimum: 0 },
-            metric: { enum: ['pss', 'rss'] },
-            mpm: { enum: ['prefork', 'worker', 'event'], description: 'The MPM the measured children run' },
-            php: { type: 'boolean', description: 'Whether the measured children have mod_php mapped' },
-          }),
-        },
-      ],
-    },
+    perChild: childMemorySchema(size, 'Memory of one Apache child: a size, or { median, max, count, metric } as a probe measures it'),
+    phpPerChild: childMemorySchema(size, 'Memory of one php-fpm child: a size, or { median, max, count, metric } as a probe measures it'),
     apacheRunning: { type: 'boolean' },
     httpdVersion: {
       description: 'The httpd release the host runs, like 2.4.71',

@@ -7,7 +7,7 @@ import type { SourceFile } from './source-file.js';
  */
 
 export type Severity = 'error' | 'warn' | 'info';
-export type Language = 'apache' | 'mycnf';
+export type Language = 'apache' | 'mycnf' | 'phpfpm';
 
 export type { Position, Range } from './range.js';
 

@@ -6,6 +6,8 @@ import type {
   HostRuleContext,
   MycnfRule,
   MycnfRuleContext,
+  PhpFpmRule,
+  PhpFpmRuleContext,
   OptionSpec,
   OptionSpecs,
   OptionValue,
@@ -56,6 +58,16 @@ export function defineMycnfRule<const Specs extends OptionSpecs = NoOptions, Mes
   return {
     meta: { ...rule.meta, language: 'mycnf' },
     create: (ctx) => rule.create(ctx as MycnfRuleContext<ResolvedOptions<Specs>, MessageId>),
+  };
+}
+
+export function definePhpFpmRule<const Specs extends OptionSpecs = NoOptions, MessageId extends string = string>(
+  rule: RuleInput<MessageId, Specs, PhpFpmRuleContext<ResolvedOptions<Specs>, MessageId>>,
+): PhpFpmRule {
+  // The engine resolves ctx.options from meta.options, so they have the types the specs give.
+  return {
+    meta: { ...rule.meta, language: 'phpfpm' },
+    create: (ctx) => rule.create(ctx as PhpFpmRuleContext<ResolvedOptions<Specs>, MessageId>),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { HostFacts } from '../host/facts.js';
 import type { ApacheConfig, ApacheDirectiveUse } from '../languages/apache/model.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
+import type { PhpFpmConfig } from '../languages/phpfpm/model.js';
 import { applyDisableDirectives } from './disable-comments.js';
 import { printable } from '../util/printable.js';
 import type { ConfigProblem } from '../core/problem.js';
@@ -19,6 +20,7 @@ import type {
   Located,
   MessageTemplate,
   MycnfRule,
+  PhpFpmRule,
   ReportDescriptor,
   Rule,
   RuleOptions,
@@ -32,6 +34,7 @@ import type {
 export interface LintUnit {
   readonly apache: readonly ApacheConfig[];
   readonly mycnf: MycnfConfig | undefined;
+  readonly phpfpm: readonly PhpFpmConfig[];
   readonly host: HostFacts;
   readonly targets: Targets;
   readonly budget: Budget;
@@ -76,12 +79,13 @@ export interface LintUnitOptions {
  * disable comments are applied per file, and unused ones are reported.
  */
 export function lintUnit(unit: LintUnit, selection: RuleSelection, options: LintUnitOptions = {}): UnitResult {
-  const sizing = computeSizing({ apache: unit.apache, mycnf: unit.mycnf, host: unit.host, budget: unit.budget });
+  const sizing = computeSizing({ apache: unit.apache, mycnf: unit.mycnf, phpfpm: unit.phpfpm, host: unit.host, budget: unit.budget });
   const run = new UnitRun(unit, selection, sizing, options);
   run.readerProblems();
   const rules = run.partition();
   run.apacheRules(rules.apache);
   run.mycnfRules(rules.mycnf);
+  run.phpfpmRules(rules.phpfpm);
   run.hostRules(rules.host);
   if (options.fixesOnly !== true) {
     run.hostFactsNote(rules.skippedForHost);
@@ -94,6 +98,7 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
 interface Partition {
   readonly apache: readonly ApacheRule[];
   readonly mycnf: readonly MycnfRule[];
+  readonly phpfpm: readonly PhpFpmRule[];
   readonly host: readonly HostRule[];
   readonly skippedForHost: readonly Rule[];
 }
@@ -129,7 +134,11 @@ class UnitRun {
     private readonly options: LintUnitOptions,
   ) {
     this.#rulesById = new Map(selection.rules.map((rule) => [rule.meta.id, rule]));
-    this.#roots = [...unit.apache.map((config) => config.root), ...(unit.mycnf === undefined ? [] : [unit.mycnf.root])];
+    this.#roots = [
+      ...unit.apache.map((config) => config.root),
+      ...(unit.mycnf === undefined ? [] : [unit.mycnf.root]),
+      ...unit.phpfpm.map((config) => config.root),
+    ];
   }
 
   /** The rule's setting for a file, or undefined when it is off there. */
@@ -141,7 +150,11 @@ class UnitRun {
   /** Reader problems (parse errors, includes, limits) as findings of the rule ids the readers name. */
   readerProblems(): void {
     const { unit } = this;
-    const problems: ConfigProblem[] = [...unit.apache.flatMap((config) => config.problems), ...(unit.mycnf?.problems ?? [])];
+    const problems: ConfigProblem[] = [
+      ...unit.apache.flatMap((config) => config.problems),
+      ...(unit.mycnf?.problems ?? []),
+      ...unit.phpfpm.flatMap((config) => config.problems),
+    ];
     for (const problem of problems) {
       const rule = this.#rulesById.get(problem.ruleId);
       const setting = rule === undefined ? undefined : this.enabledFor(rule, problem.file);
@@ -153,7 +166,13 @@ class UnitRun {
 
   partition(): Partition {
     const anchor = this.#roots[0];
-    const partition = { apache: [] as ApacheRule[], mycnf: [] as MycnfRule[], host: [] as HostRule[], skippedForHost: [] as Rule[] };
+    const partition = {
+      apache: [] as ApacheRule[],
+      mycnf: [] as MycnfRule[],
+      phpfpm: [] as PhpFpmRule[],
+      host: [] as HostRule[],
+      skippedForHost: [] as Rule[],
+    };
     if (anchor === undefined) return partition;
     for (const rule of this.#rulesById.values()) {
       if (rule.meta.language === 'tool' || (this.options.fixesOnly === true && rule.meta.fix === undefined)) continue;
@@ -162,6 +181,7 @@ class UnitRun {
       if (rule.meta.needsHost === true && this.unit.host.ram === undefined) partition.skippedForHost.push(rule);
       else if (rule.meta.language === 'apache') partition.apache.push(rule as ApacheRule);
       else if (rule.meta.language === 'mycnf') partition.mycnf.push(rule as MycnfRule);
+      else if (rule.meta.language === 'phpfpm') partition.phpfpm.push(rule as PhpFpmRule);
       else partition.host.push(rule as HostRule);
     }
     return partition;
@@ -183,9 +203,16 @@ class UnitRun {
     for (const visitor of visitors) visitor.end?.();
   }
 
+  /** php-fpm rules look at a config as a whole (its pools), so they have only `end`. */
+  phpfpmRules(rules: readonly PhpFpmRule[]): void {
+    for (const phpfpm of this.unit.phpfpm) {
+      for (const rule of rules) this.create(rule, (common) => rule.create({ ...common, phpfpm }), undefined).end?.();
+    }
+  }
+
   hostRules(rules: readonly HostRule[]): void {
-    const { apache, mycnf } = this.unit;
-    for (const rule of rules) this.create(rule, (common) => rule.create({ ...common, apache, mycnf }), apache[0]).end?.();
+    const { apache, mycnf, phpfpm } = this.unit;
+    for (const rule of rules) this.create(rule, (common) => rule.create({ ...common, apache, mycnf, phpfpm }), apache[0]).end?.();
   }
 
   /** TL0004: the rules that needed the host's RAM and were skipped. */
@@ -227,13 +254,14 @@ class UnitRun {
     const files = [
       ...unit.apache.flatMap((config) => config.files.map((entry) => entry.source)),
       ...(unit.mycnf?.files.map((entry) => entry.source) ?? []),
+      ...unit.phpfpm.flatMap((config) => config.files.map((entry) => entry.source)),
     ];
     const unusedRule = this.options.fixesOnly === true ? undefined : this.#rulesById.get('TL0003');
     if (unusedRule === undefined) return finish(this.#raw, files, undefined, () => undefined);
     const ruleNames = (rules: Iterable<Rule>): Set<string> =>
       new Set([...rules].flatMap((rule) => [rule.meta.id.toLowerCase(), rule.meta.name]));
     const tools = [...this.#rulesById.values()].filter((rule) => rule.meta.language === 'tool');
-    const ran = ruleNames([...partition.apache, ...partition.mycnf, ...partition.host, ...tools]);
+    const ran = ruleNames([...partition.apache, ...partition.mycnf, ...partition.phpfpm, ...partition.host, ...tools]);
     const known = ruleNames(this.#rulesById.values());
     // A disable for a rule that did not run (off, or skipped for lack of host facts) is not unused; a typo is.
     const reportUnused = (file: SourceFile, names: readonly string[]): Severity | undefined => {

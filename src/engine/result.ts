@@ -3,6 +3,7 @@ import type { SourceFile } from '../core/source-file.js';
 import type { Language } from '../core/types.js';
 import type { HostFacts } from '../host/facts.js';
 import type { ApacheConfig } from '../languages/apache/model.js';
+import type { PhpFpmConfig } from '../languages/phpfpm/model.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import type { Diagnostic } from './types.js';
 
@@ -34,7 +35,11 @@ export interface LintResult {
    */
   readonly followUps: readonly Diagnostic[];
   /** The configs as read, for checking the fixes with the real servers (--verify). */
-  readonly configs: { readonly apache: readonly ApacheConfig[]; readonly mycnf: MycnfConfig | undefined };
+  readonly configs: {
+    readonly apache: readonly ApacheConfig[];
+    readonly mycnf: MycnfConfig | undefined;
+    readonly phpfpm: readonly PhpFpmConfig[];
+  };
   /**
    * After --verify: the checks that read the patched files and found no new
    * problem, e.g. `apache2 -t on etc/apache2/apache2.conf`.

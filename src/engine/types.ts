@@ -1,6 +1,7 @@
 import type { HostFacts } from '../host/facts.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../languages/apache/model.js';
 import type { MycnfConfig, MycnfOptionUse } from '../languages/mycnf/model.js';
+import type { PhpFpmConfig } from '../languages/phpfpm/model.js';
 import type { SourceFile } from '../core/source-file.js';
 import type { Targets } from '../core/targets.js';
 import type { Language, Located, Position, Range, Severity, TextEdit } from '../core/types.js';
@@ -81,7 +82,7 @@ export type ResolvedOptions<Specs extends OptionSpecs> = {
 export type RuleOptions = Readonly<Record<string, OptionValue>>;
 
 export interface RuleMeta<MessageId extends string = string> {
-  /** Stable forever: AP/MY/HO/TL + four digits; the thousands digit is the category. */
+  /** Stable forever: AP/MY/PF/HO/TL + four digits; the thousands digit is the category. */
   readonly id: string;
   /** kebab-case alias, accepted wherever an id is. */
   readonly name: string;
@@ -140,6 +141,14 @@ export interface MycnfRuleContext<Options extends RuleOptions = RuleOptions, Mes
   readonly mycnf: MycnfConfig;
 }
 
+/** A php-fpm rule runs once per php-fpm config (php-fpm.conf and its pools) of the host. */
+export interface PhpFpmRuleContext<Options extends RuleOptions = RuleOptions, MessageId extends string = string> extends RuleContextBase<
+  Options,
+  MessageId
+> {
+  readonly phpfpm: PhpFpmConfig;
+}
+
 /** A host rule runs once per host and sees every config linted for it. */
 export interface HostRuleContext<Options extends RuleOptions = RuleOptions, MessageId extends string = string> extends RuleContextBase<
   Options,
@@ -147,6 +156,7 @@ export interface HostRuleContext<Options extends RuleOptions = RuleOptions, Mess
 > {
   readonly apache: readonly ApacheConfig[];
   readonly mycnf: MycnfConfig | undefined;
+  readonly phpfpm: readonly PhpFpmConfig[];
 }
 
 interface RuleOf<Family extends RuleLanguage, Context> {
@@ -156,11 +166,12 @@ interface RuleOf<Family extends RuleLanguage, Context> {
 
 export type ApacheRule = RuleOf<'apache', ApacheRuleContext>;
 export type MycnfRule = RuleOf<'mycnf', MycnfRuleContext>;
+export type PhpFpmRule = RuleOf<'phpfpm', PhpFpmRuleContext>;
 export type HostRule = RuleOf<'host', HostRuleContext>;
 /** The tool's own findings (parse errors, includes, limits): reported by the readers and the engine, never by `create`. */
 export type ToolRule = RuleOf<'tool', never>;
 
-export type Rule = ApacheRule | MycnfRule | HostRule | ToolRule;
+export type Rule = ApacheRule | MycnfRule | PhpFpmRule | HostRule | ToolRule;
 
 /** Handlers keyed by lower-case directive/section name or normalised option name; `*` matches all. */
 export interface Visitors {

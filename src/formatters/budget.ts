@@ -42,7 +42,7 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined, paint: 
   lines.push(...picture(changed ? 'before the patch' : undefined, first, ram, labelWidth, paint));
   if (changed && second !== undefined) lines.push(...picture('after the patch', second, ram, labelWidth, paint));
   for (const apache of before.apache) {
-    if (apache.fastCgi === undefined) continue;
+    if (apache.fastCgi === undefined || before.pools.length > 0) continue;
     const handOff = `${apache.fastCgi.node.name} ${apache.fastCgi.argsText} (${lineOf(apache.fastCgi)})`;
     lines.push(
       `  FastCGI server not counted: ${printable(handOff)} passes requests to it; its processes (php-fpm: pm.max_children x one worker) come on top`,
@@ -69,6 +69,15 @@ function consumersOf(sizing: Sizing): Consumer[] {
       detail: `${processes}${budget}${sizing.apache.length === 1 ? '' : ` (${printable(apache.config.root.displayPath)})`}`,
     };
   });
+  for (const pool of sizing.pools) {
+    const children = pool.maxChildren === undefined ? 'pm.max_children not set' : `pm.max_children ${pool.maxChildren}`;
+    consumers.push({
+      label: `php-fpm ${pool.pool.name}`,
+      kind: 'apache',
+      bytes: pool.peak,
+      detail: `${children} x ${formatBytes(pool.perChild.value)} per child${pool.config.pools.length === 1 ? '' : ` (${printable(pool.config.root.displayPath)})`}`,
+    });
+  }
   const mysql = sizing.mysql;
   if (mysql !== undefined) {
     consumers.push({

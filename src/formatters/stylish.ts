@@ -1,5 +1,7 @@
 import type { Diagnostic, Severity } from '../engine/types.js';
 import type { Sizing } from '../analysis/sizing.js';
+import { formatBytes } from '../util/units.js';
+import type { Language } from '../core/types.js';
 import { describeHostFacts, describeLive, perChildLine } from '../host/format.js';
 import { printable } from '../util/printable.js';
 import { budgetPicture, type BarKind } from './budget.js';
@@ -110,18 +112,28 @@ function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): stri
  */
 function estimatedPerChild(sizing: Sizing): string[] {
   if (sizing.ram === undefined) return [];
-  return sizing.apache
-    .filter((apache) => apache.perChild.source.startsWith('estimate'))
-    .map((apache) => `${perChildLine(apache.perChild)}${sizing.apache.length === 1 ? '' : ` for ${apache.config.root.displayPath}`}`);
+  const apache = sizing.apache
+    .filter((entry) => entry.perChild.source.startsWith('estimate'))
+    .map((entry) => `${perChildLine(entry.perChild)}${sizing.apache.length === 1 ? '' : ` for ${entry.config.root.displayPath}`}`);
+  const php = sizing.pools
+    .filter((pool) => pool.perChild.source.startsWith('estimate'))
+    .map((pool) => `php-fpm child ${formatBytes(pool.perChild.value)} (${pool.perChild.source})`);
+  return [...apache, ...new Set(php)];
 }
+
+/** How a main file whose name did not say its language was read, and the flag that reads it otherwise. */
+const READ_AS: Readonly<Record<Language, string>> = {
+  apache:
+    'an Apache httpd config (its name does not say, and it does not start with a [group] header); --lang mycnf reads it as an option file',
+  mycnf:
+    'a MySQL/MariaDB option file (its name does not say, and it starts with a [group] header or !include); --lang apache reads it as an httpd config',
+  phpfpm: 'a php-fpm configuration (a [section] with php-fpm keys such as pm.* or listen); --lang apache or mycnf reads it otherwise',
+};
 
 function hostLines(unit: UnitOutcome, paint: Paint): string[] {
   const out: string[] = [];
-  const guesses = unit.result.guessedLanguages.map(({ file, language }) =>
-    language === 'apache'
-      ? `${file.displayPath}: an Apache httpd config (its name does not say, and it does not start with a [group] header); --lang mycnf reads it as an option file`
-      : `${file.displayPath}: a MySQL/MariaDB option file (its name does not say, and it starts with a [group] header or !include); --lang apache reads it as an httpd config`,
-  );
+  const guesses = unit.result.guessedLanguages.map(({ file, language }) => `${file.displayPath}: ${READ_AS[language]}`);
+
   if (guesses.length > 0) out.push(paint.bold('Read as:'), ...guesses.map((line) => `  ${printable(line)}`), '');
   const facts = [...describeHostFacts(unit.result.host), ...estimatedPerChild(unit.result.sizing), ...assumedTarget(unit)];
   if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${printable(line)}`), '');

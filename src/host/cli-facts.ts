@@ -8,9 +8,10 @@ export interface HostFlags {
   readonly ram?: string | undefined;
   readonly cpus?: string | undefined;
   readonly perChild?: string | undefined;
+  readonly phpPerChild?: string | undefined;
 }
 
-const HOST_FLAG_NAMES = { ram: '--host-ram', cpus: '--host-cpus', perChild: '--per-child' } as const;
+const HOST_FLAG_NAMES = { ram: '--host-ram', cpus: '--host-cpus', perChild: '--per-child', phpPerChild: '--php-per-child' } as const;
 
 function fromFlag<T>(flag: string, checked: Checked<T>): T {
   if (!checked.ok) throw new HostFactsError(`${flag}: ${checked.problem}`);
@@ -29,6 +30,10 @@ export function hostFactsFromFlags(flags: HostFlags): HostFacts {
   if (flags.perChild !== undefined) {
     const bytes = fromFlag(HOST_FLAG_NAMES.perChild, checkSize(flags.perChild, 'per-child memory'));
     facts.perChild = { value: { median: bytes, max: bytes, count: 0, metric: 'pss' }, source: `flag ${HOST_FLAG_NAMES.perChild}` };
+  }
+  if (flags.phpPerChild !== undefined) {
+    const bytes = fromFlag(HOST_FLAG_NAMES.phpPerChild, checkSize(flags.phpPerChild, 'per-child memory'));
+    facts.phpPerChild = { value: { median: bytes, max: bytes, count: 0, metric: 'pss' }, source: `flag ${HOST_FLAG_NAMES.phpPerChild}` };
   }
   return facts;
 }

@@ -98,6 +98,8 @@ export interface HostFacts {
   readonly swap?: Fact<number>;
   /** Apache children, never the parent. */
   readonly perChild?: Fact<ChildMemory>;
+  /** php-fpm children (the pools' workers), never the master. */
+  readonly phpPerChild?: Fact<ChildMemory>;
   readonly apacheRunning?: Fact<boolean>;
   readonly mysqlRunning?: Fact<boolean>;
   readonly mysqlRss?: Fact<number>;
@@ -127,6 +129,7 @@ export const HOST_FACT_NAMES: readonly HostFactName[] = [
   'cpus',
   'swap',
   'perChild',
+  'phpPerChild',
   'apacheRunning',
   'mysqlRunning',
   'mysqlRss',

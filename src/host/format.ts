@@ -38,6 +38,7 @@ export function describeHostFacts(facts: HostFacts): string[] {
   if (facts.cpus) lines.push(`CPUs ${facts.cpus.value} ${origin(facts.cpus.source)}`);
   if (facts.swap) lines.push(`swap ${formatBytes(facts.swap.value)} ${origin(facts.swap.source)}`);
   if (facts.perChild) lines.push(perChildLine(facts.perChild));
+  if (facts.phpPerChild) lines.push(`php-fpm ${perChildLine(facts.phpPerChild)}`);
   if (facts.apacheRunning)
     lines.push(`Apache ${facts.apacheRunning.value ? 'running' : 'not running'} ${origin(facts.apacheRunning.source)}`);
   if (facts.mysqlRunning) lines.push(`MySQL ${facts.mysqlRunning.value ? 'running' : 'not running'} ${origin(facts.mysqlRunning.source)}`);

@@ -233,6 +233,7 @@ function probeProcesses(
     notes.push("/proc is mounted with hidepid: other users' processes are invisible, so a missing Apache or MySQL is not reported");
 
   const apache = probeApache(reader, processes, hidden, facts, notes);
+  probePhpFpm(reader, processes, facts, notes);
   const mysql = probeMysql(reader, processes, hidden, facts);
   Object.assign(facts, probeServerVersions(reader, { apache, mysql }, notes));
 }
@@ -265,6 +266,18 @@ function probeApache(
     facts.perChild = { value: measuredOn === undefined ? perChild : { ...perChild, measuredOn }, source: `probe (${apacheName} children)` };
   }
   return [...apache.parents, ...apache.children];
+}
+
+/** php-fpm's master is `php-fpm8.2` (Debian) or `php-fpm` (RHEL); its children, the pools' workers, carry the same name. */
+const PHP_FPM_NAMES = /^php-fpm(\d+(\.\d+)?)?$/;
+
+/** The memory of php-fpm's children, for the pools' share of the budget; the master is left out. */
+function probePhpFpm(reader: ProcReader, processes: readonly ProcessInfo[], facts: MutableFacts, notes: string[]): void {
+  const fpm = processes.filter((entry) => PHP_FPM_NAMES.test(entry.name));
+  const pids = new Set(fpm.map((entry) => entry.pid));
+  const children = fpm.filter((entry) => pids.has(entry.ppid));
+  const perChild = childMemoryFrom(measureChildren(reader, children), notes);
+  if (perChild !== undefined) facts.phpPerChild = { value: perChild, source: `probe (${children[0]?.name ?? 'php-fpm'} children)` };
 }
 
 /**

@@ -132,29 +132,29 @@ export function hostFactsToProfileYaml(facts: HostFacts): string {
   return `${lines.join('\n')}\n`;
 }
 
+const SIZE_FACTS: ReadonlySet<HostFactName> = new Set(['ram', 'swap', 'mysqlRss']);
+const PLAIN_FACTS: ReadonlySet<HostFactName> = new Set([
+  'cpus',
+  'somaxconn',
+  'apacheRunning',
+  'mysqlRunning',
+  'httpdVersion',
+  'databaseServer',
+]);
+
 /** One fact as profile lines: the key, its value and its source as a comment. */
 function factYaml(name: HostFactName, fact: Fact<unknown>): string[] {
   const lines: string[] = [];
   if (name === 'mysqlLive' || name === 'apacheLive' || name === 'oomKills') {
     return liveFactYaml(name, fact);
   }
+  if (SIZE_FACTS.has(name)) return [`${name}: ${sizeText(fact.value as number)}${comment(fact.source)}`];
+  if (PLAIN_FACTS.has(name)) return [`${name}: ${String(fact.value)}${comment(fact.source)}`];
   switch (name) {
-    case 'ram':
-    case 'swap':
-    case 'mysqlRss':
-      lines.push(`${name}: ${sizeText(fact.value as number)}${comment(fact.source)}`);
-      break;
-    case 'cpus':
-    case 'somaxconn':
-    case 'apacheRunning':
-    case 'mysqlRunning':
-    case 'httpdVersion':
-    case 'databaseServer':
-      lines.push(`${name}: ${String(fact.value)}${comment(fact.source)}`);
-      break;
-    case 'perChild': {
+    case 'perChild':
+    case 'phpPerChild': {
       const child = fact.value as ChildMemory;
-      lines.push(`perChild:${comment(fact.source)}`);
+      lines.push(`${name}:${comment(fact.source)}`);
       lines.push(
         `  median: ${sizeText(child.median)}`,
         `  max: ${sizeText(child.max)}`,

@@ -274,6 +274,7 @@ function readFact(name: HostFactName, node: Located, keyPath: string): unknown {
     case 'databaseServer':
       return take(checkDatabaseServer(node.value), node.where, keyPath);
     case 'perChild':
+    case 'phpPerChild':
       return checkPerChild(node, keyPath);
     case 'mounts':
       return checkMounts(node, keyPath);

@@ -22,6 +22,7 @@ export function detectLanguage(filePath: string, text: string | undefined): Lang
 /** The language a file name alone tells, if any. */
 export function languageFromName(filePath: string): Language | undefined {
   const base = path.basename(filePath).toLowerCase();
+  if (base === 'php-fpm.conf' || /\/(fpm\/pool\.d|php-fpm\.d)\/[^/]+\.conf$/.test(filePath)) return 'phpfpm';
   if (/\.(cnf|ini)$/.test(base)) return 'mycnf';
   if (/\.(conf|load)$/.test(base) || base === '.htaccess') return 'apache';
   return undefined;

@@ -1,9 +1,8 @@
 /**
- * Configs tune-lint does not read yet but that look like the ones it does:
+ * Configs whose names look like Apache's or an option file's but are PHP's:
  * php-fpm's `php-fpm.conf` and pool files (`www.conf`, a `.conf` that Apache
- * would refuse at its `[www]`) and `php.ini` (an `.ini`, read as an option
- * file). Linted as Apache or my.cnf they gave "no problems"; named, they are
- * refused.
+ * would refuse at its `[www]`), read as php-fpm, and `php.ini` (an `.ini`),
+ * which tune-lint does not read and refuses rather than lint as my.cnf.
  */
 
 /** php-fpm's own keys: the process manager's and the [global] section's. */
@@ -18,7 +17,7 @@ const PHP_INI_KEY =
   /^(engine|short_open_tag|memory_limit|max_execution_time|display_errors|error_reporting|upload_max_filesize|post_max_size|zend_extension|extension|opcache\.[a-z_]+|session\.[a-z_]+|date\.timezone)$/;
 
 /** What a main file is when it is php-fpm's or PHP's, from its first lines; undefined for anything else. */
-export function foreignConfig(text: string): string | undefined {
+export function phpConfigKind(text: string): { readonly language: 'phpfpm' } | { readonly refused: string } | undefined {
   let group: string | undefined;
   let fpmKeys = 0;
   let iniKeys = 0;
@@ -29,7 +28,7 @@ export function foreignConfig(text: string): string | undefined {
     if (header !== null) {
       const name = header[1] ?? '';
       group = name;
-      if (name.toLowerCase() === 'php') return 'php.ini (its [PHP] section)';
+      if (name.toLowerCase() === 'php') return { refused: 'php.ini (its [PHP] section)' };
       continue;
     }
     const key = /^([A-Za-z_][\w.]*)\s*=/.exec(line)?.[1]?.toLowerCase();
@@ -37,7 +36,7 @@ export function foreignConfig(text: string): string | undefined {
     if (PHP_FPM_KEY.test(key) || (group?.toLowerCase() === 'global' && PHP_FPM_GLOBAL_KEY.test(key))) fpmKeys++;
     if (PHP_INI_KEY.test(key)) iniKeys++;
   }
-  if (fpmKeys > 0 && group !== undefined) return `a php-fpm configuration (section [${group}])`;
-  if (iniKeys >= 2) return 'php.ini (PHP directives)';
+  if (fpmKeys > 0 && group !== undefined) return { language: 'phpfpm' };
+  if (iniKeys >= 2) return { refused: 'php.ini (PHP directives)' };
   return undefined;
 }

@@ -131,12 +131,6 @@ describe('exit code 2: one clear line on stderr, no stack trace', () => {
       ['--sysroot', 'clean.conf', 'clean.conf'],
       /^tune-lint: --sysroot clean\.conf: not a directory$/m,
     ],
-    [
-      'a php-fpm pool file',
-      ['www.conf'],
-      /^tune-lint: www\.conf: a php-fpm configuration \(section \[www\]\); tune-lint reads Apache httpd configs and MySQL\/MariaDB option files, not this one/m,
-    ],
-    ["php-fpm's main file", ['php-fpm.conf'], /^tune-lint: php-fpm\.conf: a php-fpm configuration \(section \[global\]\)/m],
     ['php.ini', ['php.ini'], /^tune-lint: php\.ini: php\.ini \(its \[PHP\] section\)/m],
     [
       'no path and no system config under --sysroot',
@@ -151,9 +145,16 @@ describe('exit code 2: one clear line on stderr, no stack trace', () => {
     });
   }
 
-  it('an option file with client groups is still an option file; --lang reads a php-fpm file anyway', () => {
+  it('an option file with client groups is still an option file; a php-fpm pool named .conf is read as php-fpm, and says so', () => {
     assert.equal(lint(['client.cnf']).status, 0);
     assert.equal(lint(['--lang', 'mycnf', 'www.conf']).status, 0);
+    const pool = lint(['www.conf']);
+    assert.equal(pool.status, 1);
+    assert.match(pool.stdout, /^Read as:\n {2}www\.conf: a php-fpm configuration /m);
+    assert.match(
+      pool.stdout,
+      /error +\[www\] pm\.min_spare_servers\(0\) is not positive; expected at least 1 +PF1001 process-manager-refused/,
+    );
   });
 
   it('says which language a main file the name does not place was read as, and names the --lang that reads it otherwise', () => {

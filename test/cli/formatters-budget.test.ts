@@ -53,6 +53,7 @@ function sizing(ramMiB: number | undefined, servers: ApacheSizing[], db?: MysqlS
     apacheBudget: ram === undefined ? undefined : Math.floor(db === undefined ? ram - (osReserve ?? 0) : ram / 2),
     apacheBudgetReason: '',
     apache: servers,
+    pools: [],
     mysql: db,
     webDbConnections: undefined,
     plannedWebDbConnections: undefined,

@@ -73,69 +73,78 @@ function config(root: string, port: number, mpm: 'prefork' | 'event'): string {
   ].join('\n');
 }
 
-describe('live Apache: scoreboard and error log of a running server', { skip: missing === undefined ? false : `${missing} is not installed` }, () => {
-  const { dir: root, remove } = temporaryDirectory('tune-lint-live-apache-');
-  const conf = path.join(root, 'apache2.conf');
-  let parent = 0;
-  const seen = new Set<number>();
+describe(
+  'live Apache: scoreboard and error log of a running server',
+  { skip: missing === undefined ? false : `${missing} is not installed` },
+  () => {
+    const { dir: root, remove } = temporaryDirectory('tune-lint-live-apache-');
+    const conf = path.join(root, 'apache2.conf');
+    let parent = 0;
+    const seen = new Set<number>();
 
-  before(async () => {
-    fs.chmodSync(root, 0o755);
-    fs.mkdirSync(path.join(root, 'htdocs'));
-    fs.writeFileSync(path.join(root, 'htdocs/index.html'), '<p>tune-lint</p>\n');
-    const port = await freeLoopbackPort();
-    fs.writeFileSync(conf, config(root, port, 'prefork'));
-    const start = spawnSync(apache2 as string, ['-d', root, '-f', conf, '-k', 'start'], { encoding: 'utf8', timeout: 20_000 });
-    assert.equal(start.status, 0, start.stderr);
-    const deadline = Date.now() + 10_000;
-    while ((parent === 0 || childrenOf(parent).length === 0) && Date.now() < deadline) {
-      parent = Number(fs.existsSync(path.join(root, 'apache2.pid')) ? fs.readFileSync(path.join(root, 'apache2.pid'), 'utf8').trim() : 0);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    for (const child of childrenOf(parent)) seen.add(child);
-    // Eight keep-alive clients for three seconds against four workers: the parent logs AH00161 at its next maintenance tick.
-    const load = spawnSync(ab as string, ['-k', '-c', '8', '-t', '3', '-n', '1000000', `http://127.0.0.1:${port}/`], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    assert.equal(load.status, 0, load.stderr);
-  });
-
-  after(async () => {
-    if (parent > 0 && alive(parent)) {
-      for (const child of childrenOf(parent)) seen.add(child);
-      process.kill(parent, 'SIGTERM');
+    before(async () => {
+      fs.chmodSync(root, 0o755);
+      fs.mkdirSync(path.join(root, 'htdocs'));
+      fs.writeFileSync(path.join(root, 'htdocs/index.html'), '<p>tune-lint</p>\n');
+      const port = await freeLoopbackPort();
+      fs.writeFileSync(conf, config(root, port, 'prefork'));
+      const start = spawnSync(apache2 as string, ['-d', root, '-f', conf, '-k', 'start'], { encoding: 'utf8', timeout: 20_000 });
+      assert.equal(start.status, 0, start.stderr);
       const deadline = Date.now() + 10_000;
-      while (alive(parent) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    for (const child of seen) if (alive(child)) process.kill(child, 'SIGKILL');
-    remove();
-  });
+      while ((parent === 0 || childrenOf(parent).length === 0) && Date.now() < deadline) {
+        parent = Number(fs.existsSync(path.join(root, 'apache2.pid')) ? fs.readFileSync(path.join(root, 'apache2.pid'), 'utf8').trim() : 0);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      for (const child of childrenOf(parent)) seen.add(child);
+      // Eight keep-alive clients for three seconds against four workers: the parent logs AH00161 at its next maintenance tick.
+      const load = spawnSync(ab as string, ['-k', '-c', '8', '-t', '3', '-n', '1000000', `http://127.0.0.1:${port}/`], {
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      assert.equal(load.status, 0, load.stderr);
+    });
 
-  it('reads the scoreboard on loopback and the AH00161 lines, and AP2017 weighs them against the budget', () => {
-    const run = runCli([conf, '--host-ram', '2G', '--format', 'json'], { cwd: root });
-    const report = JSON.parse(run.stdout) as Report;
-    const live = report.live?.apache;
-    assert.ok(live !== undefined, run.stdout.slice(0, 2000));
-    assert.match(live.value.status?.url ?? '', /^http:\/\/127\.0\.0\.1:\d+\/server-status\?auto$/);
-    assert.equal(live.value.status?.mpm, 'prefork');
-    assert.equal(live.value.status?.scoreboardSlots, 4);
-    assert.ok((live.value.status?.busyWorkers ?? 0) >= 1);
-    assert.equal(live.value.maxWorkersReached?.file, path.join(root, 'error.log'));
-    assert.ok((live.value.maxWorkersReached?.count ?? 0) >= 1);
-    const ap2017 = report.results.flatMap((result) => result.diagnostics).filter((entry) => entry.ruleId === 'AP2017');
-    assert.match(ap2017[0]?.message ?? '', /^the error log says .* that the server reached MaxRequestWorkers \(.*\); expected MaxRequestWorkers up to \d+/);
-  });
+    after(async () => {
+      if (parent > 0 && alive(parent)) {
+        for (const child of childrenOf(parent)) seen.add(child);
+        process.kill(parent, 'SIGTERM');
+        const deadline = Date.now() + 10_000;
+        while (alive(parent) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      for (const child of seen) if (alive(child)) process.kill(child, 'SIGKILL');
+      remove();
+    });
 
-  it('a config that loads another MPM than the running children map is AP1017', () => {
-    const eventConf = path.join(root, 'event.conf');
-    fs.writeFileSync(eventConf, config(root, 1, 'event'));
-    const run = runCli([eventConf, '--host-ram', '2G', '--format', 'json', '--no-live'], { cwd: root });
-    const report = JSON.parse(run.stdout) as Report;
-    const ap1017 = report.results.flatMap((result) => result.diagnostics).filter((entry) => entry.ruleId === 'AP1017');
-    assert.deepEqual(
-      ap1017.map((entry) => entry.message),
-      ['the config loads the event MPM, but the running Apache uses prefork; expected a restart, or the config it was started with'],
-    );
-  });
-});
+    it('reads the scoreboard on loopback and the AH00161 lines, and AP2017 weighs them against the budget', () => {
+      const run = runCli([conf, '--host-ram', '2G', '--format', 'json'], { cwd: root });
+      const report = JSON.parse(run.stdout) as Report;
+      const live = report.live?.apache;
+      assert.ok(live !== undefined, run.stdout.slice(0, 2000));
+      const { status, maxWorkersReached } = live.value;
+      assert.ok(status !== undefined && maxWorkersReached !== undefined, JSON.stringify(live));
+      assert.match(status.url, /^http:\/\/127\.0\.0\.1:\d+\/server-status\?auto$/);
+      assert.equal(status.mpm, 'prefork');
+      assert.equal(status.scoreboardSlots, 4);
+      assert.ok(status.busyWorkers >= 1);
+      assert.equal(maxWorkersReached.file, path.join(root, 'error.log'));
+      assert.ok(maxWorkersReached.count >= 1);
+      const ap2017 = report.results.flatMap((result) => result.diagnostics).filter((entry) => entry.ruleId === 'AP2017');
+      assert.match(
+        ap2017[0]?.message ?? '',
+        /^the error log says .* that the server reached MaxRequestWorkers \(.*\); expected MaxRequestWorkers up to \d+/,
+      );
+    });
+
+    it('a config that loads another MPM than the running children map is AP1017', () => {
+      const eventConf = path.join(root, 'event.conf');
+      fs.writeFileSync(eventConf, config(root, 1, 'event'));
+      const run = runCli([eventConf, '--host-ram', '2G', '--format', 'json', '--no-live'], { cwd: root });
+      const report = JSON.parse(run.stdout) as Report;
+      const ap1017 = report.results.flatMap((result) => result.diagnostics).filter((entry) => entry.ruleId === 'AP1017');
+      assert.deepEqual(
+        ap1017.map((entry) => entry.message),
+        ['the config loads the event MPM, but the running Apache uses prefork; expected a restart, or the config it was started with'],
+      );
+    });
+  },
+);

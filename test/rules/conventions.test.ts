@@ -9,8 +9,8 @@ import { repoPath } from '../helpers/paths.js';
 import { ruleCases } from '../helpers/rule-fixtures.js';
 
 const CATEGORY_DIGIT: Record<string, string> = { correctness: '1', performance: '2', security: '3', deprecation: '4', style: '5' };
-const FAMILY: Record<string, string> = { apache: 'AP', mycnf: 'MY', host: 'HO', tool: 'TL' };
-const DIRECTORY: Record<string, string> = { apache: 'apache', mycnf: 'mycnf', host: 'host', tool: 'tool' };
+const FAMILY: Record<string, string> = { apache: 'AP', mycnf: 'MY', phpfpm: 'PF', host: 'HO', tool: 'TL' };
+const DIRECTORY: Record<string, string> = { apache: 'apache', mycnf: 'mycnf', phpfpm: 'phpfpm', host: 'host', tool: 'tool' };
 
 /*
  * The house rules of the catalogue, enforced: every rule ships as one unit
@@ -41,7 +41,7 @@ describe('rule catalogue conventions', () => {
     const meta = rule.meta;
     describe(`${meta.id} ${meta.name}`, () => {
       it('id, name, file and category agree', () => {
-        assert.match(meta.id, /^(AP|MY|HO|TL)\d{4}$/);
+        assert.match(meta.id, /^(AP|MY|PF|HO|TL)\d{4}$/);
         assert.equal(meta.id.slice(0, 2), FAMILY[meta.language]);
         if (meta.language !== 'tool') assert.equal(meta.id[2], CATEGORY_DIGIT[meta.category], 'the thousands digit is the category');
         assert.match(meta.name, /^[a-z0-9]+(-[a-z0-9]+)*$/);

@@ -233,6 +233,7 @@ describe('the JSON Schema of .tune-lint.yaml', () => {
       ),
       swap: size,
       perChild,
+      phpPerChild: perChild,
       apacheRunning: mixed<unknown>(fc.boolean(), fc.constantFrom<unknown>('yes', 1)),
       mysqlRunning: mixed<unknown>(fc.boolean(), fc.constantFrom<unknown>('no', 0)),
       mysqlRss: size,

@@ -169,7 +169,7 @@ describe('fix passes', () => {
     const file = path.join(dir, 'passes.conf');
     fs.writeFileSync(file, text);
     const apache = loadApache(file, { fs: new ConfigFileSystem({ cwd: dir }), httpd: '2.4' });
-    return { apache: [apache], mycnf: undefined, host: {}, targets: DEFAULT_TARGETS, budget: DEFAULT_BUDGET };
+    return { apache: [apache], mycnf: undefined, phpfpm: [], host: {}, targets: DEFAULT_TARGETS, budget: DEFAULT_BUDGET };
   }
 
   it('a fix pass runs the rules that can fix and reports reader errors, without notes about the run', () => {

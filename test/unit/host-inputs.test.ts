@@ -69,6 +69,7 @@ describe('profiles', () => {
       cpus: { value: 1, source },
       swap: { value: 1023 * MIB, source },
       perChild: { value: { median: 15 * MIB, max: 20 * MIB, count: 9, metric: 'pss' }, source },
+      phpPerChild: { value: { median: 46 * MIB, max: 46 * MIB, count: 0, metric: 'pss' }, source },
       apacheRunning: { value: true, source },
       mysqlRunning: { value: true, source },
       mysqlRss: { value: 96 * MIB, source },

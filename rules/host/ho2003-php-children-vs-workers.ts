@@ -1,0 +1,86 @@
+import { defineHostRule } from '../../src/engine/define-rule.js';
+import type { ApacheSizing } from '../../src/analysis/sizing.js';
+import { lineOf } from '../../src/core/located.js';
+import type { ApacheConfig } from '../../src/languages/apache/model.js';
+
+/**
+ * Where an Apache config hands requests to FastCGI: the socket path of
+ * `proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost`, or `host:port` of
+ * `fcgi://127.0.0.1:9000/`, as php-fpm's `listen` writes them.
+ */
+function handOffTargets(config: ApacheConfig): Set<string> {
+  const targets = new Set<string>();
+  for (const use of [...config.named('sethandler'), ...config.named('proxypass'), ...config.named('proxypassmatch')]) {
+    for (const arg of use.args) {
+      const socket = /^proxy:unix:([^|]+)\|fcgi:/i.exec(arg)?.[1];
+      if (socket !== undefined) targets.add(socket);
+      const address = /^fcgi:\/\/([^/]+)/i.exec(arg)?.[1];
+      if (socket === undefined && address !== undefined) targets.add(address.replace(/^localhost:/, '127.0.0.1:'));
+    }
+  }
+  return targets;
+}
+
+/** A pool's `listen` as Apache names it: a path, `127.0.0.1:9000` for `9000` or `localhost:9000`. */
+function listenKey(listen: string): string {
+  if (listen.startsWith('/')) return listen;
+  if (/^\d+$/.test(listen)) return `127.0.0.1:${listen}`;
+  return listen.replace(/^localhost:/, '127.0.0.1:');
+}
+
+export default defineHostRule({
+  meta: {
+    id: 'HO2003',
+    name: 'php-children-vs-workers',
+    category: 'performance',
+    description: 'A php-fpm pool has more children than the Apache workers that hand requests to it can ever keep busy',
+    defaultSeverity: 'warn',
+    recommended: true,
+    messages: {
+      unreachable: {
+        message:
+          '[{{pool}}] pm.max_children {{children}} is above the {{workers}} Apache workers that hand requests to it; expected pm.max_children {{workers}} at most',
+        detail:
+          '{{apache}} passes requests to {{listen}}; a worker waits for its PHP request, so no more than {{workers}} children are ever busy; the other {{unreachable}} still count in the memory budget (PF2001) and against max_connections (HO1001)',
+      },
+    },
+  },
+  create(ctx) {
+    return {
+      end() {
+        for (const pool of ctx.sizing.pools) {
+          if (pool.listen === undefined || pool.maxChildren === undefined || pool.maxChildrenUse === undefined) continue;
+          const key = listenKey(pool.listen);
+          const senders = ctx.sizing.apache.filter((apache) => handOffTargets(apache.config).has(key));
+          if (senders.length === 0) continue;
+          const workers = senders.reduce((sum, apache) => sum + apache.plannedMaxRequestWorkers, 0);
+          const reached = ctx.sizing.pools.filter((other) => other.listen !== undefined && listenKey(other.listen) === key);
+          const children = reached.reduce((sum, other) => sum + (other.maxChildren ?? 0), 0);
+          if (children <= workers) continue;
+          ctx.report({
+            at: pool.maxChildrenUse,
+            messageId: 'unreachable',
+            data: {
+              pool: pool.pool.name,
+              children,
+              workers,
+              listen: pool.listen,
+              unreachable: children - workers,
+              apache: limitsOf(senders),
+            },
+          });
+        }
+      },
+    };
+  },
+});
+
+/** `MaxRequestWorkers 150 (mpm_event.conf:7)` for each server that hands requests to the pool. */
+function limitsOf(senders: readonly ApacheSizing[]): string {
+  return senders
+    .map((apache) => {
+      const use = apache.config.mpm?.values.MaxRequestWorkers.use;
+      return `${apache.limitName} ${apache.plannedMaxRequestWorkers} (${use === undefined ? `default, ${apache.config.root.displayPath}` : lineOf(use)})`;
+    })
+    .join(' and ');
+}

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { builtinRules } from '../../rules/index.js';
+import { ConfigFileSystem } from '../../src/core/file-system.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { loadPhpFpm } from '../../src/languages/phpfpm/model.js';
+import { fpmSeconds } from '../../src/languages/phpfpm/values.js';
+import { lint } from '../../src/lint.js';
+import { temporaryDirectory } from '../helpers/host-fixtures.js';
+import { repoPath } from '../helpers/paths.js';
+import { findTool, inCI } from '../helpers/tools.js';
+
+/*
+ * php-fpm is the judge of its own configuration: `php-fpm -t -y FILE` refuses
+ * what it cannot start with, and `-tt` prints every pool's effective settings.
+ * The reader must read the same values (sections, includes in order, `$pool`,
+ * quotes, `;` comments, units) and PF1001 must refuse exactly what php-fpm
+ * refuses. The binary is Debian's php8.2-fpm (php-fpm8.2 8.2.x).
+ */
+
+const FPM = ['php-fpm8.2', 'php-fpm8.3', 'php-fpm8.4', 'php-fpm8.1', 'php-fpm'].map(findTool).find((found) => found !== undefined);
+if (FPM === undefined && inCI) throw new Error('CI=true but the oracle is missing: php-fpm is not installed (.ci/run installs php8.2-fpm)');
+
+/** A php-fpm.conf of our own around pool text, so `-t` needs nothing of the system's. */
+function mainFile(dir: string, pools: string): string {
+  const file = path.join(dir, 'php-fpm.conf');
+  fs.writeFileSync(file, `[global]\npid = ${dir}/fpm.pid\nerror_log = ${dir}/fpm.log\n${pools}`);
+  return file;
+}
+
+function check(file: string, flag: '-t' | '-tt'): { ok: boolean; output: string } {
+  const run = spawnSync(FPM as string, [flag, '-y', file], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/root' },
+  });
+  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
+}
+
+/** `-tt`'s `NOTICE: [www]` and `NOTICE: \tkey = value` lines, per pool. */
+function effectiveSettings(output: string): Map<string, Map<string, string>> {
+  const pools = new Map<string, Map<string, string>>();
+  let current: Map<string, string> | undefined;
+  for (const line of output.split('\n')) {
+    const section = /NOTICE: \[([^\]]+)\]$/.exec(line);
+    if (section !== null) {
+      current = new Map();
+      pools.set(section[1] as string, current);
+      continue;
+    }
+    const entry = /NOTICE: \t([^=]+?) = (.*)$/.exec(line);
+    if (entry !== null) current?.set(entry[1] as string, entry[2] as string);
+  }
+  return pools;
+}
+
+/** Values as -tt prints them: times in seconds, flags as yes/no. */
+function sameValue(key: string, ours: string, theirs: string): boolean {
+  if (ours === theirs) return true;
+  // Times print in seconds, most with an `s` (request_terminate_timeout = 3600s), pm.process_idle_timeout without.
+  if (/timeout|interval$/.test(key)) return fpmSeconds(ours) !== undefined && theirs.replace(/s$/, '') === String(fpmSeconds(ours));
+  const flag = ours.toLowerCase();
+  if (['1', 'on', 'yes', 'true'].includes(flag)) return theirs === 'yes';
+  if (['0', '', 'off', 'no', 'false'].includes(flag)) return theirs === 'no';
+  return false;
+}
+
+describe('php-fpm as the oracle', { skip: FPM === undefined ? 'php-fpm is not installed' : false }, () => {
+  it('reads the effective settings of every pool as php-fpm -tt prints them: sections met twice, includes, $pool, quotes, comments, units', (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-fpm-');
+    t.after(remove);
+    fs.mkdirSync(path.join(dir, 'pool.d'));
+    fs.writeFileSync(
+      path.join(dir, 'pool.d', 'b-shop.conf'),
+      `[shop]\nuser = www-data\nlisten = ${dir}/$pool.sock ; one socket per pool\npm = ondemand\npm.max_children = "12"\npm.process_idle_timeout = 2m\nrequest_terminate_timeout = 1h\nphp_admin_value[memory_limit] = 96M\n`,
+    );
+    fs.writeFileSync(
+      path.join(dir, 'pool.d', 'a-www.conf'),
+      `[www]\nuser = www-data\nlisten = '${dir}/www.sock'\npm = dynamic\npm.max_children = 5\npm.start_servers = 2\npm.min_spare_servers = 1\npm.max_spare_servers = 3\n`,
+    );
+    const file = mainFile(dir, `include = ${dir}/pool.d/*.conf\n[www]\npm.max_children = 7\npm.max_spare_servers = 4\n`);
+    const oracle = check(file, '-tt');
+    assert.ok(oracle.ok, oracle.output);
+    const theirs = effectiveSettings(oracle.output);
+    const ours = loadPhpFpm(file, new ConfigFileSystem({ cwd: dir }));
+    assert.deepEqual(ours.problems, []);
+    assert.deepEqual(
+      ours.pools.map((pool) => pool.name),
+      [...theirs.keys()].filter((name) => name !== 'global'),
+    );
+    for (const pool of ours.pools) {
+      const printed = theirs.get(pool.name) as Map<string, string>;
+      for (const use of pool.uses) {
+        const key = use.key;
+        const effective = pool.effective(key);
+        if (effective !== use) continue;
+        assert.ok(printed.has(key), `-tt prints no ${key} for [${pool.name}]`);
+        assert.ok(
+          sameValue(key, use.value, printed.get(key) as string),
+          `[${pool.name}] ${key}: ours ${use.value}, php-fpm ${printed.get(key)}`,
+        );
+      }
+    }
+  });
+
+  it("Debian's installed php-fpm.conf and pools read as php-fpm reads them", () => {
+    const installed = fs.existsSync('/etc/php') ? fs.readdirSync('/etc/php').map((version) => `/etc/php/${version}/fpm/php-fpm.conf`) : [];
+    const file = installed.find((candidate) => fs.existsSync(candidate));
+    assert.ok(file !== undefined || !inCI, 'CI=true: php8.2-fpm installs /etc/php/8.2/fpm/php-fpm.conf');
+    if (file === undefined) return;
+    const oracle = check(file, '-tt');
+    const theirs = effectiveSettings(oracle.output);
+    const ours = loadPhpFpm(file, new ConfigFileSystem({ cwd: '/' }));
+    for (const pool of ours.pools) {
+      for (const key of ['listen', 'pm', 'pm.max_children', 'pm.start_servers', 'pm.min_spare_servers', 'pm.max_spare_servers']) {
+        const use = pool.effective(key);
+        if (use !== undefined) assert.equal(use.value, theirs.get(pool.name)?.get(key), `[${pool.name}] ${key}`);
+      }
+    }
+  });
+
+  it('PF1001 reports exactly the pools php-fpm -t refuses, in its words; a # line is refused by both', async (t) => {
+    const fixtures = repoPath('fixtures', 'rules', 'PF1001');
+    const rules = selectRules(
+      builtinRules.filter((rule) => rule.meta.id === 'PF1001' || rule.meta.id === 'TL0001'),
+      'all',
+      new Map(),
+    );
+    const cases = fs.readdirSync(fixtures).filter((name) => name.endsWith('.conf'));
+    assert.ok(cases.length >= 5);
+    const extra = {
+      'bad-hash-comment.conf': '[www]\nuser = www-data\nlisten = /run/php/x.sock\n# a shell comment\npm = static\npm.max_children = 2\n',
+    };
+    for (const name of [...cases, ...Object.keys(extra)]) {
+      const { dir, remove } = temporaryDirectory('tune-lint-fpm-');
+      t.after(remove);
+      const pool = Object.hasOwn(extra, name) ? extra[name as keyof typeof extra] : fs.readFileSync(path.join(fixtures, name), 'utf8');
+      const file = mainFile(dir, pool);
+      const verdict = check(file, '-t');
+      const result = await lint({ paths: [file], cwd: dir, rules, fixType: 'none', language: 'phpfpm' });
+      const found = result.diagnostics.filter((entry) => entry.ruleId === 'PF1001' || entry.ruleId === 'TL0001');
+      assert.equal(
+        found.length > 0,
+        !verdict.ok,
+        `${name}: php-fpm ${verdict.ok ? 'accepts' : 'refuses'} it; tune-lint found ${found.length}\n${verdict.output}`,
+      );
+      const alert = /ALERT: (\[pool [^\]]+\] .*)$/m.exec(verdict.output)?.[1];
+      if (alert !== undefined && found[0]?.ruleId === 'PF1001') {
+        const words = alert.replace(/^\[pool [^\]]+\] /, '');
+        assert.ok(
+          `${found[0].message} ${found[0].detail ?? ''}`.includes(words) || found[0].detail?.includes(alert),
+          `${name}: "${alert}" is not quoted in ${found[0].detail}`,
+        );
+      }
+    }
+  });
+});
