@@ -44,6 +44,7 @@ import ho1001 from './host/ho1001-max-connections-below-web-tier.js';
 import ho2001 from './host/ho2001-combined-memory-overcommit.js';
 import ho2002 from './host/ho2002-oom-kills.js';
 import ho2003 from './host/ho2003-php-children-vs-workers.js';
+import ho2004 from './host/ho2004-php-outlives-apache-timeout.js';
 import my1001 from './mycnf/my1001-reader-fatal.js';
 import my1002 from './mycnf/my1002-group-name-spaces.js';
 import my1003 from './mycnf/my1003-inline-semicolon.js';
@@ -80,6 +81,9 @@ import my5001 from './mycnf/my5001-duplicate-option.js';
 import pf1001 from './phpfpm/pf1001-process-manager-refused.js';
 import pf2001 from './phpfpm/pf2001-pool-memory-overcommit.js';
 import pf2002 from './phpfpm/pf2002-worker-recycling-off.js';
+import pf2003 from './phpfpm/pf2003-memory-limit-worst-case.js';
+import pf2004 from './phpfpm/pf2004-pool-backlog-above-somaxconn.js';
+import pf2005 from './phpfpm/pf2005-static-pool-small-host.js';
 import tl0001 from './tool/tl0001-parse-error.js';
 import tl0002 from './tool/tl0002-include-not-found.js';
 import tl0003 from './tool/tl0003-unused-disable-comment.js';
@@ -136,6 +140,7 @@ export const builtinRules: readonly Rule[] = [
   ho2001,
   ho2002,
   ho2003,
+  ho2004,
   my1001,
   my1002,
   my1003,
@@ -172,6 +177,9 @@ export const builtinRules: readonly Rule[] = [
   pf1001,
   pf2001,
   pf2002,
+  pf2003,
+  pf2004,
+  pf2005,
   tl0001,
   tl0002,
   tl0003,

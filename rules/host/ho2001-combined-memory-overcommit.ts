@@ -1,3 +1,4 @@
+import { reachedSoFar } from '../../src/analysis/mysql-live.js';
 import { defineHostRule } from '../../src/engine/define-rule.js';
 import type { MysqlSizing, Sizing } from '../../src/analysis/sizing.js';
 import type { TextEdit } from '../../src/engine/types.js';
@@ -36,18 +37,18 @@ export default defineHostRule({
     messages: {
       buffers: {
         message:
-          'Apache {{apache}} + MySQL buffers {{globals}} + OS {{reserve}} = {{committed}} exceed {{ram}} RAM before a single connection; {{advice}}',
-        detail: 'Apache: {{apacheReason}}; MySQL global buffers: {{globalTerms}}; RAM {{ramSource}}',
+          '{{web}} {{apache}} + MySQL buffers {{globals}} + OS {{reserve}} = {{committed}} exceed {{ram}} RAM before a single connection; {{advice}}',
+        detail: '{{web}}: {{apacheReason}}; MySQL global buffers: {{globalTerms}}; RAM {{ramSource}}',
       },
       connections: {
-        message: 'Apache {{apache}} + MySQL {{mysql}} + OS {{reserve}} = {{total}} exceed {{ram}} RAM at full load; {{advice}}',
+        message: '{{web}} {{apache}} + MySQL {{mysql}} + OS {{reserve}} = {{total}} exceed {{ram}} RAM at full load; {{advice}}',
         detail:
-          'Apache: {{apacheReason}}; MySQL worst case: globals {{globals}} + {{connections}} connections x {{perConnection}}, every connection allocating its buffers; RAM {{ramSource}}',
+          '{{web}}: {{apacheReason}}; MySQL worst case: globals {{globals}} + {{connections}} connections x {{perConnection}}, every connection allocating its buffers; RAM {{ramSource}}{{reached}}',
       },
       near: {
         message:
-          'Apache {{apache}} + MySQL {{mysql}} + OS {{reserve}} = {{total}} is {{share}} of {{ram}} RAM: little room for the page cache',
-        detail: 'Apache: {{apacheReason}}; MySQL at its worst case; RAM {{ramSource}}',
+          '{{web}} {{apache}} + MySQL {{mysql}} + OS {{reserve}} = {{total}} is {{share}} of {{ram}} RAM: little room for the page cache',
+        detail: '{{web}}: {{apacheReason}}; MySQL at its worst case; RAM {{ramSource}}{{reached}}',
       },
     },
   },
@@ -56,8 +57,8 @@ export default defineHostRule({
       end() {
         const { ram, mysql, osReserve } = ctx.sizing;
         const mycnf = ctx.mycnf;
-        if (ram === undefined || mysql === undefined || osReserve === undefined || mycnf === undefined || ctx.sizing.apache.length === 0)
-          return;
+        const webTier = ctx.sizing.apache.length + ctx.sizing.pools.length;
+        if (ram === undefined || mysql === undefined || osReserve === undefined || mycnf === undefined || webTier === 0) return;
         // Apache counted as its sizing fix leaves it, so this rule reports what remains after AP2001, not the same excess twice.
         const apache = plannedApache(ctx.sizing);
         const committed = apache.bytes + mysql.globalBytes + osReserve;
@@ -65,6 +66,7 @@ export default defineHostRule({
         const at = mycnf.effective('max_connections') ??
           mycnf.effective('innodb_buffer_pool_size') ?? { file: mycnf.root, range: [0, 0] as const };
         const data = {
+          web: ctx.sizing.pools.length === 0 ? 'Apache' : ctx.sizing.apache.length === 0 ? 'php-fpm' : 'Apache and php-fpm',
           apache: formatBytes(apache.bytes),
           apacheReason: apache.reason,
           mysql: formatBytes(mysql.peak),
@@ -77,6 +79,7 @@ export default defineHostRule({
           total: formatBytes(total),
           ram: formatBytes(ram.value),
           ramSource: ram.source,
+          reached: reachedSoFar(mysql, ctx.host),
         };
         if (total > ram.value) {
           const plan = shrinkGlobals(mycnf, mysql, total - ram.value);
@@ -106,6 +109,14 @@ function plannedApache(sizing: Sizing): { bytes: number; reason: string } {
       reason: `${processes} processes x ${formatBytes(entry.perChild.value.median)}`,
     };
   });
+  // The php-fpm pools are the rest of the web tier: PHP's processes, wherever Apache hands requests to them.
+  for (const pool of sizing.pools) {
+    if (pool.peak > 0)
+      parts.push({
+        bytes: pool.peak,
+        reason: `php-fpm [${pool.pool.name}] ${pool.maxChildren ?? 0} x ${formatBytes(pool.perChild.value)}`,
+      });
+  }
   return { bytes: parts.reduce((sum, part) => sum + part.bytes, 0), reason: parts.map((part) => part.reason).join(' + ') };
 }
 

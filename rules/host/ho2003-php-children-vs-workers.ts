@@ -1,32 +1,7 @@
 import { defineHostRule } from '../../src/engine/define-rule.js';
 import type { ApacheSizing } from '../../src/analysis/sizing.js';
+import { handsOffTo, samePoolSocket } from '../../src/analysis/php-pools.js';
 import { lineOf } from '../../src/core/located.js';
-import type { ApacheConfig } from '../../src/languages/apache/model.js';
-
-/**
- * Where an Apache config hands requests to FastCGI: the socket path of
- * `proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost`, or `host:port` of
- * `fcgi://127.0.0.1:9000/`, as php-fpm's `listen` writes them.
- */
-function handOffTargets(config: ApacheConfig): Set<string> {
-  const targets = new Set<string>();
-  for (const use of [...config.named('sethandler'), ...config.named('proxypass'), ...config.named('proxypassmatch')]) {
-    for (const arg of use.args) {
-      const socket = /^proxy:unix:([^|]+)\|fcgi:/i.exec(arg)?.[1];
-      if (socket !== undefined) targets.add(socket);
-      const address = /^fcgi:\/\/([^/]+)/i.exec(arg)?.[1];
-      if (socket === undefined && address !== undefined) targets.add(address.replace(/^localhost:/, '127.0.0.1:'));
-    }
-  }
-  return targets;
-}
-
-/** A pool's `listen` as Apache names it: a path, `127.0.0.1:9000` for `9000` or `localhost:9000`. */
-function listenKey(listen: string): string {
-  if (listen.startsWith('/')) return listen;
-  if (/^\d+$/.test(listen)) return `127.0.0.1:${listen}`;
-  return listen.replace(/^localhost:/, '127.0.0.1:');
-}
 
 export default defineHostRule({
   meta: {
@@ -50,11 +25,10 @@ export default defineHostRule({
       end() {
         for (const pool of ctx.sizing.pools) {
           if (pool.listen === undefined || pool.maxChildren === undefined || pool.maxChildrenUse === undefined) continue;
-          const key = listenKey(pool.listen);
-          const senders = ctx.sizing.apache.filter((apache) => handOffTargets(apache.config).has(key));
+          const senders = ctx.sizing.apache.filter((apache) => handsOffTo(apache.config, pool));
           if (senders.length === 0) continue;
           const workers = senders.reduce((sum, apache) => sum + apache.plannedMaxRequestWorkers, 0);
-          const reached = ctx.sizing.pools.filter((other) => other.listen !== undefined && listenKey(other.listen) === key);
+          const reached = ctx.sizing.pools.filter((other) => samePoolSocket(other, pool));
           const children = reached.reduce((sum, other) => sum + (other.maxChildren ?? 0), 0);
           if (children <= workers) continue;
           ctx.report({

@@ -3,6 +3,7 @@ import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 import { intendedOptions } from './support/intent.js';
+import { reachedSoFar } from '../../src/analysis/mysql-live.js';
 
 const MIB = 1024 * 1024;
 /** The buffer pool is sized in chunks of 128 MiB (innodb_buffer_pool_chunk_size's default); the fix keeps to whole chunks. */
@@ -30,7 +31,7 @@ export default defineMycnfRule({
       overcommit: {
         message: 'MySQL worst case {{peak}} exceeds {{share}} of {{ram}} RAM = {{limit}}; {{advice}}',
         detail:
-          '{{peak}} = globals {{globals}} ({{globalTerms}}) + {{connections}} connections ({{connectionsFrom}}) x {{perConnection}} ({{perConnectionTerms}}); RAM {{ramSource}}',
+          '{{peak}} = globals {{globals}} ({{globalTerms}}) + {{connections}} connections ({{connectionsFrom}}) x {{perConnection}} ({{perConnectionTerms}}); RAM {{ramSource}}{{reached}}',
       },
     },
   },
@@ -39,7 +40,7 @@ export default defineMycnfRule({
     return {
       end() {
         const { ram, mysql, budget } = ctx.sizing;
-        if (ram === undefined || mysql === undefined || ctx.sizing.apache.length > 0) return;
+        if (ram === undefined || mysql === undefined || ctx.sizing.apache.length > 0 || ctx.sizing.pools.length > 0) return;
         // A set-variable line that sets a term counts only once MY4001 has rewritten it: judged on the next pass.
         const terms = new Set([
           'max_connections',
@@ -78,6 +79,7 @@ export default defineMycnfRule({
             ramSource: ram.source,
             limit: formatBytes(limit),
             advice,
+            reached: reachedSoFar(mysql, ctx.host),
           },
           fix: () => plan?.edit ?? null,
         });

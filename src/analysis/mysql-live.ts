@@ -1,4 +1,5 @@
 import type { Fact, HostFacts, MysqlLive } from '../host/facts.js';
+import { formatBytes } from '../util/units.js';
 import { formatUptime } from '../host/format.js';
 
 /**
@@ -52,4 +53,22 @@ function numberOf(text: string | undefined): number | undefined {
 export function percent(part: number, whole: number): string {
   const share = whole === 0 ? 0 : (part / whole) * 100;
   return `${share < 10 ? share.toFixed(1) : Math.round(share)} %`;
+}
+
+/**
+ * `; reached so far: globals 417 MiB + Max_used_connections 27 x 2.9 MiB =
+ * 495 MiB in the 3 d 4 h since the server started (...)`: what the running
+ * server's busiest moment would have taken at the worst case per connection,
+ * next to the worst case, which is what users compare (the peers' "max
+ * memory ever allocated"). Empty without live counters.
+ */
+export function reachedSoFar(mysql: { readonly globalBytes: number; readonly perConnectionBytes: number }, host: HostFacts): string {
+  const live = host.mysqlLive;
+  const maxUsed = live === undefined ? undefined : counter(live.value, 'Max_used_connections');
+  if (live === undefined || maxUsed === undefined) return '';
+  const reached = mysql.globalBytes + maxUsed * mysql.perConnectionBytes;
+  return (
+    `; reached so far: globals ${formatBytes(mysql.globalBytes)} + Max_used_connections ${maxUsed} x ${formatBytes(mysql.perConnectionBytes)} = ` +
+    `${formatBytes(reached)} in the ${formatUptime(live.value.uptime)} since the server started (${liveSource(live.source)})`
+  );
 }

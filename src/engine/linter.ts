@@ -177,6 +177,8 @@ class UnitRun {
     for (const rule of this.#rulesById.values()) {
       if (rule.meta.language === 'tool' || (this.options.fixesOnly === true && rule.meta.fix === undefined)) continue;
       if (!this.#roots.some((root) => this.enabledFor(rule, root) !== undefined)) continue;
+      // A rule of a language none of whose configs is linted has nothing to run on, nor to be skipped on.
+      if (!this.hasConfigsFor(rule.meta.language)) continue;
       // meta.language tells the kinds apart; TypeScript narrows on top-level properties only, hence the casts.
       if (rule.meta.needsHost === true && this.unit.host.ram === undefined) partition.skippedForHost.push(rule);
       else if (rule.meta.language === 'apache') partition.apache.push(rule as ApacheRule);
@@ -185,6 +187,13 @@ class UnitRun {
       else partition.host.push(rule as HostRule);
     }
     return partition;
+  }
+
+  private hasConfigsFor(language: Rule['meta']['language']): boolean {
+    if (language === 'apache') return this.unit.apache.length > 0;
+    if (language === 'mycnf') return this.unit.mycnf !== undefined;
+    if (language === 'phpfpm') return this.unit.phpfpm.length > 0;
+    return true;
   }
 
   apacheRules(rules: readonly ApacheRule[]): void {

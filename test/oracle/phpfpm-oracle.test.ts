@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,6 +10,8 @@ import { loadPhpFpm } from '../../src/languages/phpfpm/model.js';
 import { fpmSeconds } from '../../src/languages/phpfpm/values.js';
 import { lint } from '../../src/lint.js';
 import { temporaryDirectory } from '../helpers/host-fixtures.js';
+import { runCli } from '../helpers/cli.js';
+import { childrenOf } from '../helpers/processes.js';
 import { repoPath } from '../helpers/paths.js';
 import { findTool, inCI } from '../helpers/tools.js';
 
@@ -156,5 +158,37 @@ describe('php-fpm as the oracle', { skip: FPM === undefined ? 'php-fpm is not in
         );
       }
     }
+  });
+
+  it("a running pool's children are measured by the probe and size the pool in the budget", async (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-fpm-live-');
+    const file = path.join(dir, 'php-fpm.conf');
+    fs.writeFileSync(
+      file,
+      `[global]\npid = ${dir}/fpm.pid\nerror_log = ${dir}/fpm.log\ndaemonize = no\n[www]\nuser = www-data\ngroup = www-data\nlisten = ${dir}/www.sock\npm = static\npm.max_children = 3\n`,
+    );
+    const master = spawn(FPM as string, ['-y', file, '-F'], { stdio: 'ignore' });
+    t.after(async () => {
+      if (master.exitCode === null) {
+        master.kill('SIGTERM');
+        await new Promise((resolve) => master.once('exit', resolve));
+      }
+      remove();
+    });
+    const deadline = Date.now() + 10_000;
+    while (childrenOf(master.pid as number).length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(
+      childrenOf(master.pid as number).length,
+      3,
+      fs.existsSync(`${dir}/fpm.log`) ? fs.readFileSync(`${dir}/fpm.log`, 'utf8') : '',
+    );
+    const run = runCli([file, '--host-ram', '2G', '--no-live', '--format', 'json'], { cwd: dir });
+    const report = JSON.parse(run.stdout) as {
+      host: { phpPerChild?: { value: { median: number; count: number; metric: string }; source: string } };
+    };
+    const measured = report.host.phpPerChild;
+    assert.ok(measured !== undefined, run.stdout.slice(0, 1500));
+    assert.match(measured.source, /^probe \(php-fpm[\d.]* children\)$/);
+    assert.ok(measured.value.count >= 3 && measured.value.median > 1024 * 1024, JSON.stringify(measured));
   });
 });
