@@ -1,5 +1,5 @@
 import { definePhpFpmRule } from '../../src/engine/define-rule.js';
-import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
+import { insertPhpFpmEntry, replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 
 export default definePhpFpmRule({
   meta: {
@@ -32,7 +32,8 @@ export default definePhpFpmRule({
             at: use ?? pool.header,
             messageId: 'unlimited',
             data: { pool: pool.name, how: use === undefined ? 'pm.max_requests is not set (0)' : 'pm.max_requests = 0', requests },
-            fix: () => (use === undefined ? null : replacePhpFpmValue(use, String(requests))),
+            fix: () =>
+              use === undefined ? insertPhpFpmEntry(pool, 'pm.max_requests', String(requests)) : replacePhpFpmValue(use, String(requests)),
           });
         }
       },
