@@ -6,6 +6,10 @@ import type { MpmDirective, MpmSettings } from '../../src/languages/apache/mpm.j
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import type { ApacheSizing } from '../../src/analysis/sizing.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
+import { oomEvidence } from '../../src/analysis/mysql-live.js';
+
+/** The processes of an Apache: Debian's apache2, RHEL's httpd. */
+const APACHE_PROCESS = /^(apache2|httpd)/;
 
 export default defineApacheRule({
   meta: {
@@ -21,7 +25,7 @@ export default defineApacheRule({
       overcommit: {
         message:
           '{{limit}} x {{perChild}} = {{peak}} exceeds the Apache budget of {{budget}}; expected {{directive}} at most {{suggested}}',
-        detail: 'budget: {{budgetReason}}; {{perChildSource}}{{where}}{{alongside}}',
+        detail: 'budget: {{budgetReason}}; {{perChildSource}}{{where}}{{alongside}}{{killed}}',
       },
       nearBudget: {
         message: '{{limit}} x {{perChild}} = {{peak}} is {{share}} of the Apache budget of {{budget}}',
@@ -56,6 +60,7 @@ export default defineApacheRule({
           budget: formatBytes(budget),
           budgetReason: ctx.sizing.apacheBudgetReason,
           perChildSource: perChildSource(sizing.perChild),
+          killed: oomEvidence(ctx.host, APACHE_PROCESS),
         };
         const processesThatFit = sizing.processesThatFit ?? 0;
         if (sizing.overcommitted) {

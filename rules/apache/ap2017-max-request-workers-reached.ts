@@ -1,6 +1,7 @@
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { ApacheStatus, LogEvidence } from '../../src/host/facts.js';
 import { formatBytes } from '../../src/util/units.js';
+import { oomEvidence } from '../../src/analysis/mysql-live.js';
 
 export default defineApacheRule({
   meta: {
@@ -15,6 +16,12 @@ export default defineApacheRule({
         message: '{{evidence}}; expected {{directive}} up to {{fits}}, which the memory budget holds',
         detail:
           '{{source}}; the budget of {{budget}} holds {{fits}} x {{perChild}} ({{budgetReason}}); clients wait in the listen queue meanwhile',
+      },
+      killed: {
+        message:
+          '{{evidence}}, and the kernel has killed Apache children for want of memory; expected no higher {{directive}} before memory is found: shorter KeepAliveTimeout and Timeout, smaller children, or more RAM',
+        detail:
+          '{{source}}{{killed}}; the arithmetic (a budget of {{budget}} for {{fits}} x {{perChild}}) counts a typical child, and the kills say the real ones are larger or more memory is taken elsewhere',
       },
       noRoom: {
         message:
@@ -46,9 +53,13 @@ export default defineApacheRule({
           budget: formatBytes(ctx.sizing.apacheBudget ?? 0),
           perChild: formatBytes(sizing.perChild.value.median),
           budgetReason: ctx.sizing.apacheBudgetReason,
+          killed: oomEvidence(ctx.host, /^(apache2|httpd)/),
         };
         const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use ?? { file: ctx.apache.root, range: [0, 0] as const };
-        if (ctx.sizing.apacheBudget !== undefined && fits > sizing.maxRequestWorkers) ctx.report({ at, messageId: 'roomToGrow', data });
+        // Children killed for want of memory say the budget is not there, whatever the arithmetic says.
+        if (data.killed !== '') ctx.report({ at, messageId: 'killed', data });
+        else if (ctx.sizing.apacheBudget !== undefined && fits > sizing.maxRequestWorkers)
+          ctx.report({ at, messageId: 'roomToGrow', data });
         else ctx.report({ at, messageId: 'noRoom', severity: 'info', data });
       },
     };

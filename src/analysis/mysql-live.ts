@@ -72,3 +72,14 @@ export function reachedSoFar(mysql: { readonly globalBytes: number; readonly per
     `${formatBytes(reached)} in the ${formatUptime(live.value.uptime)} since the server started (${liveSource(live.source)})`
   );
 }
+
+/** Kills older than this may describe limits changed since: HO2002's default window. */
+const RECENT_KILLS = 7 * 86_400;
+
+/** `; the kernel killed apache2 3 times for want of memory in the last week (probe: ...)`, or empty: evidence a sizing message cites. */
+export function oomEvidence(host: HostFacts, process: RegExp): string {
+  const kills = host.oomKills?.value.filter((kill) => process.test(kill.process) && kill.secondsAgo <= RECENT_KILLS) ?? [];
+  if (kills.length === 0 || host.oomKills === undefined) return '';
+  const name = kills[0]?.process ?? '';
+  return `; the kernel killed ${name} ${kills.length === 1 ? 'once' : `${kills.length} times`} for want of memory in the last week (${host.oomKills.source})`;
+}
