@@ -69,6 +69,9 @@ export function formatUptime(seconds: number): string {
   return `${seconds} s`;
 }
 
+/** The runtime rules' default minUptime: counters younger than a day describe the server's start. */
+const RUNTIME_RULES_WAIT = 86_400;
+
 function mysqlLiveLines(fact: Fact<MysqlLive>): string[] {
   const live = fact.value;
   const [product, version] = live.server.split('=');
@@ -76,6 +79,11 @@ function mysqlLiveLines(fact: Fact<MysqlLive>): string[] {
     `${product === 'mysql' ? 'MySQL' : 'MariaDB'} ${version ?? ''} up ${formatUptime(live.uptime)}: ` +
       `${Object.keys(live.variables).length} variables, ${Object.keys(live.status).length} status counters ${origin(fact.source)}`,
   ];
+  if (live.uptime < RUNTIME_RULES_WAIT) {
+    lines.push(
+      `  counters cover only ${formatUptime(live.uptime)}: the runtime rules (MY2008-MY2016, MY2004's use of them) give no verdict before a day of uptime (option minUptime)`,
+    );
+  }
   for (const engine of live.engines ?? []) {
     lines.push(
       `  ${engine.engine}: ${engine.tables} ${engine.tables === 1 ? 'table' : 'tables'}, ` +
