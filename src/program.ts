@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DumpOptions } from './commands/dump.js';
+import type { FleetOptions } from './commands/fleet.js';
 import type { LintCommandOptions } from './commands/options.js';
 import type { ProbeCommandOptions } from './commands/probe.js';
 import { readVersion } from './commands/version.js';
@@ -92,6 +93,16 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (options: { json: boolean }) => {
       const { runRules } = await import('./commands/rules.js');
       setExit(await runRules(options));
+    });
+
+  program
+    .command('fleet')
+    .description('one overview of per-host JSON reports (<host>.json): overcommit, errors per rule, drift from the running servers')
+    .argument('<dir>', 'directory of tune-lint --format json reports, one per host')
+    .addOption(new Option('--format <format>', 'output format').choices(['stylish', 'json', 'html']).default('stylish'))
+    .action(async (dir: string, options: FleetOptions) => {
+      const { runFleet } = await import('./commands/fleet.js');
+      setExit(runFleet(dir, options));
     });
 
   program

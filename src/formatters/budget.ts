@@ -11,7 +11,7 @@ export type BarKind = 'apache' | 'mysql' | 'os' | 'free' | 'over';
 /** Colour for a bar's cells; identity when colour is off, so the characters alone must carry the meaning. */
 export type PaintBar = (kind: BarKind, cells: string) => string;
 
-interface Consumer {
+export interface Consumer {
   readonly label: string;
   readonly kind: 'apache' | 'mysql' | 'os';
   readonly bytes: number;
@@ -54,7 +54,7 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined, paint: 
   return lines;
 }
 
-function consumersOf(sizing: Sizing): Consumer[] {
+export function consumersOf(sizing: Sizing): Consumer[] {
   const consumers: Consumer[] = sizing.apache.map((apache, index) => {
     const perChild = formatBytes(apache.perChild.value.median);
     const processes =

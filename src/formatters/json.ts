@@ -1,12 +1,13 @@
 import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, TextEdit } from '../engine/types.js';
+import { consumersOf } from './budget.js';
 import { factsJson, liveJson } from './facts-json.js';
 import { filePatch, visibleDiagnostics } from './shared.js';
 import { LazyList, writeJson } from '../util/streamed-output.js';
 import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
 
 /**
- * The JSON interface: `{ version, host, live?, results: [{ file, language, diagnostics, patch? }] }`,
+ * The JSON interface: `{ version, host, budget?, live?, results: [{ file, language, diagnostics, patch? }] }`,
  * keys in a fixed order, no timestamps, so two runs on the same input print
  * the same bytes. Every file read is a result, in include order, diagnostics
  * or not. When `.tune-lint.yaml` maps the paths to several hosts, `hosts`
@@ -17,8 +18,10 @@ export const writeJsonReport: StreamingFormatter = (input, write) => {
   const several = input.units.length > 1;
   const results = new LazyList(() => input.units.flatMap((unit) => unitResults(unit, input, several)));
   const liveOf = (unit: UnitOutcome | undefined): object => {
-    const live = unit === undefined ? undefined : liveJson(unit.result.host);
-    return live === undefined ? {} : { live };
+    if (unit === undefined) return {};
+    const live = liveJson(unit.result.host);
+    const budget = budgetJson(unit);
+    return { ...(budget === undefined ? {} : { budget }), ...(live === undefined ? {} : { live }) };
   };
   const head = several
     ? {
@@ -31,6 +34,22 @@ export const writeJsonReport: StreamingFormatter = (input, write) => {
 };
 
 export const formatJson = collected(writeJsonReport);
+
+/**
+ * `budget`: the memory picture the stylish report draws, as numbers: RAM, the
+ * peak of every consumer (Apache, each php-fpm pool, MySQL, the OS reserve)
+ * before the patch and after it. What `tune-lint fleet` sorts hosts by.
+ */
+function budgetJson(unit: UnitOutcome): object | undefined {
+  const { sizing, sizingAfter } = unit.result;
+  const ram = sizing.ram?.value;
+  if (ram === undefined || sizing.osReserve === undefined) return undefined;
+  const consumers = (of: typeof sizing) => consumersOf(of).map(({ label, kind, bytes }) => ({ label, kind, bytes }));
+  const before = consumers(sizing);
+  const after = sizingAfter === undefined ? before : consumers(sizingAfter);
+  const total = (list: readonly { bytes: number }[]) => list.reduce((sum, consumer) => sum + consumer.bytes, 0);
+  return { ram, peak: total(before), peakAfterPatch: total(after), consumers: before, consumersAfterPatch: after };
+}
 
 function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): object[] {
   const files = new Map<string, { file: SourceFile; diagnostics: Diagnostic[] }>();

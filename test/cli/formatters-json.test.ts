@@ -53,7 +53,8 @@ describe('JSON output', () => {
   });
 
   it('keys in the documented order', () => {
-    assert.deepEqual(Object.keys(report), ['version', 'host', 'results']);
+    assert.deepEqual(Object.keys(report), ['version', 'host', 'budget', 'results']);
+    assert.deepEqual(Object.keys(report.budget as object), ['ram', 'peak', 'peakAfterPatch', 'consumers', 'consumersAfterPatch']);
     assert.equal(report.version, 1);
     assert.deepEqual(Object.keys(report.host as object), ['ram', 'perChild']);
     const withPatch = report.results.find((result) => result.patch !== undefined);

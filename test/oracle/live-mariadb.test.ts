@@ -140,7 +140,10 @@ describe(
       assert.ok(!run.stdout.includes(PASSWORD) && !run.stderr.includes(PASSWORD));
       const stylish = runCli([db.optionFile, '--host-ram', '4G', '--mysql-defaults-file', defaults], { cwd: db.root });
       assert.match(stylish.stdout, /Live servers:\n {2}MariaDB \d+\.\d+\.\d+ up /);
-    assert.match(stylish.stdout, /^ {4}counters cover only \d+ (s|min \d+ s): the runtime rules \(MY2008-MY2016, MY2004's use of them\) give no verdict before a day of uptime/m);
+      assert.match(
+        stylish.stdout,
+        /^ {4}counters cover only \d+ (s|min \d+ s): the runtime rules \(MY2008-MY2016, MY2004's use of them\) give no verdict before a day of uptime/m,
+      );
       assert.ok(!stylish.stdout.includes(PASSWORD));
     });
 

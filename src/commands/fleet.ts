@@ -1,0 +1,211 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ConfigError } from '../config/types.js';
+import { printable } from '../util/printable.js';
+import { stdout } from '../util/stdio.js';
+import { formatBytes } from '../util/units.js';
+
+/** What `tune-lint --format json` wrote for one host, as far as the overview reads it. */
+interface HostReport {
+  readonly budget?: {
+    readonly ram: number;
+    readonly peak: number;
+    readonly peakAfterPatch: number;
+    readonly consumers: readonly { readonly label: string; readonly kind: string; readonly bytes: number }[];
+  };
+  readonly results: readonly {
+    readonly diagnostics: readonly { readonly ruleId: string; readonly ruleName: string; readonly severity: string }[];
+  }[];
+}
+
+interface HostLine {
+  readonly name: string;
+  readonly ram: number | undefined;
+  readonly peak: number | undefined;
+  readonly peakAfterPatch: number | undefined;
+  readonly consumers: readonly { readonly label: string; readonly kind: string; readonly bytes: number }[];
+  readonly errors: number;
+  readonly warnings: number;
+  /** MY1010 and AP1017 findings: the files say something the running servers do not do. */
+  readonly notInEffect: number;
+  /** The errors of the host, for the per-rule counts. */
+  readonly errorRules: readonly { readonly ruleId: string; readonly ruleName: string }[];
+}
+
+/** Rules whose findings mean the files and the running servers differ. */
+const DRIFT_RULES = new Set(['MY1010', 'MY1011', 'AP1017']);
+
+export interface FleetOptions {
+  readonly format: 'stylish' | 'json' | 'html';
+}
+
+/**
+ * `tune-lint fleet DIR`: one overview of the per-host JSON reports in DIR
+ * (`<host>.json`, as the Ansible role fetches them, or any other way): hosts
+ * by how far their peak memory goes past RAM, errors per rule across the
+ * fleet, and the hosts whose files differ from their running servers.
+ * Exit 1 when any host has an error, as the lint itself.
+ */
+export function runFleet(dir: string, options: FleetOptions): number {
+  const hosts = readReports(dir).sort(byOvercommit);
+  const rules = rulesAcross(hosts);
+  if (options.format === 'json') {
+    const shown = hosts.map(({ errorRules: _errors, ...host }) => host);
+    stdout.write(`${JSON.stringify({ version: 1, hosts: shown, rules }, null, 2)}\n`);
+  } else if (options.format === 'html') stdout.write(fleetHtml(hosts, rules));
+  else stdout.write(fleetStylish(hosts, rules));
+  return hosts.some((host) => host.errors > 0) ? 1 : 0;
+}
+
+function readReports(dir: string): HostLine[] {
+  let names: string[];
+  try {
+    names = fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith('.json'))
+      .sort();
+  } catch (error) {
+    throw new ConfigError(`fleet ${dir}: cannot read the directory (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (names.length === 0) throw new ConfigError(`fleet ${dir}: no <host>.json reports (tune-lint --format json > <host>.json)`);
+  return names.map((name) => {
+    const file = path.join(dir, name);
+    let report: unknown;
+    try {
+      report = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new ConfigError(
+        `${file}: not a tune-lint JSON report (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
+      );
+    }
+    if (!isReport(report)) throw new ConfigError(`${file}: not a tune-lint JSON report (no results)`);
+    const host = name.slice(0, -'.json'.length);
+    const diagnostics = report.results.flatMap((result) => result.diagnostics);
+    return {
+      name: host,
+      ram: report.budget?.ram,
+      peak: report.budget?.peak,
+      peakAfterPatch: report.budget?.peakAfterPatch,
+      consumers: report.budget?.consumers ?? [],
+      errors: diagnostics.filter((entry) => entry.severity === 'error').length,
+      warnings: diagnostics.filter((entry) => entry.severity === 'warn').length,
+      notInEffect: diagnostics.filter((entry) => DRIFT_RULES.has(entry.ruleId)).length,
+      errorRules: diagnostics.filter((entry) => entry.severity === 'error').map(({ ruleId, ruleName }) => ({ ruleId, ruleName })),
+    };
+  });
+}
+
+function isReport(value: unknown): value is HostReport {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { results?: unknown }).results);
+}
+
+/** Peak over RAM, worst first; hosts without a budget last, by name. */
+function byOvercommit(a: HostLine, b: HostLine): number {
+  const share = (host: HostLine): number => (host.ram === undefined || host.peak === undefined ? -1 : host.peak / host.ram);
+  return share(b) - share(a) || a.name.localeCompare(b.name);
+}
+
+interface RuleLine {
+  readonly ruleId: string;
+  readonly ruleName: string;
+  readonly hosts: number;
+  readonly findings: number;
+}
+
+function rulesAcross(hosts: readonly HostLine[]): RuleLine[] {
+  const byRule = new Map<string, { ruleName: string; hosts: Set<string>; findings: number }>();
+  for (const host of hosts) {
+    for (const entry of host.errorRules) {
+      const line = byRule.get(entry.ruleId) ?? { ruleName: entry.ruleName, hosts: new Set<string>(), findings: 0 };
+      line.hosts.add(host.name);
+      line.findings++;
+      byRule.set(entry.ruleId, line);
+    }
+  }
+  return [...byRule]
+    .map(([ruleId, line]) => ({ ruleId, ruleName: line.ruleName, hosts: line.hosts.size, findings: line.findings }))
+    .sort((a, b) => b.hosts - a.hosts || a.ruleId.localeCompare(b.ruleId));
+}
+
+function count(value: number, noun: string): string {
+  return `${value} ${noun}${value === 1 ? '' : 's'}`;
+}
+
+function overText(host: HostLine): string {
+  if (host.ram === undefined || host.peak === undefined) return 'no RAM known';
+  return host.peak > host.ram ? `${formatBytes(host.peak - host.ram)} over RAM` : `${formatBytes(host.ram - host.peak)} free`;
+}
+
+function fleetStylish(hosts: readonly HostLine[], rules: readonly RuleLine[]): string {
+  const width = Math.max(4, ...hosts.map((host) => printable(host.name).length));
+  const lines = ['Hosts, most over-committed first:'];
+  for (const host of hosts) {
+    const peak = host.peak === undefined || host.ram === undefined ? '' : `peak ${formatBytes(host.peak)} of ${formatBytes(host.ram)}, `;
+    const after =
+      host.peakAfterPatch !== undefined && host.peakAfterPatch !== host.peak
+        ? ` (${formatBytes(host.peakAfterPatch)} after the patch)`
+        : '';
+    lines.push(
+      `  ${printable(host.name).padEnd(width)}  ${peak}${overText(host)}${after}; ${count(host.errors, 'error')}, ${count(host.warnings, 'warning')}`,
+    );
+  }
+  lines.push('', 'Errors per rule across the fleet:');
+  if (rules.length === 0) lines.push('  none');
+  for (const rule of rules)
+    lines.push(`  ${rule.ruleId} ${rule.ruleName}: ${count(rule.hosts, 'host')}, ${count(rule.findings, 'finding')}`);
+  const drifting = hosts.filter((host) => host.notInEffect > 0);
+  lines.push('', 'Files that differ from the running servers (MY1010, MY1011, AP1017):');
+  if (drifting.length === 0) lines.push('  none');
+  for (const host of drifting) lines.push(`  ${printable(host.name)}: ${count(host.notInEffect, 'setting')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+const KIND_COLOUR: Readonly<Record<string, string>> = { apache: '#3b7dd8', mysql: '#d8873b', os: '#8a8a8a' };
+
+/** One page, no server and no external asset: each host's memory as a bar of its consumers against a RAM mark. */
+function fleetHtml(hosts: readonly HostLine[], rules: readonly RuleLine[]): string {
+  const scale = Math.max(1, ...hosts.map((host) => Math.max(host.ram ?? 0, host.peak ?? 0)));
+  const percent = (bytes: number): string => `${((bytes / scale) * 100).toFixed(2)}%`;
+  const rows = hosts.map((host) => {
+    const segments = host.consumers
+      .map(
+        (consumer) =>
+          `<span class="seg" style="width:${percent(consumer.bytes)};background:${KIND_COLOUR[consumer.kind] ?? '#5a5'}" title="${escapeHtml(`${consumer.label} ${formatBytes(consumer.bytes)}`)}">${escapeHtml(consumer.label)}</span>`,
+      )
+      .join('');
+    const mark =
+      host.ram === undefined
+        ? ''
+        : `<span class="ram" style="left:${percent(host.ram)}" title="RAM ${escapeHtml(formatBytes(host.ram))}"></span>`;
+    return `<tr><th>${escapeHtml(host.name)}</th><td class="bar">${segments}${mark}</td><td>${escapeHtml(overText(host))}</td><td>${host.errors}</td><td>${host.warnings}</td><td>${host.notInEffect}</td></tr>`;
+  });
+  const ruleRows = rules.map(
+    (rule) =>
+      `<tr><td>${escapeHtml(rule.ruleId)}</td><td>${escapeHtml(rule.ruleName)}</td><td>${rule.hosts}</td><td>${rule.findings}</td></tr>`,
+  );
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>tune-lint fleet</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin-bottom: 2em; }
+th, td { padding: 4px 8px; text-align: left; border-bottom: 1px solid #ddd; }
+td.bar { position: relative; width: 480px; height: 22px; padding: 0; }
+.seg { display: inline-block; height: 22px; overflow: hidden; white-space: nowrap; color: #fff; font-size: 11px; line-height: 22px; text-indent: 3px; }
+.ram { position: absolute; top: -3px; bottom: -3px; width: 2px; background: #c00; }
+</style></head><body>
+<h1>tune-lint fleet</h1>
+<h2>Memory at peak against RAM (red line), most over-committed first</h2>
+<table><tr><th>host</th><th>memory</th><th>verdict</th><th>errors</th><th>warnings</th><th>not in effect</th></tr>
+${rows.join('\n')}
+</table>
+<h2>Errors per rule across the fleet</h2>
+<table><tr><th>rule</th><th>name</th><th>hosts</th><th>findings</th></tr>
+${ruleRows.join('\n')}
+</table>
+</body></html>
+`;
+}

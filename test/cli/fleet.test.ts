@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { removeScratch, runCli, scratchDir } from '../helpers/cli.js';
+import { repoPath } from '../helpers/paths.js';
+
+const STORY = repoPath('fixtures', 'apache', 'story-stock-prefork');
+
+/*
+ * `tune-lint fleet` over real per-host reports: the CLI's own JSON for the
+ * stock prefork story on a 500 MB and an 8 GB host, and a host with a live
+ * server whose my.cnf is not in effect (from a profile with live facts).
+ */
+describe('tune-lint fleet', () => {
+  let dir: string;
+  before(() => {
+    dir = scratchDir('tune-lint-fleet-');
+    const lint = (host: string, args: readonly string[]): void => {
+      const run = runCli(['--no-probe', '--format', 'json', ...args], { cwd: dir });
+      assert.ok(run.status === 0 || run.status === 1, run.stderr);
+      fs.writeFileSync(path.join(dir, `${host}.json`), run.stdout);
+    };
+    const story = ['--per-child', '20M', '--sysroot', STORY, path.join(STORY, 'etc/apache2/apache2.conf')];
+    lint('small-vps', ['--host-ram', '500M', ...story]);
+    lint('big-box', ['--host-ram', '8G', ...story]);
+    fs.writeFileSync(
+      path.join(dir, 'db.yaml'),
+      'ram: 4G\nmysqlLive:\n  server: mariadb=10.11.19\n  uptime: 864000\n  variables:\n    max_connections: "151"\n  status:\n    max_used_connections: "20"\n',
+    );
+    fs.writeFileSync(path.join(dir, 'db.cnf'), '[mysqld]\nmax_connections = 100\n');
+    lint('db1', ['--profile', path.join(dir, 'db.yaml'), path.join(dir, 'db.cnf')]);
+  });
+  after(() => removeScratch(dir));
+
+  it('sorts hosts by how far they overcommit, counts errors per rule, names the hosts whose files are not in effect', () => {
+    const run = runCli(['fleet', dir], { cwd: dir });
+    assert.equal(run.status, 1, run.stderr);
+    const lines = run.stdout.split('\n');
+    assert.deepEqual(
+      lines.slice(1, 4).map((line) => line.trim().split(/\s+/)[0]),
+      ['small-vps', 'big-box', 'db1'],
+    );
+    assert.match(run.stdout, /small-vps +peak 3 GiB of 500 MiB, 2\.5 GiB over RAM \(\d+ MiB after the patch\); 1 error, \d+ warnings/);
+    assert.match(run.stdout, /^ {2}big-box +peak [\d.]+ GiB of 8 GiB, [\d.]+ GiB free; 0 errors, \d+ warnings$/m);
+    assert.match(run.stdout, /^ {2}AP2001 apache-memory-overcommit: 1 host, 1 finding$/m);
+    assert.match(run.stdout, /^Files that differ from the running servers \(MY1010, MY1011, AP1017\):\n {2}db1: 1 setting$/m);
+  });
+
+  it('the same as JSON, and as one HTML page with a bar per host and no external asset', () => {
+    const json = JSON.parse(runCli(['fleet', dir, '--format', 'json'], { cwd: dir }).stdout) as {
+      hosts: { name: string; ram: number; peak: number; notInEffect: number }[];
+      rules: { ruleId: string; hosts: number }[];
+    };
+    assert.deepEqual(
+      json.hosts.map((host) => [host.name, host.notInEffect]),
+      [
+        ['small-vps', 0],
+        ['big-box', 0],
+        ['db1', 1],
+      ],
+    );
+    assert.equal(json.hosts[0]?.ram, 500 * 1024 * 1024);
+    const html = runCli(['fleet', dir, '--format', 'html'], { cwd: dir }).stdout;
+    assert.match(html, /^<!doctype html>/);
+    for (const host of ['small-vps', 'big-box', 'db1']) assert.match(html, new RegExp(`<th>${host}</th><td class="bar">`));
+    assert.match(html, /<span class="seg" style="width:[\d.]+%;background:#3b7dd8" title="Apache [\d.]+ GiB">Apache<\/span>/);
+    assert.doesNotMatch(html, /(src|href)=|https?:|@import/);
+  });
+
+  it('a directory without reports, or a file that is not one, is one line and exit 2', () => {
+    const empty = scratchDir('tune-lint-fleet-empty-');
+    try {
+      const none = runCli(['fleet', empty], { cwd: empty });
+      assert.equal(none.status, 2);
+      assert.match(none.stderr, /^tune-lint: fleet .*: no <host>\.json reports/);
+      fs.writeFileSync(path.join(empty, 'broken.json'), '{"results": [');
+      const broken = runCli(['fleet', empty], { cwd: empty });
+      assert.equal(broken.status, 2);
+      assert.match(broken.stderr, /^tune-lint: .*broken\.json: not a tune-lint JSON report \(/);
+      assert.equal(broken.stderr.split('\n').length, 2);
+    } finally {
+      removeScratch(empty);
+    }
+  });
+});
