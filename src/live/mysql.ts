@@ -78,6 +78,11 @@ async function nameValueRows(connection: Connection, sql: string): Promise<Recor
  * query is a note, not a stalled lint.
  */
 async function engineSizes(connection: Connection, product: 'mariadb' | 'mysql', notes: string[]): Promise<EngineUse[] | undefined> {
+  // information_schema shows an account only the tables it may use: sizes read so would say "no MyISAM" of a server full of it.
+  if (!(await seesEveryTable(connection))) {
+    notes.push('data size per engine not used: the account has no SELECT on *.*, so information_schema.TABLES shows only its own tables');
+    return undefined;
+  }
   const select =
     `SELECT ENGINE AS engine, COUNT(*) AS tables, COALESCE(SUM(DATA_LENGTH), 0) AS data, COALESCE(SUM(INDEX_LENGTH), 0) AS ` +
     `indexes FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA NOT IN (${SYSTEM_SCHEMAS.map((name) => `'${name}'`).join(', ')}) GROUP BY ENGINE`;
@@ -99,6 +104,18 @@ async function engineSizes(connection: Connection, product: 'mariadb' | 'mysql',
   } catch (error) {
     notes.push(`data size per engine skipped: information_schema.TABLES did not answer within ${seconds} s (${reason(error)})`);
     return undefined;
+  }
+}
+
+/** Whether the account's grants cover every table: ALL PRIVILEGES or SELECT on *.*. */
+async function seesEveryTable(connection: Connection): Promise<boolean> {
+  try {
+    const [rows] = await connection.query({ sql: 'SHOW GRANTS', timeout: STATEMENT_TIMEOUT_MS, rowsAsArray: true });
+    return (rows as unknown as unknown[][]).some((row) =>
+      /^GRANT (ALL PRIVILEGES|[^`]*\bSELECT\b[^`]*) ON \*\.\* TO/i.test(String(row[0])),
+    );
+  } catch {
+    return false;
   }
 }
 
