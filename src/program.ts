@@ -99,7 +99,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .command('fleet')
     .description('one overview of per-host JSON reports (<host>.json): overcommit, errors per rule, drift from the running servers')
     .argument('<dir>', 'directory of tune-lint --format json reports, one per host')
-    .addOption(new Option('--format <format>', 'output format').choices(['stylish', 'json', 'html']).default('stylish'))
+    .addOption(new Option('--format <format>', 'output format').choices(['stylish', 'json', 'sarif', 'html']).default('stylish'))
     .action(async (dir: string, options: FleetOptions) => {
       const { runFleet } = await import('./commands/fleet.js');
       setExit(runFleet(dir, options));

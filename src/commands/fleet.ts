@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from '../config/types.js';
+import { docsUrl } from '../docs-url.js';
+import { readVersion } from './version.js';
 import { printable } from '../util/printable.js';
 import { stdout } from '../util/stdio.js';
 import { formatBytes } from '../util/units.js';
@@ -13,9 +15,19 @@ interface HostReport {
     readonly peakAfterPatch: number;
     readonly consumers: readonly { readonly label: string; readonly kind: string; readonly bytes: number }[];
   };
-  readonly results: readonly {
-    readonly diagnostics: readonly { readonly ruleId: string; readonly ruleName: string; readonly severity: string }[];
-  }[];
+  readonly results: readonly { readonly file: string; readonly diagnostics: readonly ReportDiagnostic[] }[];
+}
+
+interface ReportDiagnostic {
+  readonly ruleId: string;
+  readonly ruleName: string;
+  readonly severity: string;
+  readonly message: string;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly endLine: number;
+  readonly endColumn: number;
 }
 
 interface HostLine {
@@ -28,15 +40,15 @@ interface HostLine {
   readonly warnings: number;
   /** MY1010 and AP1017 findings: the files say something the running servers do not do. */
   readonly notInEffect: number;
-  /** The errors of the host, for the per-rule counts. */
-  readonly errorRules: readonly { readonly ruleId: string; readonly ruleName: string }[];
+  /** Every finding of the host: the per-rule counts and SARIF read them. */
+  readonly diagnostics: readonly ReportDiagnostic[];
 }
 
 /** Rules whose findings mean the files and the running servers differ. */
 const DRIFT_RULES = new Set(['MY1010', 'MY1011', 'AP1017']);
 
 export interface FleetOptions {
-  readonly format: 'stylish' | 'json' | 'html';
+  readonly format: 'stylish' | 'json' | 'sarif' | 'html';
 }
 
 /**
@@ -50,9 +62,10 @@ export function runFleet(dir: string, options: FleetOptions): number {
   const hosts = readReports(dir).sort(byOvercommit);
   const rules = rulesAcross(hosts);
   if (options.format === 'json') {
-    const shown = hosts.map(({ errorRules: _errors, ...host }) => host);
+    const shown = hosts.map(({ diagnostics: _diagnostics, ...host }) => host);
     stdout.write(`${JSON.stringify({ version: 1, hosts: shown, rules }, null, 2)}\n`);
   } else if (options.format === 'html') stdout.write(fleetHtml(hosts, rules));
+  else if (options.format === 'sarif') stdout.write(`${JSON.stringify(fleetSarif(hosts), null, 2)}\n`);
   else stdout.write(fleetStylish(hosts, rules));
   return hosts.some((host) => host.errors > 0) ? 1 : 0;
 }
@@ -90,7 +103,7 @@ function readReports(dir: string): HostLine[] {
       errors: diagnostics.filter((entry) => entry.severity === 'error').length,
       warnings: diagnostics.filter((entry) => entry.severity === 'warn').length,
       notInEffect: diagnostics.filter((entry) => DRIFT_RULES.has(entry.ruleId)).length,
-      errorRules: diagnostics.filter((entry) => entry.severity === 'error').map(({ ruleId, ruleName }) => ({ ruleId, ruleName })),
+      diagnostics,
     };
   });
 }
@@ -115,7 +128,7 @@ interface RuleLine {
 function rulesAcross(hosts: readonly HostLine[]): RuleLine[] {
   const byRule = new Map<string, { ruleName: string; hosts: Set<string>; findings: number }>();
   for (const host of hosts) {
-    for (const entry of host.errorRules) {
+    for (const entry of host.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')) {
       const line = byRule.get(entry.ruleId) ?? { ruleName: entry.ruleName, hosts: new Set<string>(), findings: 0 };
       line.hosts.add(host.name);
       line.findings++;
@@ -208,4 +221,50 @@ ${ruleRows.join('\n')}
 </table>
 </body></html>
 `;
+}
+
+const SARIF_LEVEL: Readonly<Record<string, string>> = { error: 'error', warn: 'warning', info: 'note' };
+
+/**
+ * SARIF 2.1.0 with one run per host, told apart by `automationDetails.id`
+ * (`tune-lint/<host>/`, the category code scanning files each run under):
+ * each run's driver lists the rules its host reported, with their pages.
+ */
+function fleetSarif(hosts: readonly HostLine[]): object {
+  const version = readVersion();
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: hosts.map((host) => {
+      const rules = [...new Map(host.diagnostics.map((entry) => [entry.ruleId, entry.ruleName])).entries()].sort(([a], [b]) =>
+        a.localeCompare(b),
+      );
+      const index = new Map(rules.map(([id], i) => [id, i]));
+      return {
+        tool: {
+          driver: {
+            name: 'tune-lint',
+            version,
+            informationUri: docsUrl(version),
+            rules: rules.map(([id, name]) => ({ id, name, helpUri: docsUrl(version, id) })),
+          },
+        },
+        automationDetails: { id: `tune-lint/${host.name}/` },
+        results: host.diagnostics.map((entry) => ({
+          ruleId: entry.ruleId,
+          ruleIndex: index.get(entry.ruleId),
+          level: SARIF_LEVEL[entry.severity] ?? 'note',
+          message: { text: entry.message },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: entry.file.split('/').map(encodeURIComponent).join('/') },
+                region: { startLine: entry.line, startColumn: entry.column, endLine: entry.endLine, endColumn: entry.endColumn },
+              },
+            },
+          ],
+        })),
+      };
+    }),
+  };
 }

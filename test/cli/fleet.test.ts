@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { removeScratch, runCli, scratchDir } from '../helpers/cli.js';
 import { repoPath } from '../helpers/paths.js';
+import { assertValidSarif } from '../helpers/sarif-schema.js';
 
 const STORY = repoPath('fixtures', 'apache', 'story-stock-prefork');
 
@@ -66,6 +67,27 @@ describe('tune-lint fleet', () => {
     for (const host of ['small-vps', 'big-box', 'db1']) assert.match(html, new RegExp(`<th>${host}</th><td class="bar">`));
     assert.match(html, /<span class="seg" style="width:[\d.]+%;background:#3b7dd8" title="Apache [\d.]+ GiB">Apache<\/span>/);
     assert.doesNotMatch(html, /(src|href)=|https?:|@import/);
+  });
+
+  it('as SARIF 2.1.0: one run per host, each under its own category, with its own results', () => {
+    const log = JSON.parse(runCli(['fleet', dir, '--format', 'sarif'], { cwd: dir }).stdout) as {
+      runs: {
+        automationDetails: { id: string };
+        results: { ruleId: string; level: string }[];
+        tool: { driver: { rules: { id: string }[] } };
+      }[];
+    };
+    assertValidSarif(log, 'fleet --format sarif');
+    assert.deepEqual(
+      log.runs.map((run) => run.automationDetails.id),
+      ['tune-lint/small-vps/', 'tune-lint/big-box/', 'tune-lint/db1/'],
+    );
+    const small = JSON.parse(fs.readFileSync(path.join(dir, 'small-vps.json'), 'utf8')) as { results: { diagnostics: unknown[] }[] };
+    const [smallRun, , dbRun] = log.runs;
+    assert.ok(smallRun !== undefined && dbRun !== undefined);
+    assert.equal(smallRun.results.length, small.results.flatMap((result) => result.diagnostics).length);
+    assert.ok(smallRun.results.some((result) => result.ruleId === 'AP2001' && result.level === 'error'));
+    assert.ok(dbRun.tool.driver.rules.some((rule) => rule.id === 'MY1010'));
   });
 
   it('a directory without reports, or a file that is not one, is one line and exit 2', () => {

@@ -1,31 +1,14 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import AjvDraft04 from 'ajv-draft-04';
-import addFormatsModule from 'ajv-formats';
 import type * as Sarif from 'sarif';
 import { assembleTree, removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
 import { repoPath } from '../helpers/paths.js';
+import { assertValidSarif, isValidSarif } from '../helpers/sarif-schema.js';
 
-/*
- * The SARIF output against the published SARIF 2.1.0 JSON schema (the
- * schemastore `sarif-2.1.0-rtm.5.json` that @microsoft/jest-sarif ships: the
- * 2.1.0 schema, draft-04), validated with ajv, formats included. The schema's
- * `language` pattern is not valid under the regex `u` flag, hence
- * unicodeRegExp: false.
- */
-const require = createRequire(import.meta.url);
-const schema = JSON.parse(fs.readFileSync(require.resolve('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
-const ajv = new AjvDraft04.default({ allErrors: true, unicodeRegExp: false });
-addFormatsModule.default(ajv);
-const validate = ajv.compile(schema);
-
-function assertValid(log: unknown, what: string): void {
-  const valid = validate(log);
-  assert.ok(valid, `${what} is not valid SARIF 2.1.0:\n${ajv.errorsText(validate.errors, { separator: '\n' })}`);
-}
+/** The SARIF output against the published SARIF 2.1.0 JSON schema (test/helpers/sarif-schema.ts). */
+const assertValid = assertValidSarif;
 
 const scratches: string[] = [];
 after(() => scratches.forEach(removeScratch));
@@ -44,7 +27,7 @@ describe('SARIF output', () => {
       { version: '2.1.0', runs: [{ tool: { driver: { name: 't', informationUri: 'not a uri' } } }] },
       { version: '2.0.0', runs: [] },
     ];
-    for (const log of bad) assert.equal(validate(log), false, JSON.stringify(log));
+    for (const log of bad) assert.equal(isValidSarif(log), false, JSON.stringify(log));
   });
 
   it('every golden SARIF of the CLI scenarios validates', () => {
