@@ -47,7 +47,7 @@ export function settingsNotInEffect(mycnf: MycnfConfig, live: MysqlLive): NotInE
 function sameValue(mycnf: MycnfConfig, use: MycnfOptionUse, running: string, live: MysqlLive): boolean | undefined {
   const key = use.name.key;
   const type = optionType(key) ?? unitType(key);
-  const value = use.value === undefined ? undefined : unquote(use.value);
+  const value = use.value;
   if (type === 'boolean' || use.name.implied !== undefined) {
     const written = booleanValue(use.name, value);
     const runs = runningBoolean(running);
@@ -97,10 +97,6 @@ function chunkBytes(live: MysqlLive): number {
   const instances = Number(live.variables.innodb_buffer_pool_instances ?? 1);
   if (!Number.isFinite(chunk) || chunk <= 0) return BLOCK_ROUNDING;
   return chunk * (Number.isFinite(instances) && instances > 0 ? instances : 1);
-}
-
-function unquote(value: string): string {
-  return /^(['"]).*\1$/s.test(value) ? value.slice(1, -1) : value;
 }
 
 /** A memory or connection variable the running server has at another value than the files and defaults give it at the next start. */

@@ -61,15 +61,11 @@ function takeClientValues(config: MycnfConfig, values: ClientValues): void {
   for (const use of config.otherOptions) {
     if (!CLIENT_GROUPS.has(groupKey(use.group)) || use.value === undefined) continue;
     const source = `${use.file.displayPath} [${use.group}]`;
-    const value = unquote(use.value);
+    const value = use.value;
     if (use.name.key === 'socket') values.socket = { value, source };
     else if (use.name.key === 'user') values.user = { value, source };
     else if (use.name.key === 'password') values.password = value;
   }
-}
-
-function unquote(value: string): string {
-  return /^(['"]).*\1$/s.test(value) ? value.slice(1, -1) : value;
 }
 
 function homeOptionFile(target: DatabaseTarget): MycnfConfig | undefined {
