@@ -1,5 +1,5 @@
 import { defineHostRule } from '../../src/engine/define-rule.js';
-import type { ApacheSizing } from '../../src/analysis/sizing.js';
+import { plannedApachePeak, type ApacheSizing } from '../../src/analysis/sizing.js';
 import { handsOffTo, samePoolSocket, type PoolSizing } from '../../src/analysis/php-pools.js';
 import type { HostRuleContext } from '../../src/engine/types.js';
 import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
@@ -96,10 +96,7 @@ function reportStarved(
   const budget = ctx.sizing.apacheBudget;
   const use = pool.maxChildrenUse;
   if (budget === undefined || use === undefined || pool.perChild.value <= 0) return;
-  const apache = ctx.sizing.apache.reduce(
-    (sum, entry) => sum + Math.ceil(entry.plannedMaxRequestWorkers / entry.threadsPerChild) * entry.perChild.value.median,
-    0,
-  );
+  const apache = plannedApachePeak(ctx.sizing);
   const others = ctx.sizing.pools.filter((other) => other !== pool).reduce((sum, other) => sum + other.peak, 0);
   const room = budget - apache - others;
   const fits = Math.floor(room / pool.perChild.value);

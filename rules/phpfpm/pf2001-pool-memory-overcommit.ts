@@ -1,6 +1,6 @@
 import { definePhpFpmRule } from '../../src/engine/define-rule.js';
 import type { TextEdit } from '../../src/core/types.js';
-import type { Sizing } from '../../src/analysis/sizing.js';
+import { plannedApachePeak } from '../../src/analysis/sizing.js';
 import type { PhpFpmPool } from '../../src/languages/phpfpm/model.js';
 import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 import { formatBytes } from '../../src/util/units.js';
@@ -36,7 +36,7 @@ export default definePhpFpmRule({
         const pools = ctx.sizing.pools;
         const total = pools.reduce((sum, pool) => sum + pool.peak, 0);
         if (budget === undefined || total === 0) return;
-        const apache = apachePlannedPeak(ctx.sizing);
+        const apache = plannedApachePeak(ctx.sizing);
         const room = budget - apache;
         if (total <= room) return;
         const common = {
@@ -82,14 +82,6 @@ export default definePhpFpmRule({
     };
   },
 });
-
-/** Apache at the limit the sizing fix leaves it: it is sized first (AP2001), the pools get what remains. */
-function apachePlannedPeak(sizing: Sizing): number {
-  return sizing.apache.reduce(
-    (sum, apache) => sum + Math.ceil(apache.plannedMaxRequestWorkers / apache.threadsPerChild) * apache.perChild.value.median,
-    0,
-  );
-}
 
 /**
  * The spare and start values a lower pm.max_children would leave above it,

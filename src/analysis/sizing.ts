@@ -74,6 +74,14 @@ export interface ApacheSizing {
  * in mods-enabled/mpm_prefork.conf), or as the MPM's default; after AP2001's
  * fix, the value it plans, in the name it writes (the target's).
  */
+/** Apache's peak at the limit its sizing fix (AP2001) leaves: sized first, the php-fpm pools share what remains of the web tier's budget. */
+export function plannedApachePeak(sizing: Pick<Sizing, 'apache'>): number {
+  return sizing.apache.reduce(
+    (sum, apache) => sum + Math.ceil(apache.plannedMaxRequestWorkers / apache.threadsPerChild) * apache.perChild.value.median,
+    0,
+  );
+}
+
 /** `[www] pm.max_children 50 (set in www.conf:12)`: what a pool adds to the web tier's connections. */
 export function poolLimit(pool: PoolSizing): string {
   const use = pool.maxChildrenUse;
