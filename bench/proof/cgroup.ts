@@ -14,6 +14,10 @@ export interface CgroupCounters {
   peakBytes: number;
   /** Swap used by the group at the end of the run, when the kernel accounts it (`memory.stat` swap). */
   swapBytes: number | undefined;
+  /** Peak of RAM and swap together (`memory.memsw.max_usage_in_bytes`), when the kernel accounts swap. */
+  peakWithSwapBytes: number | undefined;
+  /** Page faults that had to read from disk or swap (`memory.stat` pgmajfault): thrashing shows here. */
+  majorFaults: number;
 }
 
 /**
@@ -68,7 +72,12 @@ function readKeyedNumbers(file: string): Map<string, number> {
 export class MemoryCgroup {
   private constructor(readonly dir: string) {}
 
-  static create(name: string, limitBytes: number): MemoryCgroup {
+  /**
+   * `swapBytes` is how much of the host's swap the group may use beyond its
+   * RAM cap (`memory.memsw.limit_in_bytes`, RAM and swap together); without
+   * swap accounting the kernel lets a group swap freely, so a swap run refuses.
+   */
+  static create(name: string, limitBytes: number, swapBytes = 0): MemoryCgroup {
     const parent = findOwnMemoryCgroupV1();
     const dir = path.join(parent, name);
     try {
@@ -81,6 +90,9 @@ export class MemoryCgroup {
       fs.writeFileSync(path.join(dir, 'memory.limit_in_bytes'), String(limitBytes));
       const applied = readNumber(path.join(dir, 'memory.limit_in_bytes'));
       if (applied > limitBytes) throw new Error(`the kernel kept a limit of ${applied} bytes`);
+      const memsw = path.join(dir, 'memory.memsw.limit_in_bytes');
+      if (fs.existsSync(memsw)) fs.writeFileSync(memsw, String(limitBytes + swapBytes));
+      else if (swapBytes > 0) throw new Error('the kernel does not account swap per group (no memory.memsw.limit_in_bytes)');
       fs.readFileSync(path.join(dir, 'memory.oom_control'), 'utf8');
     } catch (error) {
       fs.rmdirSync(dir);
@@ -114,6 +126,10 @@ export class MemoryCgroup {
       limitHits: readNumber(path.join(this.dir, 'memory.failcnt')),
       peakBytes: readNumber(path.join(this.dir, 'memory.max_usage_in_bytes')),
       swapBytes: stat.get('swap'),
+      peakWithSwapBytes: fs.existsSync(path.join(this.dir, 'memory.memsw.max_usage_in_bytes'))
+        ? readNumber(path.join(this.dir, 'memory.memsw.max_usage_in_bytes'))
+        : undefined,
+      majorFaults: stat.get('pgmajfault') ?? 0,
     };
   }
 

@@ -1,9 +1,10 @@
+import { configOf, stackTitle } from './results.js';
 import type { ConfigName, ProofResults } from './results.js';
 
 const WIDTH = 960;
 const HEIGHT = 420;
 const PANEL = { width: 400, height: 270, top: 70, left: [70, 550] as const };
-const COLOURS: Record<ConfigName, string> = { stock: '#c0392b', tuned: '#1f6fb2' };
+const COLOURS: Record<ConfigName, string> = { stock: '#c0392b', tuned: '#1f6fb2', tutorial: '#d68910', 'tutorial-tuned': '#1e8449' };
 
 interface Point {
   x: number;
@@ -82,7 +83,7 @@ export function plotSvg(results: ProofResults): string {
       .filter((run) => run.config === config)
       .sort((a, b) => a.concurrency - b.concurrency)
       .flatMap((run) => ('error' in run.ab ? [] : [{ run, ab: run.ab }]));
-  const configs: ConfigName[] = ['stock', 'tuned'];
+  const configs = results.configs.map((config) => config.name);
   const throughput: Series[] = configs.flatMap((config) => [
     {
       config,
@@ -96,9 +97,11 @@ export function plotSvg(results: ProofResults): string {
     dashed: false,
     points: measured(config).flatMap(({ run, ab }) => (ab.p99Ms === undefined ? [] : [{ x: run.concurrency, y: ab.p99Ms / 1000 }])),
   }));
-  const label = (config: ConfigName): string => {
-    const described = config === 'stock' ? results.stock : results.tuned;
-    return `${described.label} (MaxRequestWorkers ${described.prefork.maxRequestWorkers})`;
+  const label = (name: ConfigName): string => {
+    const config = configOf(results, name);
+    return config.poolChildren === undefined
+      ? `${config.label} (MaxRequestWorkers ${config.maxRequestWorkers})`
+      : `${config.label} (pm.max_children ${config.poolChildren})`;
   };
   // One line per config that lost requests, under the legend, rather than labels that collide with the lines.
   const failureLines = configs.flatMap((config) => {
@@ -110,22 +113,26 @@ export function plotSvg(results: ProofResults): string {
     });
     return cells.length === 0 ? [] : [{ config, text: `${label(config)}: ${cells.join('; ')}` }];
   });
-  const height = HEIGHT + 20 * failureLines.length;
-  const legendY = HEIGHT - 22;
+  // Two legend entries a row; each row below the first and each failure line make the picture taller.
+  const legendRows = Math.ceil(configs.length / 2);
+  const failuresTop = HEIGHT + 20 * (legendRows - 1);
+  const height = failuresTop + 20 * failureLines.length;
   const legend = configs
     .map((config, index) => {
-      const x = 70 + index * 420;
+      const x = 70 + (index % 2) * 420;
+      const y = HEIGHT - 22 + 20 * Math.floor(index / 2);
       return [
-        `<line x1="${x}" x2="${x + 28}" y1="${legendY}" y2="${legendY}" stroke="${COLOURS[config]}" stroke-width="2.5"/>`,
-        `<text x="${x + 36}" y="${legendY + 4}" font-size="13">${escapeXml(label(config))}</text>`,
+        `<line x1="${x}" x2="${x + 28}" y1="${y}" y2="${y}" stroke="${COLOURS[config]}" stroke-width="2.5"/>`,
+        `<text x="${x + 36}" y="${y + 4}" font-size="13">${escapeXml(label(config))}</text>`,
       ].join('\n');
     })
     .join('\n');
-  const title = `Apache prefork + mod_php${results.scenario === 'lamp' ? ' + MariaDB' : ''} under a ${Math.round(results.capBytes / (1024 * 1024))} MiB memory cap: stock Debian settings vs ${results.tuned.source === 'tune-lint' ? 'after tune-lint --fix' : 'HAND-SIZED (dev only, not tune-lint)'}`;
+  const handSized = results.configs.some((config) => config.source === 'hand-sized (dev only)');
+  const title = `${stackTitle(results)}: ${handSized ? 'stock vs HAND-SIZED (dev only, not tune-lint)' : 'before and after tune-lint --fix'}`;
   const failures = failureLines
     .map(
       (line, index) =>
-        `<text x="70" y="${HEIGHT + 4 + 20 * index}" font-size="12" fill="${COLOURS[line.config]}">${escapeXml(line.text)}</text>`,
+        `<text x="70" y="${failuresTop + 4 + 20 * index}" font-size="12" fill="${COLOURS[line.config]}">${escapeXml(line.text)}</text>`,
     )
     .join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="sans-serif">

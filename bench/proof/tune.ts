@@ -33,14 +33,15 @@ function snapshot(root: string): Map<string, string> {
 
 /**
  * Runs the real tune-lint CLI (package.json's bin, as built in the repo) with `--fix`
- * on a server tree (and the database's option file, linted together so the
- * cross-service rules see both), with the memory cap as the host's RAM and
- * the measured per-child size as facts, and records exactly what it changed.
+ * on a server tree (with its php-fpm config and the database's option file,
+ * linted together so the cross-service rules see them all), with the memory
+ * cap as the host's RAM and the measured per-child sizes as facts, and records
+ * exactly what it changed.
  */
 export async function applyTuneLint(
   repoRoot: string,
   tree: ServerTree,
-  facts: { hostRam: string; perChild: string },
+  facts: { hostRam: string; perChild: string; phpPerChild?: string },
   database?: { configFile: string; target: string; dir: string },
 ): Promise<TuneOutcome> {
   const cli = path.join(repoRoot, 'bin', 'tune-lint.cjs');
@@ -48,9 +49,12 @@ export async function applyTuneLint(
   if (!fs.existsSync(bundle)) {
     throw new Error(`the tune-lint CLI is not built (${bundle} is missing): run "npm run build" first`);
   }
-  const args = ['--fix', '--fix-type', 'all', '--host-ram', facts.hostRam, '--per-child', facts.perChild, '--no-probe'];
+  const args = ['--fix', '--fix-type', 'all', '--host-ram', facts.hostRam, '--per-child', facts.perChild];
+  if (facts.phpPerChild !== undefined) args.push('--php-per-child', facts.phpPerChild);
+  args.push('--no-probe');
   if (database) args.push('--target', database.target);
   args.push(tree.configFile);
+  if (tree.fpm) args.push(tree.fpm.configFile);
   if (database) args.push(database.configFile);
   const before = snapshot(tree.root);
   const run = await runCommand(process.execPath, [cli, ...args], { cwd: tree.root, timeoutMs: 60_000 });
