@@ -149,17 +149,23 @@ function overText(host: HostLine): string {
   return host.peak > host.ram ? `${formatBytes(host.peak - host.ram)} over RAM` : `${formatBytes(host.ram - host.peak)} free`;
 }
 
+/** `peak 3 GiB of 500 MiB, 2.5 GiB over RAM (484 MiB after the patch)`: the verdict in numbers, for both the text and the page. */
+function verdict(host: HostLine): string {
+  const peak = host.peak === undefined || host.ram === undefined ? '' : `peak ${formatBytes(host.peak)} of ${formatBytes(host.ram)}, `;
+  // A patch that moves the peak by less than the rounding would read "peak 1.1 GiB ... (1.1 GiB after the patch)".
+  const after =
+    host.peakAfterPatch !== undefined && host.peak !== undefined && formatBytes(host.peakAfterPatch) !== formatBytes(host.peak)
+      ? ` (${formatBytes(host.peakAfterPatch)} after the patch)`
+      : '';
+  return `${peak}${overText(host)}${after}`;
+}
+
 function fleetStylish(hosts: readonly HostLine[], rules: readonly RuleLine[]): string {
   const width = Math.max(4, ...hosts.map((host) => printable(host.name).length));
   const lines = ['Hosts, most over-committed first:'];
   for (const host of hosts) {
-    const peak = host.peak === undefined || host.ram === undefined ? '' : `peak ${formatBytes(host.peak)} of ${formatBytes(host.ram)}, `;
-    const after =
-      host.peakAfterPatch !== undefined && host.peakAfterPatch !== host.peak
-        ? ` (${formatBytes(host.peakAfterPatch)} after the patch)`
-        : '';
     lines.push(
-      `  ${printable(host.name).padEnd(width)}  ${peak}${overText(host)}${after}; ${count(host.errors, 'error')}, ${count(host.warnings, 'warning')}`,
+      `  ${printable(host.name).padEnd(width)}  ${verdict(host)}; ${count(host.errors, 'error')}, ${count(host.warnings, 'warning')}`,
     );
   }
   lines.push('', 'Errors per rule across the fleet:');
@@ -179,22 +185,31 @@ function escapeHtml(text: string): string {
 
 const KIND_COLOUR: Readonly<Record<string, string>> = { apache: '#3b7dd8', mysql: '#d8873b', os: '#8a8a8a' };
 
-/** One page, no server and no external asset: each host's memory as a bar of its consumers against a RAM mark. */
+/**
+ * One page, no server and no external asset: each host's memory as a bar of
+ * its consumers against a RAM mark, every consumer named with its size under
+ * the bar (a segment is labelled inside only where the label fits).
+ */
 function fleetHtml(hosts: readonly HostLine[], rules: readonly RuleLine[]): string {
   const scale = Math.max(1, ...hosts.map((host) => Math.max(host.ram ?? 0, host.peak ?? 0)));
   const percent = (bytes: number): string => `${((bytes / scale) * 100).toFixed(2)}%`;
+  const colour = (kind: string): string => KIND_COLOUR[kind] ?? '#5a5';
   const rows = hosts.map((host) => {
+    const named = host.consumers.map((consumer) => escapeHtml(`${consumer.label} ${formatBytes(consumer.bytes)}`));
     const segments = host.consumers
       .map(
-        (consumer) =>
-          `<span class="seg" style="width:${percent(consumer.bytes)};background:${KIND_COLOUR[consumer.kind] ?? '#5a5'}" title="${escapeHtml(`${consumer.label} ${formatBytes(consumer.bytes)}`)}">${escapeHtml(consumer.label)}</span>`,
+        (consumer, index) =>
+          `<span class="seg" style="width:${percent(consumer.bytes)};background:${colour(consumer.kind)}">${named[index] ?? ''}</span>`,
       )
       .join('');
     const mark =
       host.ram === undefined
         ? ''
         : `<span class="ram" style="left:${percent(host.ram)}" title="RAM ${escapeHtml(formatBytes(host.ram))}"></span>`;
-    return `<tr><th>${escapeHtml(host.name)}</th><td class="bar">${segments}${mark}</td><td>${escapeHtml(overText(host))}</td><td>${host.errors}</td><td>${host.warnings}</td><td>${host.notInEffect}</td></tr>`;
+    const parts = host.consumers
+      .map((consumer, index) => `<span class="part"><i style="background:${colour(consumer.kind)}"></i>${named[index] ?? ''}</span>`)
+      .join(' ');
+    return `<tr><th>${escapeHtml(host.name)}</th><td class="memory"><div class="track">${segments}${mark}</div><div class="parts">${parts}</div></td><td>${escapeHtml(verdict(host))}</td><td>${host.errors}</td><td>${host.warnings}</td><td>${host.notInEffect}</td></tr>`;
   });
   const ruleRows = rules.map(
     (rule) =>
@@ -206,9 +221,14 @@ function fleetHtml(hosts: readonly HostLine[], rules: readonly RuleLine[]): stri
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin-bottom: 2em; }
 th, td { padding: 4px 8px; text-align: left; border-bottom: 1px solid #ddd; }
-td.bar { position: relative; width: 480px; height: 22px; padding: 0; }
-.seg { display: inline-block; height: 22px; overflow: hidden; white-space: nowrap; color: #fff; font-size: 11px; line-height: 22px; text-indent: 3px; }
+th { vertical-align: top; white-space: nowrap; }
+.track { position: relative; width: 480px; height: 22px; margin-top: 3px; white-space: nowrap; }
+.seg { display: inline-block; height: 22px; overflow: hidden; white-space: nowrap; color: #fff; font-size: 11px; line-height: 22px; text-indent: 3px; vertical-align: top; }
+.seg + .seg { box-shadow: inset 1px 0 #fff; }
 .ram { position: absolute; top: -3px; bottom: -3px; width: 2px; background: #c00; }
+.parts { width: 480px; font-size: 12px; color: #444; margin: 4px 0 2px; }
+.part { white-space: nowrap; margin-right: 10px; }
+.part i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
 </style></head><body>
 <h1>tune-lint fleet</h1>
 <h2>Memory at peak against RAM (red line), most over-committed first</h2>

@@ -3,34 +3,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { removeScratch, runCli, scratchDir } from '../helpers/cli.js';
-import { repoPath } from '../helpers/paths.js';
+import { writeFleetReports } from '../helpers/fleet.js';
 import { assertValidSarif } from '../helpers/sarif-schema.js';
 
-const STORY = repoPath('fixtures', 'apache', 'story-stock-prefork');
-
-/*
- * `tune-lint fleet` over real per-host reports: the CLI's own JSON for the
- * stock prefork story on a 500 MB and an 8 GB host, and a host with a live
- * server whose my.cnf is not in effect (from a profile with live facts).
- */
+/* `tune-lint fleet` over real per-host reports (test/helpers/fleet.ts). */
 describe('tune-lint fleet', () => {
   let dir: string;
   before(() => {
     dir = scratchDir('tune-lint-fleet-');
-    const lint = (host: string, args: readonly string[]): void => {
-      const run = runCli(['--no-probe', '--format', 'json', ...args], { cwd: dir });
-      assert.ok(run.status === 0 || run.status === 1, run.stderr);
-      fs.writeFileSync(path.join(dir, `${host}.json`), run.stdout);
-    };
-    const story = ['--per-child', '20M', '--sysroot', STORY, path.join(STORY, 'etc/apache2/apache2.conf')];
-    lint('small-vps', ['--host-ram', '500M', ...story]);
-    lint('big-box', ['--host-ram', '8G', ...story]);
-    fs.writeFileSync(
-      path.join(dir, 'db.yaml'),
-      'ram: 4G\nmysqlLive:\n  server: mariadb=10.11.19\n  uptime: 864000\n  variables:\n    max_connections: "151"\n  status:\n    max_used_connections: "20"\n',
-    );
-    fs.writeFileSync(path.join(dir, 'db.cnf'), '[mysqld]\nmax_connections = 100\n');
-    lint('db1', ['--profile', path.join(dir, 'db.yaml'), path.join(dir, 'db.cnf')]);
+    writeFleetReports(dir);
   });
   after(() => removeScratch(dir));
 
@@ -64,8 +45,9 @@ describe('tune-lint fleet', () => {
     assert.equal(json.hosts[0]?.ram, 500 * 1024 * 1024);
     const html = runCli(['fleet', dir, '--format', 'html'], { cwd: dir }).stdout;
     assert.match(html, /^<!doctype html>/);
-    for (const host of ['small-vps', 'big-box', 'db1']) assert.match(html, new RegExp(`<th>${host}</th><td class="bar">`));
-    assert.match(html, /<span class="seg" style="width:[\d.]+%;background:#3b7dd8" title="Apache [\d.]+ GiB">Apache<\/span>/);
+    for (const host of ['small-vps', 'big-box', 'db1'])
+      assert.match(html, new RegExp(`<th>${host}</th><td class="memory"><div class="track">`));
+    assert.match(html, /<span class="seg" style="width:[\d.]+%;background:#3b7dd8">Apache [\d.]+ GiB<\/span>/);
     assert.doesNotMatch(html, /(src|href)=|https?:|@import/);
   });
 
