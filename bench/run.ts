@@ -2,10 +2,14 @@
  * `npm run bench`: tune-lint against Node's own start-up floor and against
  * Apache's parser on the same trees, measured side by side in one run.
  *
- *   node dist/bench/run.js [--reps 10] [--sizes 1000,2500,5000,10000] [--cli FILE] [--json FILE] [--keep] [--instructions]
+ *   node dist/bench/run.js [--reps 10] [--sizes 1000,2500,5000,10000] [--shapes small-files,single-file,panel]
+ *                          [--cli FILE] [--json FILE] [--keep] [--instructions]
  *
  * `--cli` times another build of the CLI; by default it is package.json's
  * `bin`, what users run.
+ *
+ * The proxy shape is built at every size (the scaling table); the other
+ * shapes of bench/trees.ts at the largest size only.
  *
  * Builds the trees (bench/trees.ts), checks once that every command succeeds
  * and that tune-lint reads exactly the files `apache2 -t -D DUMP_INCLUDES`
@@ -25,7 +29,7 @@ import { parseDumpIncludes, readEnvvars } from '../test/helpers/apache-oracle.js
 import { findTool } from '../test/helpers/tools.js';
 import { countInstructions, gnuTimeAvailable, measureRounds, Runner, scratchDirectory, type BenchCommand } from './measure.js';
 import { formatReport, type MachineInfo, type TreeInfo } from './report.js';
-import { buildVhostTree, copyDebianTree } from './trees.js';
+import { buildVhostTree, copyDebianTree, TREE_SHAPES, type TreeShape } from './trees.js';
 
 const MANIFEST = new URL('../../package.json', import.meta.url);
 const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -38,25 +42,42 @@ interface ApacheTree {
   /** tune-lint's --sysroot for the tree, when it is a copy of /etc. */
   readonly sysroot: string | undefined;
   readonly vhosts: number | undefined;
+  /** Set for the shapes beside the proxy one, which is built at every size. */
+  readonly shape?: TreeShape;
 }
 
-async function main(): Promise<void> {
+/** The command line, checked. */
+function benchOptions() {
   const { values } = parseArgs({
     options: {
       reps: { type: 'string', default: '10' },
       sizes: { type: 'string', default: '1000,2500,5000,10000' },
+      shapes: { type: 'string', default: 'small-files,single-file,panel' },
       json: { type: 'string' },
       keep: { type: 'boolean', default: false },
       cli: { type: 'string' },
       instructions: { type: 'boolean', default: false },
     },
   });
-  const cli = values.cli === undefined ? binFromManifest() : path.resolve(values.cli);
   const repetitions = Number(values.reps);
   const sizes = values.sizes.split(',').map(Number);
-  if (!Number.isInteger(repetitions) || repetitions < 1 || sizes.some((size) => !Number.isInteger(size) || size < 1)) {
-    throw new Error('usage: run.js [--reps N] [--sizes 1000,10000] [--cli FILE] [--json FILE] [--keep] [--instructions]');
+  const shapes = values.shapes === '' ? [] : values.shapes.split(',');
+  if (
+    !Number.isInteger(repetitions) ||
+    repetitions < 1 ||
+    sizes.some((size) => !Number.isInteger(size) || size < 1) ||
+    !shapes.every((shape): shape is TreeShape => shape in TREE_SHAPES && shape !== 'proxy')
+  ) {
+    throw new Error(
+      `usage: run.js [--reps N] [--sizes 1000,10000] [--shapes ${Object.keys(TREE_SHAPES).slice(1).join(',')}] [--cli FILE] [--json FILE] [--keep] [--instructions]`,
+    );
   }
+  return { values, repetitions, sizes, shapes };
+}
+
+async function main(): Promise<void> {
+  const { values, repetitions, sizes, shapes } = benchOptions();
+  const cli = values.cli === undefined ? binFromManifest() : path.resolve(values.cli);
   const valgrind = values.instructions ? findTool('valgrind') : undefined;
   if (values.instructions && valgrind === undefined) throw new Error('--instructions needs valgrind (apt-get install valgrind)');
   const apache2 = findTool('apache2');
@@ -87,6 +108,19 @@ async function main(): Promise<void> {
           conf: tree.apacheConf,
           sysroot: undefined,
           vhosts: size,
+        };
+      }),
+      ...shapes.map((shape): ApacheTree => {
+        const size = Math.max(...sizes);
+        const tree = buildVhostTree(scratch, size, shape);
+        return {
+          key: `${shape}-${size}`,
+          label: `${size.toLocaleString('en-US')} vhosts, ${shape}`,
+          serverRoot: tree.serverRoot,
+          conf: tree.apacheConf,
+          sysroot: undefined,
+          vhosts: size,
+          shape,
         };
       }),
     ];
@@ -161,7 +195,7 @@ async function main(): Promise<void> {
       measured: describeBuild(cli),
       extraCaCerts: process.env.NODE_EXTRA_CA_CERTS,
     };
-    process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes, instructions }));
+    process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes, shapes, instructions }));
     if (values.json !== undefined) {
       const raw = Object.fromEntries([...samples].map(([id, list]) => [id, list]));
       const counts = Object.fromEntries(instructions);
