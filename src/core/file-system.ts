@@ -553,8 +553,20 @@ class DiskKnowledge {
  * start, not the end: files in /proc and /sys say 0 and still have content,
  * which httpd, reading to EOF, gets.
  */
+/** Files up to this size are read into one buffer kept for the next file; larger ones into their own. */
+const SHARED_READ_BYTES = 64 * 1024;
+const sharedRead = Buffer.allocUnsafe(SHARED_READ_BYTES);
+
+/**
+ * The file's bytes, valid until the next read: callers decode them at once.
+ * A fresh buffer per file (4 KiB at least, past Node's pool) cost an
+ * allocation and a collection each on 10,000 small vhost files. The buffer has
+ * room for a byte more than fstat reported, so a file read whole comes back
+ * short and the one read is the last (a regular file reads short only at its
+ * end); a file that grew since is read on.
+ */
 function readToEnd(fd: number, size: number, limit: number, displayPath: string): Buffer {
-  let bytes = Buffer.allocUnsafe(Math.max(size, 4096));
+  let bytes = size < SHARED_READ_BYTES ? sharedRead : Buffer.allocUnsafe(size + 1);
   let filled = 0;
   for (;;) {
     if (filled === bytes.length) {
@@ -564,9 +576,10 @@ function readToEnd(fd: number, size: number, limit: number, displayPath: string)
       bytes.copy(larger, 0, 0, filled);
       bytes = larger;
     }
-    const count = fs.readSync(fd, bytes, filled, bytes.length - filled, null);
-    if (count === 0) return bytes.subarray(0, filled);
+    const wanted = bytes.length - filled;
+    const count = fs.readSync(fd, bytes, filled, wanted, null);
     filled += count;
+    if (count < wanted) return bytes.subarray(0, filled);
   }
 }
 
