@@ -13,42 +13,30 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLI, CLI_NODE } from '../test/helpers/cli.js';
 import { gnuTimeAvailable, measureRounds, median, Runner, scratchDirectory, type BenchCommand } from './measure.js';
+import { smallVhost } from './trees.js';
 
-/** Apache's main settings, then site after site until the file holds `bytes`. */
-function apacheFile(bytes: number, webRoot: string): string {
-  const parts = ['ServerRoot "/etc/apache2"', 'Listen 80', 'ServerName localhost', 'DocumentRoot /var/www/html', ''];
-  let size = parts.join('\n').length;
+/** `head`, then the blocks `block` makes for 1, 2, 3... until the text holds `bytes`. */
+function filled(bytes: number, head: string, block: (index: number) => string): string {
+  const parts = [head];
+  let size = head.length;
   for (let index = 1; size < bytes; index++) {
-    const site = `site${index}`;
-    const host = `${site}.example.test`;
-    const root = `${webRoot}/${site}`;
-    const text = [
-      '<VirtualHost *:80>',
-      `\tServerName ${host}`,
-      `\tServerAlias www.${host}`,
-      `\tDocumentRoot ${root}`,
-      `\t<Directory ${root}>`,
-      '\t\tAllowOverride None',
-      '\t\tRequire all granted',
-      '\t</Directory>',
-      '\tRewriteEngine On',
-      `\tRewriteRule ^/?(.*)$ http://${host}/$1 [R=301,L]`,
-      `\tAlias /media ${root}/media`,
-      '</VirtualHost>',
-      '',
-    ].join('\n');
+    const text = block(index);
     parts.push(text);
-    size += text.length + 1;
+    size += text.length;
   }
-  return parts.join('\n');
+  return parts.join('');
 }
 
-/** Option groups with comments, until the file holds `bytes`. */
+/** Apache's main settings, then the sites of the bench's small-files shape. */
+function apacheFile(bytes: number): string {
+  const head = 'ServerRoot "/etc/apache2"\nListen 80\nServerName localhost\nDocumentRoot /var/www/html\n\n';
+  return filled(bytes, head, (index) => `${smallVhost(`site${index}`, { webRoot: '/srv/www' })}\n`);
+}
+
+/** Option groups with comments, as for one mysqld_multi instance each. */
 function myCnfFile(bytes: number): string {
-  const parts: string[] = [];
-  let size = 0;
-  for (let index = 1; size < bytes; index++) {
-    const text = [
+  return filled(bytes, '', (index) =>
+    [
       `# instance ${index}`,
       `[mysqld${index}]`,
       `port                    = ${3306 + (index % 1000)}`,
@@ -60,11 +48,9 @@ function myCnfFile(bytes: number): string {
       'tmp_table_size          = 32M',
       'max_heap_table_size     = 32M',
       '',
-    ].join('\n');
-    parts.push(text);
-    size += text.length + 1;
-  }
-  return parts.join('\n');
+      '',
+    ].join('\n'),
+  );
 }
 
 async function main(): Promise<void> {
@@ -78,7 +64,7 @@ async function main(): Promise<void> {
   try {
     const bytes = Math.round(megabytes * 1024 * 1024);
     const files = {
-      apache: { large: apacheFile(bytes, '/srv/www'), small: apacheFile(64 * 1024, '/srv/www'), name: 'apache2.conf' },
+      apache: { large: apacheFile(bytes), small: apacheFile(64 * 1024), name: 'apache2.conf' },
       mycnf: { large: myCnfFile(bytes), small: myCnfFile(64 * 1024), name: 'my.cnf' },
     };
     const commands: BenchCommand[] = [];

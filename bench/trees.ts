@@ -163,7 +163,7 @@ function proxyVhost(site: string, index: number, { webRoot, logDir }: SitePaths)
 }
 
 /** 17 lines: the site a new user writes, with no proxy. */
-function smallVhost(site: string, { webRoot }: SitePaths): string {
+export function smallVhost(site: string, { webRoot }: Pick<SitePaths, 'webRoot'>): string {
   const host = `${site}.example.test`;
   const documentRoot = path.join(webRoot, site);
   return [

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MemoryCgroup } from './cgroup.js';
-import { processExists, runCommand, sleep, startBackground } from './processes.js';
+import { runCommand, sleep, startBackground, stopBackground } from './processes.js';
 import type { BackgroundProcess } from './processes.js';
 
 export const MARIADBD = '/usr/sbin/mariadbd';
@@ -101,23 +101,9 @@ export async function startDatabase(configFile: string, dir: DatabaseDir, cgroup
   throw new Error(`mariadbd did not answer on ${dir.socket} within 60 s: ${server.output().trim()}\n${errorLogTail(dir)}`);
 }
 
-/** Graceful TERM by PID, then KILL if it has not gone within 30 s. */
+/** mariadbd flushes and exits on TERM; 30 s before it is killed. */
 export async function stopDatabase(server: BackgroundProcess): Promise<void> {
-  if (!processExists(server.pid)) return;
-  try {
-    process.kill(server.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const stopped = await Promise.race([server.exited.then(() => true), sleep(30_000).then(() => false)]);
-  if (!stopped) {
-    try {
-      process.kill(server.pid, 'SIGKILL');
-    } catch {
-      // Gone between the wait and the kill.
-    }
-    await Promise.race([server.exited, sleep(5_000)]);
-  }
+  await stopBackground(server, 30_000);
 }
 
 /**

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type { MemoryCgroup } from './cgroup.js';
-import { processExists, runCommand, sleep, startBackground } from './processes.js';
+import { processExists, runCommand, sleep, startBackground, stopBackground } from './processes.js';
 import type { BackgroundProcess } from './processes.js';
 import type { PhpFpmTree } from './server-root.js';
 
@@ -38,21 +38,7 @@ export async function startPhpFpm(fpm: PhpFpmTree, cgroup: MemoryCgroup): Promis
 
 /** TERM to the master by PID (it ends its children), KILL after 10 s. */
 export async function stopPhpFpm(master: BackgroundProcess): Promise<void> {
-  if (!processExists(master.pid)) return;
-  try {
-    process.kill(master.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const stopped = await Promise.race([master.exited.then(() => true), sleep(10_000).then(() => false)]);
-  if (!stopped) {
-    try {
-      process.kill(master.pid, 'SIGKILL');
-    } catch {
-      // Gone between the wait and the kill.
-    }
-    await Promise.race([master.exited, sleep(5_000)]);
-  }
+  await stopBackground(master, 10_000);
 }
 
 /** The name a process runs under (`/proc/PID/comm`), to tell Apache's children from php-fpm's. */

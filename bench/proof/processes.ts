@@ -89,6 +89,25 @@ export function startBackground(command: string, args: readonly string[]): Backg
   return { pid, exited, output: () => output };
 }
 
+/** Graceful TERM by PID, then KILL if it has not gone within `graceMs` (a server that exits on TERM). */
+export async function stopBackground(server: BackgroundProcess, graceMs: number): Promise<void> {
+  if (!processExists(server.pid)) return;
+  try {
+    process.kill(server.pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const stopped = await Promise.race([server.exited.then(() => true), sleep(graceMs).then(() => false)]);
+  if (!stopped) {
+    try {
+      process.kill(server.pid, 'SIGKILL');
+    } catch {
+      // Gone between the wait and the kill.
+    }
+    await Promise.race([server.exited, sleep(5_000)]);
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
