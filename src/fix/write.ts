@@ -1,7 +1,6 @@
 import { UserError } from '../util/user-error.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { printable } from '../util/printable.js';
 import { findServerTool, SERVER_TOOL_PATH } from '../util/system-tools.js';
@@ -190,7 +189,12 @@ const NAME_MAX_BYTES = 255;
 
 /** The temporary file beside a file: `.NAME.tune-lint-PID-HEX` in its directory, NAME cut to fit, in the file's own bytes. */
 function besideOf(file: string | Buffer): string | Buffer {
-  const suffix = `.tune-lint-${process.pid}-${randomBytes(4).toString('hex')}`;
+  // Not a secret: O_EXCL and O_NOFOLLOW make the open safe, the random part only keeps two runs apart.
+  // (node:crypto would load OpenSSL's bindings and Node's streams on every run for these 4 bytes.)
+  const random = Math.floor(Math.random() * 0x1_0000_0000)
+    .toString(16)
+    .padStart(8, '0');
+  const suffix = `.tune-lint-${process.pid}-${random}`;
   const bytes = typeof file === 'string' ? Buffer.from(file, 'utf8') : file;
   const slash = bytes.lastIndexOf(0x2f);
   let base = bytes.subarray(slash + 1);
