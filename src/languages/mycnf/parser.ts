@@ -201,8 +201,14 @@ function isBlank(code: number | undefined): boolean {
  * The lines keep offsets and flags, not ranges and strings they can make when
  * asked: a file of a million option lines is a million of them, and each
  * Range tuple, Buffer or copied string was dozens of bytes more (about 1 KB a
- * line with the option it sets; issue of memory per input byte).
+ * line with the option it sets; issue of memory per input byte). Offsets
+ * inside a line are kept relative to its start, two to a small integer: a
+ * read is at most READ_LIMIT_BYTES long, so each fits in OFFSET_BITS.
  */
+const OFFSET_BITS = 13;
+const OFFSET_MASK = (1 << OFFSET_BITS) - 1;
+/** Flags every line has (line break, cut reads) below, an option line's own above. */
+const LINE_FLAGS = 0x0f;
 const EOL_LF = 1;
 const EOL_CRLF = 2;
 const CUT_AT_READ_LIMIT = 4;
@@ -212,16 +218,50 @@ const SPLITS_CHARACTER = 32;
 const QUOTE_DOUBLE = 64;
 const QUOTE_SINGLE = 128;
 
+/**
+ * Two offsets inside a line starting at `start` (-1 for none) as one small
+ * integer: each stored relative and plus one, so 0 is none.
+ */
+function packPair(start: number, first: number, second: number): number {
+  return packOffset(start, first) | (packOffset(start, second) << OFFSET_BITS);
+}
+
+function packOffset(start: number, offset: number): number {
+  if (offset < 0) return 0;
+  const relative = offset - start + 1;
+  // Reads are cut at READ_LIMIT_BYTES, so this holds for every line the reader makes.
+  if (relative < 1 || relative > OFFSET_MASK) throw new Error(`internal: offset ${offset} is not within the read at ${start}`);
+  return relative;
+}
+
+/** The first (`shift` 0) or second (`shift` OFFSET_BITS) offset of a pair, -1 for none. */
+function unpackOffset(start: number, packed: number, shift: number): number {
+  const relative = (packed >>> shift) & OFFSET_MASK;
+  return relative === 0 ? -1 : start + relative - 1;
+}
+
 abstract class Line implements LineBase {
-  constructor(
-    /** First char of the read. */
-    readonly start: number,
-    /** After its line ending. */
-    readonly end: number,
-    readonly number: number,
-    protected readonly bits: number,
-    private readonly nul: number,
-  ) {}
+  /** First char of the read. */
+  readonly start: number;
+  readonly number: number;
+  /** The length, the NUL (as the second of a pair) and the line's flags above them. */
+  private readonly packed: number;
+
+  constructor(start: number, end: number, number: number, bits: number, nul: number) {
+    this.start = start;
+    this.number = number;
+    if (end - start > OFFSET_MASK) throw new Error(`internal: a read of ${end - start} characters at ${start}`);
+    this.packed = (end - start) | (packOffset(start, nul) << OFFSET_BITS) | ((bits & LINE_FLAGS) << (2 * OFFSET_BITS));
+  }
+
+  /** After its line ending. */
+  get end(): number {
+    return this.start + (this.packed & OFFSET_MASK);
+  }
+
+  protected get bits(): number {
+    return this.packed >>> (2 * OFFSET_BITS);
+  }
 
   get range(): Range {
     return [this.start, this.end];
@@ -240,7 +280,8 @@ abstract class Line implements LineBase {
   }
 
   get nulAt(): number | undefined {
-    return this.nul < 0 ? undefined : this.nul;
+    const nul = unpackOffset(this.start, this.packed, OFFSET_BITS);
+    return nul < 0 ? undefined : nul;
   }
 }
 
@@ -338,13 +379,13 @@ interface OptionStrings {
 }
 
 class OptionLine extends Line implements MycnfOptionLine {
-  private readonly nameStart: number;
-  private readonly nameEnd: number;
-  private readonly valueStart: number;
-  private readonly valueEnd: number;
-  private readonly commentStart: number;
-  private readonly commentEnd: number;
-  private readonly contentEnd: number;
+  /** The name's start and end, and the option's own flags (HAS_EQUALS and up) above them. */
+  private readonly names: number;
+  /** The value's raw start and end (quotes included); none without `=`. */
+  private readonly values: number;
+  private readonly comment: number;
+  /** Where name through value ends, as a pair with nothing second. */
+  private readonly content: number;
 
   constructor(
     base: LineArgs,
@@ -353,17 +394,36 @@ class OptionLine extends Line implements MycnfOptionLine {
     parts: OptionParts,
   ) {
     super(...base);
-    this.nameStart = parts.nameStart;
-    this.nameEnd = parts.nameEnd;
-    this.valueStart = parts.valueStart;
-    this.valueEnd = parts.valueEnd;
-    this.commentStart = parts.commentStart;
-    this.commentEnd = parts.commentEnd;
-    this.contentEnd = parts.contentEnd;
+    const start = base[0];
+    this.names = packPair(start, parts.nameStart, parts.nameEnd) | ((base[3] & ~LINE_FLAGS) << (2 * OFFSET_BITS - 4));
+    this.values = packPair(start, parts.valueStart, parts.valueEnd);
+    this.comment = packPair(start, parts.commentStart, parts.commentEnd);
+    this.content = packPair(start, parts.contentEnd, -1);
   }
 
   get kind(): 'option' {
     return 'option';
+  }
+
+  private get nameStart(): number {
+    return unpackOffset(this.start, this.names, 0);
+  }
+
+  private get nameEnd(): number {
+    return unpackOffset(this.start, this.names, OFFSET_BITS);
+  }
+
+  private get valueStart(): number {
+    return unpackOffset(this.start, this.values, 0);
+  }
+
+  private get valueEnd(): number {
+    return unpackOffset(this.start, this.values, OFFSET_BITS);
+  }
+
+  /** The option's own flags, where Line keeps its flags. */
+  private get optionBits(): number {
+    return (this.names >>> (2 * OFFSET_BITS)) << 4;
   }
 
   get rawName(): string {
@@ -372,9 +432,10 @@ class OptionLine extends Line implements MycnfOptionLine {
 
   get value(): string | undefined {
     if (typeof this.strings !== 'string') return this.strings.value;
-    if (this.valueStart < 0) return undefined;
-    const quoted = this.bits & (QUOTE_DOUBLE | QUOTE_SINGLE) ? 1 : 0;
-    return this.strings.slice(this.valueStart + quoted, this.valueEnd - quoted);
+    const valueStart = this.valueStart;
+    if (valueStart < 0) return undefined;
+    const quoted = this.optionBits & (QUOTE_DOUBLE | QUOTE_SINGLE) ? 1 : 0;
+    return this.strings.slice(valueStart + quoted, this.valueEnd - quoted);
   }
 
   get argument(): string {
@@ -388,27 +449,30 @@ class OptionLine extends Line implements MycnfOptionLine {
   }
 
   get hasEquals(): boolean {
-    return (this.bits & HAS_EQUALS) !== 0;
+    return (this.optionBits & HAS_EQUALS) !== 0;
   }
 
   get valueRange(): Range | undefined {
-    return this.valueStart < 0 ? undefined : [this.valueStart, this.valueEnd];
+    const valueStart = this.valueStart;
+    return valueStart < 0 ? undefined : [valueStart, this.valueEnd];
   }
 
   get quote(): '"' | "'" | undefined {
-    return this.bits & QUOTE_DOUBLE ? '"' : this.bits & QUOTE_SINGLE ? "'" : undefined;
+    const bits = this.optionBits;
+    return bits & QUOTE_DOUBLE ? '"' : bits & QUOTE_SINGLE ? "'" : undefined;
   }
 
   get commentRange(): Range | undefined {
-    return this.commentStart < 0 ? undefined : [this.commentStart, this.commentEnd];
+    const commentStart = unpackOffset(this.start, this.comment, 0);
+    return commentStart < 0 ? undefined : [commentStart, unpackOffset(this.start, this.comment, OFFSET_BITS)];
   }
 
   get contentRange(): Range {
-    return [this.nameStart, this.contentEnd];
+    return [this.nameStart, unpackOffset(this.start, this.content, 0)];
   }
 
   get splitsCharacter(): boolean {
-    return (this.bits & SPLITS_CHARACTER) !== 0;
+    return (this.optionBits & SPLITS_CHARACTER) !== 0;
   }
 }
 
