@@ -69,7 +69,7 @@ export default defineApacheRule({
           }
         }
         if (apache.hasModule('deflate_module')) {
-          const ratio = linesByContainer(apache, 'deflateinflateratiolimit').get(undefined)?.at(-1);
+          const ratio = linesByContainer(apache, 'deflateinflateratiolimit').last(undefined);
           for (const use of inflating) {
             const extensions = use.name === 'addinputfilter' ? use.args.slice(1) : [];
             ctx.report({
@@ -94,7 +94,7 @@ export default defineApacheRule({
 function settingNear(config: ApacheConfig, lowerName: string, use: ApacheDirectiveUse): ApacheDirectiveUse | undefined {
   const lines = linesByContainer(config, lowerName);
   for (const scope of [config.container(use), vhostOf(use), undefined]) {
-    const found = lines.get(scope)?.at(-1);
+    const found = lines.last(scope);
     if (found !== undefined) return found;
   }
   return undefined;

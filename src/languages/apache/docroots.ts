@@ -116,8 +116,35 @@ function serversSeeing(config: ApacheConfig, place: ServedPlace, lowerName: stri
 
 /** One server's sections: those for a plain path, by that path, and the rest (wildcards, regexes). */
 interface SectionIndex {
-  readonly byPath: Map<string, DirectorySection[]>;
+  readonly byPath: SectionsByPath;
   readonly others: DirectorySection[];
+}
+
+/**
+ * Sections by path, with no Map until a second path: most vhosts have one
+ * `<Directory>`, and a Map each was a twentieth of what a lint of 10,000
+ * vhosts keeps.
+ */
+class SectionsByPath {
+  private path: string | undefined;
+  private list: DirectorySection[] | undefined;
+  private map: Map<string, DirectorySection[]> | undefined;
+
+  get(path: string): DirectorySection[] | undefined {
+    return this.map === undefined ? (path === this.path ? this.list : undefined) : this.map.get(path);
+  }
+
+  add(path: string, entry: DirectorySection): void {
+    const known = this.get(path);
+    if (known !== undefined) known.push(entry);
+    else if (this.list === undefined) {
+      this.path = path;
+      this.list = [entry];
+    } else {
+      this.map ??= new Map([[this.path as string, this.list]]);
+      this.map.set(path, [entry]);
+    }
+  }
 }
 
 const sectionIndexes = new WeakMap<ApacheConfig, Map<ApacheSectionUse | undefined, SectionIndex>>();
@@ -145,16 +172,11 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
     };
     let index = perServer.get(owner);
     if (index === undefined) {
-      index = { byPath: new Map(), others: [] };
+      index = { byPath: new SectionsByPath(), others: [] };
       perServer.set(owner, index);
     }
-    if (entry.path === undefined) {
-      index.others.push(entry);
-    } else {
-      const list = index.byPath.get(entry.path);
-      if (list === undefined) index.byPath.set(entry.path, [entry]);
-      else list.push(entry);
-    }
+    if (entry.path === undefined) index.others.push(entry);
+    else index.byPath.add(entry.path, entry);
   }
   sectionIndexes.set(config, perServer);
   return perServer;
@@ -238,14 +260,14 @@ export function linesAtPath(
   const byContainer = linesByContainer(config, lowerName);
   const lines: ApacheDirectiveUse[] = [];
   if (options.scopeLines !== false) {
-    appendAll(lines, byContainer.get(undefined) ?? []);
-    if (vhost !== undefined) appendAll(lines, byContainer.get(vhost) ?? []);
+    byContainer.appendTo(lines, undefined);
+    if (vhost !== undefined) byContainer.appendTo(lines, vhost);
   }
   const target = components(directory);
   const levels = levelsOf(target);
   for (const entry of sectionsFor(config, vhost, levels)) {
     if (!appliesTo(entry, directory, target, levels)) continue;
-    appendAll(lines, byContainer.get(entry.section) ?? []);
+    byContainer.appendTo(lines, entry.section);
   }
   return lines;
 }
@@ -278,10 +300,7 @@ export function overrideSectionsAtPath(config: ApacheConfig, directory: string, 
 export function linesIn(config: ApacheConfig, lowerName: string, sections: readonly ApacheSectionUse[]): ApacheDirectiveUse[] {
   const byContainer = linesByContainer(config, lowerName);
   const lines: ApacheDirectiveUse[] = [];
-  for (const section of sections) {
-    const own = byContainer.get(section);
-    if (own !== undefined) appendAll(lines, own);
-  }
+  for (const section of sections) byContainer.appendTo(lines, section);
   return lines;
 }
 
