@@ -30,29 +30,41 @@ function isSpace(code: number): boolean {
 
 const BACKSLASH = 92;
 
+export type LineParts = readonly [start: number, end: number, source: string | LogicalLine, contentStart: number, contentEnd: number];
+
 /**
- * A line without continuation, the common case: a quarter of a million of
- * them in a tree of 10,000 vhosts. It keeps offsets into the file's text and
- * makes its text and ranges when asked: a string and a tuple kept per line
- * were 60 of the 400 bytes a line cost.
+ * A line as offsets into the file's text, the common case (no continuation):
+ * a quarter of a million of them in a tree of 10,000 vhosts. Its text and
+ * ranges are made when asked: a string and a tuple kept per line were 60 of
+ * the 400 bytes a line cost. A line with continuations is kept as its
+ * JoinedLine, which this view answers for. The parser's nodes extend it, so a
+ * directive or a comment is its own line, one object per line rather than
+ * two (a tenth of what a lint of a big tree keeps).
  */
-class PhysicalLine implements LogicalLine {
+export class LineView implements LogicalLine {
   constructor(
     readonly start: number,
     readonly end: number,
-    /** The whole file's text, which the line's text is a part of. */
-    private readonly source: string,
+    /** The whole file's text, which the line's text is a part of; or the line joined from its pieces. */
+    private readonly source: string | LogicalLine,
     /** Where the line's text starts and ends in the source. */
     private readonly contentStart: number,
     private readonly contentEnd: number,
   ) {}
 
+  /** What a view of `line` is made of, for a node that is to be its own line. */
+  static partsOf(line: LogicalLine): LineParts {
+    if (line instanceof LineView) return [line.start, line.end, line.source, line.contentStart, line.contentEnd];
+    const [contentStart, contentEnd] = line.content;
+    return [line.start, line.end, line, contentStart, contentEnd];
+  }
+
   get text(): string {
-    return this.source.slice(this.contentStart, this.contentEnd);
+    return typeof this.source === 'string' ? this.source.slice(this.contentStart, this.contentEnd) : this.source.text;
   }
 
   get physicalLines(): number {
-    return 1;
+    return typeof this.source === 'string' ? 1 : this.source.physicalLines;
   }
 
   get content(): Range {
@@ -61,12 +73,14 @@ class PhysicalLine implements LogicalLine {
 
   /** The line break, from the last one or two characters before the end. */
   get eol(): '\n' | '\r\n' | '' {
-    if (this.source.charCodeAt(this.end - 1) !== 10 || this.end === this.start) return '';
-    return this.end - 2 >= this.start && this.source.charCodeAt(this.end - 2) === 13 ? '\r\n' : '\n';
+    const source = this.source;
+    if (typeof source !== 'string') return source.eol;
+    if (source.charCodeAt(this.end - 1) !== 10 || this.end === this.start) return '';
+    return this.end - 2 >= this.start && source.charCodeAt(this.end - 2) === 13 ? '\r\n' : '\n';
   }
 
   sourceOffset(textOffset: number): number {
-    return this.contentStart + textOffset;
+    return typeof this.source === 'string' ? this.contentStart + textOffset : this.source.sourceOffset(textOffset);
   }
 }
 
@@ -100,17 +114,38 @@ class JoinedLine implements LogicalLine {
 }
 
 /** Splits text into logical lines; the lines tile the text exactly. */
-// eslint-disable-next-line complexity -- ap_cfg_getline's loop (server/util.c), byte for byte: continuations, CR, NUL and the last line
 export function splitLogicalLines(text: string): LogicalLine[] {
   const lines: LogicalLine[] = [];
-  const length = text.length;
-  let position = 0;
-  // Every NUL's offset, found once. Looking for the next one with indexOf inside the loop made
-  // Node 20's optimising compiler scan the rest of the text on every line: half a minute for 9 MB.
-  const nuls: number[] = [];
-  for (let at = text.indexOf('\0'); at !== -1; at = text.indexOf('\0', at + 1)) nuls.push(at);
-  let nulIndex = 0;
-  while (position < length) {
+  const reader = new LogicalLines(text);
+  for (let line = reader.next(); line !== undefined; line = reader.next()) lines.push(line);
+  return lines;
+}
+
+/**
+ * The logical lines of a text one at a time, as {@link splitLogicalLines}
+ * splits them: the parser turns each into its node and lets it go, so the
+ * lines of a big file are never all kept beside the nodes made of them.
+ */
+export class LogicalLines {
+  private position = 0;
+  /**
+   * Every NUL's offset, found once. Looking for the next one with indexOf inside the loop made
+   * Node 20's optimising compiler scan the rest of the text on every line: half a minute for 9 MB.
+   */
+  private readonly nuls: number[] = [];
+  private nulIndex = 0;
+
+  constructor(private readonly text: string) {
+    for (let at = text.indexOf('\0'); at !== -1; at = text.indexOf('\0', at + 1)) this.nuls.push(at);
+  }
+
+  /** The next line, undefined after the last. */
+  // eslint-disable-next-line complexity -- ap_cfg_getline's loop (server/util.c), byte for byte: continuations, CR, NUL and the last line
+  next(): LogicalLine | undefined {
+    const { text, nuls } = this;
+    const length = text.length;
+    let position = this.position;
+    if (position >= length) return undefined;
     const start = position;
     let physical = 0;
     let joinedLength = 0;
@@ -118,7 +153,6 @@ export function splitLogicalLines(text: string): LogicalLine[] {
     // in one typed array: a line of a million continuations costs twelve bytes per piece.
     let pieces = NO_PIECES;
     let filled = 0;
-    let eol: '\n' | '\r\n' | '' = '';
     for (;;) {
       physical++;
       const newline = text.indexOf('\n', position);
@@ -126,16 +160,15 @@ export function splitLogicalLines(text: string): LogicalLine[] {
       const hasCr = newline !== -1 && lineEnd > position && text.charCodeAt(lineEnd - 1) === 13;
       const crEnd = hasCr ? lineEnd - 1 : lineEnd;
       // httpd reads lines as C strings: a NUL ends the line's text (the bytes after it are dropped).
-      while (nulIndex < nuls.length && (nuls[nulIndex] as number) < position) nulIndex++;
-      const nextNul = nulIndex < nuls.length ? (nuls[nulIndex] as number) : -1;
+      while (this.nulIndex < nuls.length && (nuls[this.nulIndex] as number) < position) this.nulIndex++;
+      const nextNul = this.nulIndex < nuls.length ? (nuls[this.nulIndex] as number) : -1;
       const contentEnd = nextNul !== -1 && nextNul < crEnd ? nextNul : crEnd;
-      eol = newline === -1 ? '' : hasCr ? '\r\n' : '\n';
+      const eol = newline === -1 ? '' : hasCr ? '\r\n' : '\n';
       const continues = newline !== -1 && contentEnd > position && text.charCodeAt(contentEnd - 1) === BACKSLASH;
       const pieceEnd = continues ? contentEnd - 1 : contentEnd;
       if (physical === 1 && !continues) {
-        position = newline === -1 ? length : newline + 1;
-        lines.push(physicalLine(text, start, position, pieceEnd));
-        break;
+        this.position = newline === -1 ? length : newline + 1;
+        return physicalLine(text, start, this.position, pieceEnd);
       }
       if (filled + 3 > pieces.length) pieces = grown(pieces);
       pieces[filled++] = joinedLength;
@@ -144,13 +177,12 @@ export function splitLogicalLines(text: string): LogicalLine[] {
       joinedLength += pieceEnd - position;
       position = newline === -1 ? length : newline + 1;
       if (!continues || position >= length) {
+        this.position = position;
         const table = pieces.slice(0, filled);
-        lines.push(joinedLine(start, position, table, joinPieces(text, table, joinedLength), physical, eol));
-        break;
+        return joinedLine(start, position, table, joinPieces(text, table, joinedLength), physical, eol);
       }
     }
   }
-  return lines;
 }
 
 const NO_PIECES = new Int32Array(0);
@@ -183,7 +215,7 @@ function physicalLine(text: string, start: number, end: number, contentEnd: numb
   let to = contentEnd;
   while (from < to && isSpace(text.charCodeAt(from))) from++;
   while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
-  return new PhysicalLine(start, end, text, from, to);
+  return new LineView(start, end, text, from, to);
 }
 
 function joinedLine(

@@ -1,6 +1,6 @@
 import type { Range } from '../../core/types.js';
 import type { ApacheArg, ApacheNode, CloseTag, DirectiveNode, ErrorNode, ParseProblem, SectionNode } from './cst.js';
-import { nextWord, splitLogicalLines, splitWords, type LogicalLine, type Word } from './lexer.js';
+import { LineView, LogicalLines, nextWord, splitWords, type LogicalLine, type Word } from './lexer.js';
 import { printApache } from './print.js';
 
 const DEFAULT_MAX_NESTING = 1_000;
@@ -49,12 +49,10 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
   const problems: ParseProblem[] = [];
   const root: ApacheNode[] = [];
   const stack = new OpenSections();
-  const lines = splitLogicalLines(text);
+  const lines = new LogicalLines(text);
   const current = (): ApacheNode[] => parentOf(stack, root);
 
-  // eslint-disable-next-line @typescript-eslint/prefer-for-of -- once per line of a big tree: for-of allocates an iterator result per step before V8 optimises the loop
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as LogicalLine;
+  for (let line = lines.next(); line !== undefined; line = lines.next()) {
     if (line.text.length === 0) {
       current().push(new TextLine('blank', line));
       continue;
@@ -76,10 +74,9 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
     }
     if (firstText.startsWith('<')) {
       if (stack.length >= maxNesting) {
-        const rest = lines[lines.length - 1] as LogicalLine;
         const message = `sections nested deeper than ${maxNesting} levels; the rest of the file is not parsed`;
         problems.push({ message, range: [line.start, line.start] });
-        current().push({ kind: 'error', line, range: [line.start, rest.end], message } satisfies ErrorNode);
+        current().push({ kind: 'error', line, range: [line.start, text.length], message } satisfies ErrorNode);
         break;
       }
       stack.push(openSection(line, firstText, first, problems));
@@ -96,61 +93,74 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
   return new ApacheDocument(text, kept(root), problems.length === 0 ? NO_PROBLEMS : problems);
 }
 
-/** A comment or blank line; its range is made on first use, as a directive's. */
-class TextLine<Kind extends 'comment' | 'blank'> {
+/** A comment or blank line, its own line; its range is made on first use, as a directive's. */
+class TextLine<Kind extends 'comment' | 'blank'> extends LineView {
   constructor(
     readonly kind: Kind,
-    readonly line: LogicalLine,
-  ) {}
+    line: LogicalLine,
+  ) {
+    super(...LineView.partsOf(line));
+  }
+
+  get line(): LogicalLine {
+    return this;
+  }
 
   get range(): Range {
-    return [this.line.start, this.line.end];
+    return [this.start, this.end];
   }
 }
 
 /**
- * A directive line. The name is read eagerly; the argument nodes are built
- * on first use, and the source ranges on each, from the line itself: a
- * 10,000-vhost tree has a quarter of a million directives, the model reads
- * only their argument values, and rules look at the ranges of a few.
+ * A directive line, its own line. The name is read eagerly; the argument
+ * nodes are built on first use, and the source ranges on each, from the line
+ * itself: a 10,000-vhost tree has a quarter of a million directives, the
+ * model reads only their argument values, and rules look at the ranges of a
+ * few.
  */
-class Directive implements DirectiveNode {
+class Directive extends LineView implements DirectiveNode {
   private cachedArgs: readonly ApacheArg[] | undefined;
 
   constructor(
-    readonly line: LogicalLine,
+    line: LogicalLine,
     readonly name: string,
     readonly nameLower: string,
     /** Offsets of the name in the line's text. */
     private readonly nameStart: number,
     private readonly nameEnd: number,
-  ) {}
+  ) {
+    super(...LineView.partsOf(line));
+  }
 
   get kind(): 'directive' {
     return 'directive';
   }
 
+  get line(): LogicalLine {
+    return this;
+  }
+
   /** Sliced on each use, not kept: the model asks once per line, and the lines are many. */
   get argsText(): string {
-    return this.line.text.slice(this.nameEnd).trimStart();
+    return this.text.slice(this.nameEnd).trimStart();
   }
 
   get range(): Range {
-    return [this.line.start, this.line.end];
+    return [this.start, this.end];
   }
 
   get nameRange(): Range {
-    return sourceRange(this.line, this.nameStart, this.nameEnd);
+    return sourceRange(this, this.nameStart, this.nameEnd);
   }
 
   get args(): readonly ApacheArg[] {
-    return (this.cachedArgs ??= splitWords(this.line.text, this.nameEnd).map((word) => toArg(this.line, word)));
+    return (this.cachedArgs ??= splitWords(this.text, this.nameEnd).map((word) => toArg(this, word)));
   }
 
   /** The argument values alone, without building the argument nodes. */
   argValues(): string[] {
     if (this.cachedArgs !== undefined) return this.cachedArgs.map((arg) => arg.value);
-    return splitWords(this.line.text, this.nameEnd).map((word) => word.value);
+    return splitWords(this.text, this.nameEnd).map((word) => word.value);
   }
 }
 
@@ -347,15 +357,21 @@ class Section implements SectionNode {
   }
 }
 
-/** A close tag line. */
-class CloseLine implements CloseTag {
+/** A close tag line, its own line. */
+class CloseLine extends LineView implements CloseTag {
   constructor(
-    readonly line: LogicalLine,
+    line: LogicalLine,
     readonly name: string,
-  ) {}
+  ) {
+    super(...LineView.partsOf(line));
+  }
+
+  get line(): LogicalLine {
+    return this;
+  }
 
   get range(): Range {
-    return [this.line.start, this.line.end];
+    return [this.start, this.end];
   }
 }
 
