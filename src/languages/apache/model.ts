@@ -147,20 +147,28 @@ interface References {
  */
 class DirectiveInEffect implements ApacheDirectiveUse {
   /**
-   * One argument is kept as its string and handed out in a new array, several
-   * as their array: most lines have one, and the rules read every line's (an
-   * array kept per line was a tenth of what a lint of 10,000 vhosts keeps).
+   * The line's `${...}` references, expanded when read (a later Define may
+   * change what the names stand for); or else its arguments once read, one
+   * as its string (handed out in a new array), several as their array. One
+   * field for both, as a line has one or the other: an array, or a field,
+   * kept per line was a tenth of what a lint of 10,000 vhosts keeps.
    */
-  private splitArgs: readonly string[] | string | undefined;
+  private argsOrReferences: References | string | readonly string[] | undefined;
 
   constructor(
     readonly node: DirectiveNode,
     readonly file: SourceFile,
     readonly parent: ApacheSectionUse | undefined,
     readonly order: number,
-    /** Expanded when read: a later Define may change what the names stand for. */
-    private readonly references: References | undefined,
-  ) {}
+    references: References | undefined,
+  ) {
+    this.argsOrReferences = references;
+  }
+
+  private get references(): References | undefined {
+    const known = this.argsOrReferences;
+    return known !== undefined && typeof known !== 'string' && 'variables' in known ? known : undefined;
+  }
 
   get name(): string {
     return this.node.nameLower;
@@ -183,9 +191,9 @@ class DirectiveInEffect implements ApacheDirectiveUse {
   }
 
   get args(): readonly string[] {
-    if (this.references !== undefined) return this.references.args;
-    const split = (this.splitArgs ??= oneOrMany(argValues(this.node)));
-    return typeof split === 'string' ? [split] : split;
+    const known = (this.argsOrReferences ??= oneOrMany(argValues(this.node)));
+    if (typeof known === 'string') return [known];
+    return 'variables' in known ? known.args : known;
   }
 
   withInclude(include: IncludeOutcome): IncludeInEffect {

@@ -2,8 +2,16 @@ import type { Range } from '../../core/types.js';
 import type { ApacheArg, ApacheNode, CloseTag, DirectiveNode, ErrorNode, ParseProblem, SectionNode } from './cst.js';
 import { LineView, LogicalLines, nextWord, splitWords, type LogicalLine, type Word } from './lexer.js';
 import { printApache } from './print.js';
+import { remembered } from '../../util/remembered.js';
 
 const DEFAULT_MAX_NESTING = 1_000;
+
+/**
+ * The argument nodes of the directives and sections a rule asked for them
+ * (with their ranges): a few lines of a file, so kept here rather than in a
+ * field of every node (the model reads argument values, not nodes).
+ */
+const argumentNodes = new WeakMap<DirectiveNode | SectionNode, readonly ApacheArg[]>();
 
 /** Shared by every file that parses cleanly, most of them. */
 const NO_PROBLEMS: readonly ParseProblem[] = Object.freeze([]);
@@ -26,12 +34,10 @@ export class ApacheDocument {
 
 interface OpenSection {
   readonly line: LogicalLine;
+  /** The name as written and lower-cased (once: every close tag compares against the whole stack). */
+  readonly spelled: readonly [string, string];
   readonly name: string;
-  /** Lower-cased once: every close tag compares against the whole stack. */
   readonly nameLower: string;
-  /** Offsets of the name in the line's text. */
-  readonly nameStart: number;
-  readonly nameEnd: number;
   readonly argsText: string;
   /** Where argsText starts in the line's text. */
   readonly argsOffset: number;
@@ -119,17 +125,22 @@ class TextLine<Kind extends 'comment' | 'blank'> extends LineView {
  * few.
  */
 class Directive extends LineView implements DirectiveNode {
-  private cachedArgs: readonly ApacheArg[] | undefined;
-
   constructor(
     line: LogicalLine,
-    readonly name: string,
-    readonly nameLower: string,
-    /** Offsets of the name in the line's text. */
-    private readonly nameStart: number,
+    /** The name as written and in lower case, shared by the lines that spell it so. */
+    private readonly spelled: readonly [string, string],
+    /** Where the name ends in the line's text; it starts at 0, as the text is trimmed. */
     private readonly nameEnd: number,
   ) {
     super(...LineView.partsOf(line));
+  }
+
+  get name(): string {
+    return this.spelled[0];
+  }
+
+  get nameLower(): string {
+    return this.spelled[1];
   }
 
   get kind(): 'directive' {
@@ -150,16 +161,17 @@ class Directive extends LineView implements DirectiveNode {
   }
 
   get nameRange(): Range {
-    return sourceRange(this, this.nameStart, this.nameEnd);
+    return sourceRange(this, 0, this.nameEnd);
   }
 
   get args(): readonly ApacheArg[] {
-    return (this.cachedArgs ??= splitWords(this.text, this.nameEnd).map((word) => toArg(this, word)));
+    return remembered(argumentNodes, this, () => splitWords(this.text, this.nameEnd).map((word) => toArg(this, word)));
   }
 
   /** The argument values alone, without building the argument nodes. */
   argValues(): string[] {
-    if (this.cachedArgs !== undefined) return this.cachedArgs.map((arg) => arg.value);
+    const nodes = argumentNodes.get(this);
+    if (nodes !== undefined) return nodes.map((arg) => arg.value);
     return splitWords(this.text, this.nameEnd).map((word) => word.value);
   }
 }
@@ -187,8 +199,7 @@ function spelling(name: string): readonly [string, string] {
 }
 
 function directive(line: LogicalLine, first: Word): DirectiveNode {
-  const [name, nameLower] = spelling(first.value);
-  return new Directive(line, name, nameLower, first.start, first.end);
+  return new Directive(line, spelling(first.value), first.end);
 }
 
 function openSection(line: LogicalLine, firstText: string, first: Word, problems: ParseProblem[]): OpenSection {
@@ -201,14 +212,12 @@ function openSection(line: LogicalLine, firstText: string, first: Word, problems
   const argsText = lastGt === -1 ? rest : rest.slice(0, lastGt).trimEnd();
   const afterClose = lastGt === -1 ? '' : rest.slice(lastGt + 1);
   const argsOffset = argsText === '' ? first.end : line.text.indexOf(argsText, first.end);
-  const nameEnd = first.start + 1 + bareName.length;
-  const [name, nameLower] = spelling(bareName);
+  const spelled = spelling(bareName);
   return {
     line,
-    name,
-    nameLower,
-    nameStart: first.start + 1,
-    nameEnd,
+    spelled,
+    name: spelled[0],
+    nameLower: spelled[1],
     argsText,
     argsOffset,
     afterClose,
@@ -311,26 +320,20 @@ const NO_NODES: readonly ApacheNode[] = Object.freeze([]);
  * and its source ranges on each (the model reads the argument text).
  */
 class Section implements SectionNode {
-  readonly name: string;
-  readonly nameLower: string;
+  /** The name as written and in lower case, shared by the sections that spell it so. */
+  private readonly spelled: readonly [string, string];
   readonly argsText: string;
   readonly afterClose: string;
   readonly open: LogicalLine;
   readonly children: readonly ApacheNode[];
-  private readonly nameStart: number;
-  private readonly nameEnd: number;
   private readonly argsOffset: number;
-  private cachedArgs: readonly ApacheArg[] | undefined;
 
   constructor(
     opened: OpenSection,
     readonly close: CloseTag | undefined,
     private readonly end: number,
   ) {
-    this.name = opened.name;
-    this.nameLower = opened.nameLower;
-    this.nameStart = opened.nameStart;
-    this.nameEnd = opened.nameEnd;
+    this.spelled = opened.spelled;
     this.argsText = opened.argsText;
     this.argsOffset = opened.argsOffset;
     this.afterClose = opened.afterClose;
@@ -342,18 +345,29 @@ class Section implements SectionNode {
     return 'section';
   }
 
+  get name(): string {
+    return this.spelled[0];
+  }
+
+  get nameLower(): string {
+    return this.spelled[1];
+  }
+
   get range(): Range {
     return [this.open.start, this.end];
   }
 
   get nameRange(): Range {
-    return sourceRange(this.open, this.nameStart, this.nameEnd);
+    // The open line's text is trimmed: `<` at 0, the name after it.
+    return sourceRange(this.open, 1, 1 + this.name.length);
   }
 
   get args(): readonly ApacheArg[] {
-    return (this.cachedArgs ??= splitWords(this.argsText).map((word) =>
-      toArg(this.open, { ...word, start: word.start + this.argsOffset, end: word.end + this.argsOffset }),
-    ));
+    return remembered(argumentNodes, this, () =>
+      splitWords(this.argsText).map((word) =>
+        toArg(this.open, { ...word, start: word.start + this.argsOffset, end: word.end + this.argsOffset }),
+      ),
+    );
   }
 }
 
