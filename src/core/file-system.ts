@@ -562,8 +562,9 @@ const sharedRead = Buffer.allocUnsafe(SHARED_READ_BYTES);
  * A fresh buffer per file (4 KiB at least, past Node's pool) cost an
  * allocation and a collection each on 10,000 small vhost files. The buffer has
  * room for a byte more than fstat reported, so a file read whole comes back
- * short and the one read is the last (a regular file reads short only at its
- * end); a file that grew since is read on.
+ * short and that read is the last; a read that stops before fstat's size
+ * (network and FUSE file systems may return less) is read on until a read
+ * returns nothing, and so is a file that grew since.
  */
 function readToEnd(fd: number, size: number, limit: number, displayPath: string): Buffer {
   let bytes = size < SHARED_READ_BYTES ? sharedRead : Buffer.allocUnsafe(size + 1);
@@ -579,7 +580,7 @@ function readToEnd(fd: number, size: number, limit: number, displayPath: string)
     const wanted = bytes.length - filled;
     const count = fs.readSync(fd, bytes, filled, wanted, null);
     filled += count;
-    if (count < wanted) return bytes.subarray(0, filled);
+    if (count === 0 || (count < wanted && filled >= size)) return bytes.subarray(0, filled);
   }
 }
 
