@@ -36,8 +36,6 @@ interface OpenSection {
   readonly line: LogicalLine;
   /** The name as written and lower-cased (once: every close tag compares against the whole stack). */
   readonly spelled: readonly [string, string];
-  readonly name: string;
-  readonly nameLower: string;
   readonly argsText: string;
   /** Where argsText starts in the line's text. */
   readonly argsOffset: number;
@@ -93,7 +91,7 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
 
   while (stack.length > 0) {
     const open = stack.pop() as OpenSection;
-    problems.push({ message: `<${open.name}> was not closed`, range: open.line.content });
+    problems.push({ message: `<${open.spelled[0]}> was not closed`, range: open.line.content });
     current().push(finishSection(open, undefined));
   }
   return new ApacheDocument(text, kept(root), problems.length === 0 ? NO_PROBLEMS : problems);
@@ -212,12 +210,9 @@ function openSection(line: LogicalLine, firstText: string, first: Word, problems
   const argsText = lastGt === -1 ? rest : rest.slice(0, lastGt).trimEnd();
   const afterClose = lastGt === -1 ? '' : rest.slice(lastGt + 1);
   const argsOffset = argsText === '' ? first.end : line.text.indexOf(argsText, first.end);
-  const spelled = spelling(bareName);
   return {
     line,
-    spelled,
-    name: spelled[0],
-    nameLower: spelled[1],
+    spelled: spelling(bareName),
     argsText,
     argsOffset,
     afterClose,
@@ -241,7 +236,7 @@ function closeSection(line: LogicalLine, firstText: string, stack: OpenSections,
     root.push({ kind: 'error', line, range: [line.start, line.end], message });
     return;
   }
-  problems.push({ message: `Expected </${top.name}> but saw </${name}>`, range: line.content });
+  problems.push({ message: `Expected </${top.spelled[0]}> but saw </${name}>`, range: line.content });
   if (matchAt === -1) {
     top.children.push({ kind: 'error', line, range: [line.start, line.end], message: `stray </${name}>` });
     return;
@@ -273,15 +268,17 @@ class OpenSections {
 
   push(section: OpenSection): void {
     this.items.push(section);
-    this.counts.set(section.nameLower, (this.counts.get(section.nameLower) ?? 0) + 1);
+    const nameLower = section.spelled[1];
+    this.counts.set(nameLower, (this.counts.get(nameLower) ?? 0) + 1);
   }
 
   pop(): OpenSection | undefined {
     const section = this.items.pop();
     if (section === undefined) return undefined;
-    const left = (this.counts.get(section.nameLower) ?? 1) - 1;
-    if (left === 0) this.counts.delete(section.nameLower);
-    else this.counts.set(section.nameLower, left);
+    const nameLower = section.spelled[1];
+    const left = (this.counts.get(nameLower) ?? 1) - 1;
+    if (left === 0) this.counts.delete(nameLower);
+    else this.counts.set(nameLower, left);
     return section;
   }
 
@@ -289,7 +286,7 @@ class OpenSections {
   find(nameLower: string): number {
     if (!this.counts.has(nameLower)) return -1;
     for (let i = this.items.length - 1; i >= 0; i--) {
-      if ((this.items[i] as OpenSection).nameLower === nameLower) return i;
+      if ((this.items[i] as OpenSection).spelled[1] === nameLower) return i;
     }
     return -1;
   }
