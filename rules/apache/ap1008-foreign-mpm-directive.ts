@@ -94,9 +94,10 @@ function describeOwners(owners: readonly MpmName[]): string {
   return owners.length === 1 ? `the ${owners[0] as MpmName} MPM` : `the ${owners.join(' and ')} MPMs`;
 }
 
+const MPM_BY_SOURCE: Readonly<Record<string, MpmName>> = lookupTable({ 'prefork.c': 'prefork', 'worker.c': 'worker', 'event.c': 'event' });
+
 function mpmOf(subject: string): MpmName | undefined {
-  const bySource: Readonly<Record<string, MpmName>> = lookupTable({ 'prefork.c': 'prefork', 'worker.c': 'worker', 'event.c': 'event' });
-  return MPM_MODULES[subject] ?? bySource[subject];
+  return MPM_MODULES[subject] ?? MPM_BY_SOURCE[subject];
 }
 
 function insideGuardFor(use: ApacheDirectiveUse, mpm: MpmName): boolean {
