@@ -36,16 +36,20 @@ export function compareVersions(target: string, other: string): number {
   return 0;
 }
 
-/** Answers by `version\0minimum`: rules ask the same few questions once per directive on trees of a quarter of a million lines. */
-const atLeast = new Map<string, boolean>();
+/** Answers by version, then minimum: rules ask the same few questions once per directive on trees of a quarter of a million lines, and a key made of both would be a new string to hash on every call. */
+const atLeast = new Map<string, Map<string, boolean>>();
 
 /** Whether a target version (see compareVersions) is `minimum` or later. */
 export function versionAtLeast(version: string, minimum: string): boolean {
-  const key = `${version}\0${minimum}`;
-  let answer = atLeast.get(key);
+  let answers = atLeast.get(version);
+  if (answers === undefined) {
+    answers = new Map();
+    if (atLeast.size < 100) atLeast.set(version, answers);
+  }
+  let answer = answers.get(minimum);
   if (answer === undefined) {
     answer = compareVersions(version, minimum) >= 0;
-    if (atLeast.size < 1_000) atLeast.set(key, answer);
+    if (answers.size < 100) answers.set(minimum, answer);
   }
   return answer;
 }
