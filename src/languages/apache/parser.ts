@@ -57,19 +57,21 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
   const current = (): ApacheNode[] => parentOf(stack, root);
 
   for (let line = lines.next(); line !== undefined; line = lines.next()) {
-    if (line.text.length === 0) {
+    // Read once: a view's text is a new slice of the file on each read.
+    const lineText = line.text;
+    if (lineText.length === 0) {
       current().push(new TextLine('blank', line));
       continue;
     }
-    if (line.text.startsWith('#')) {
+    if (lineText.startsWith('#')) {
       current().push(new TextLine('comment', line));
       continue;
     }
-    const first = nextWord(line.text, 0) as Word;
-    const firstText = line.text.slice(first.start, first.end);
+    const first = nextWord(lineText, 0) as Word;
+    const firstText = lineText.slice(first.start, first.end);
     if (firstText.startsWith('</')) {
       // httpd wants exactly `</Name>`: a close tag with more text (`</Directory >`) is an error, but closes.
-      if (!firstText.endsWith('>') || nextWord(line.text, first.end) !== undefined) {
+      if (!firstText.endsWith('>') || nextWord(lineText, first.end) !== undefined) {
         const name = firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2);
         problems.push({ message: `</${name}> directive missing closing '>'`, range: line.content });
       }
@@ -83,7 +85,7 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
         current().push({ kind: 'error', line, range: [line.start, text.length], message } satisfies ErrorNode);
         break;
       }
-      stack.push(openSection(line, firstText, first, problems));
+      stack.push(openSection(line, lineText, firstText, first, problems));
       continue;
     }
     current().push(directive(line, first));
@@ -200,16 +202,16 @@ function directive(line: LogicalLine, first: Word): DirectiveNode {
   return new Directive(line, spelling(first.value), first.end);
 }
 
-function openSection(line: LogicalLine, firstText: string, first: Word, problems: ParseProblem[]): OpenSection {
+function openSection(line: LogicalLine, lineText: string, firstText: string, first: Word, problems: ParseProblem[]): OpenSection {
   const bareName = firstText.endsWith('>') ? firstText.slice(1, -1) : firstText.slice(1);
-  const rest = line.text.slice(first.end).trim();
+  const rest = lineText.slice(first.end).trim();
   // httpd cuts the arguments at the last `>` and drops whatever follows it.
   const lastGt = rest.lastIndexOf('>');
   const closed = firstText.endsWith('>') ? rest === '' : lastGt !== -1;
   if (!closed) problems.push({ message: `<${bareName}> directive missing closing '>'`, range: line.content });
   const argsText = lastGt === -1 ? rest : rest.slice(0, lastGt).trimEnd();
   const afterClose = lastGt === -1 ? '' : rest.slice(lastGt + 1);
-  const argsOffset = argsText === '' ? first.end : line.text.indexOf(argsText, first.end);
+  const argsOffset = argsText === '' ? first.end : lineText.indexOf(argsText, first.end);
   return {
     line,
     spelled: spelling(bareName),
