@@ -103,20 +103,26 @@ const runs = ${JSON.stringify(TRAINING_RUNS)};
 const top = process.cwd();
 const exit = process.exit;
 let done = 0;
+let settled = false;
+function fail(message) {
+  settled = true;
+  process.stderr.write('bundle: ' + message + '\\n');
+  exit(1);
+}
 // The CLI ends each run with process.exit() once its output is out: that starts the next run.
-process.exit = () => setImmediate(next);
+// Exit 1 is findings; anything else is a run that did not lint (a fixture moved, say).
+process.exit = (code) =>
+  code === 0 || code === 1 ? setImmediate(next) : fail('training run ' + done + ' (' + runs[done - 1].argv.join(' ') + ') exited ' + code);
 process.once('exit', () => {
-  if (done <= runs.length) {
-    process.stderr.write('bundle: training run ' + done + ' of ' + runs.length + ' ended without process.exit(); no cache written\\n');
-    process.exitCode = 1;
-  }
+  if (!settled) fail('training run ' + done + ' of ' + runs.length + ' ended without process.exit(); no cache written');
 });
 function next() {
-  if (done++ === runs.length) {
+  if (done === runs.length) {
     fs.writeFileSync(loader.cacheFile, script.createCachedData());
+    settled = true;
     exit(0);
   }
-  const run = runs[done - 1];
+  const run = runs[done++];
   process.chdir(path.join(top, run.cwd));
   process.argv = [process.execPath, 'tune-lint', ...run.argv];
   loader.run(script);
