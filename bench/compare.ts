@@ -22,6 +22,7 @@ import {
   gnuTimeAvailable,
   median,
   roundRatios,
+  runMain,
   Runner,
   scratchDirectory,
   seededRandom,
@@ -198,9 +199,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 2;
-}
+await runMain(main);

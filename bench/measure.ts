@@ -196,3 +196,13 @@ export function roundRatios(a: readonly Sample[], b: readonly Sample[]): number[
 export function scratchDirectory(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'tune-lint-bench-'));
 }
+
+/** A bench script's entry point: a failure is one line on stderr and exit code 2, as the CLI's input errors are. */
+export async function runMain(main: () => Promise<void>): Promise<void> {
+  try {
+    await main();
+  } catch (error) {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+  }
+}

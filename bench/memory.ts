@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLI, CLI_NODE } from '../test/helpers/cli.js';
-import { gnuTimeAvailable, measureRounds, median, Runner, scratchDirectory, type BenchCommand } from './measure.js';
+import { gnuTimeAvailable, measureRounds, median, runMain, Runner, scratchDirectory, type BenchCommand } from './measure.js';
 import { smallVhost } from './trees.js';
 
 /** `head`, then the blocks `block` makes for 1, 2, 3... until the text holds `bytes`. */
@@ -109,9 +109,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 2;
-}
+await runMain(main);

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDumpIncludes, readEnvvars } from '../test/helpers/apache-oracle.js';
 import { findTool } from '../test/helpers/tools.js';
-import { countInstructions, gnuTimeAvailable, measureRounds, Runner, scratchDirectory, type BenchCommand } from './measure.js';
+import { countInstructions, gnuTimeAvailable, measureRounds, runMain, Runner, scratchDirectory, type BenchCommand } from './measure.js';
 import { formatReport, type MachineInfo, type TreeInfo } from './report.js';
 import { buildVhostTree, copyDebianTree, TREE_SHAPES, type TreeShape } from './trees.js';
 
@@ -315,9 +315,4 @@ function apacheVersion(binary: string): string {
   return /^Server version: (.*)$/m.exec(run.stdout)?.[1] ?? 'unknown';
 }
 
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 2;
-}
+await runMain(main);
