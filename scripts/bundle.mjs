@@ -83,7 +83,7 @@ writeFileSync(OUTFILE, `(function (require, __moduleUrl, __importExternal) {${sc
 // .tune-lint.yaml (the yaml parser, overrides, both languages). A function no
 // run reaches is compiled when first called, as without a cache; one in the
 // cache that a run never calls costs only its share of deserialising.
-// Measured by instructions in docs/performance.md ("The code cache").
+// Measured by instructions in docs/performance.md ("The bin: one script with a V8 code cache").
 const HOST_FACTS = ['--host-ram', '2G', '--host-cpus', '2'];
 const DEBIAN_APACHE = ['--sysroot', 'fixtures/apache/debian', 'fixtures/apache/debian/etc/apache2/apache2.conf'];
 const DEBIAN_MARIADB = ['--sysroot', 'fixtures/mycnf/debian', 'fixtures/mycnf/debian/etc/mysql/my.cnf'];
