@@ -548,17 +548,16 @@ class DiskKnowledge {
   readonly nativePaths = new Map<string, Buffer>();
 }
 
-/**
- * The bytes of an open file up to its end. The size fstat gives is where to
- * start, not the end: files in /proc and /sys say 0 and still have content,
- * which httpd, reading to EOF, gets.
- */
 /** Files up to this size are read into one buffer kept for the next file; larger ones into their own. */
 const SHARED_READ_BYTES = 64 * 1024;
 const sharedRead = Buffer.allocUnsafe(SHARED_READ_BYTES);
 
 /**
- * The file's bytes, valid until the next read: callers decode them at once.
+ * The bytes of an open file up to its end. The size fstat gives is where to
+ * start, not the end: files in /proc and /sys say 0 and still have content,
+ * which httpd, reading to EOF, gets.
+ *
+ * The bytes are valid until the next read: callers decode them at once.
  * A fresh buffer per file (4 KiB at least, past Node's pool) cost an
  * allocation and a collection each on 10,000 small vhost files. The buffer has
  * room for a byte more than fstat reported, so a file read whole comes back
