@@ -18,7 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findTool } from '../test/helpers/tools.js';
 import {
+  binOf,
   countInstructions,
+  describeBuild,
   gnuTimeAvailable,
   median,
   roundRatios,
@@ -32,7 +34,6 @@ import {
 import { buildVhostTree, copyDebianTree, TREE_SHAPES, type TreeShape } from './trees.js';
 
 const CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = path.join('bin', 'tune-lint.cjs');
 const USAGE = `usage: compare.js --base REV [--trees debian,${Object.keys(TREE_SHAPES).join(',')}] [--vhosts N] [--reps N] [--instructions]`;
 
 interface CompareOptions {
@@ -83,7 +84,7 @@ function buildBase(revision: string, into: string): { commit: string; bin: strin
   run('git', ['worktree', 'add', '--detach', into, commit], CHECKOUT);
   fs.symlinkSync(path.join(CHECKOUT, 'node_modules'), path.join(into, 'node_modules'));
   run('npm', ['run', '--silent', 'build'], into);
-  return { commit, bin: path.join(into, BIN) };
+  return { commit, bin: binOf(into) };
 }
 
 interface Tree {
@@ -147,7 +148,7 @@ async function main(): Promise<void> {
   try {
     progress(`building ${options.base} in ${worktree}`);
     const base = buildBase(options.base, worktree);
-    const head = path.join(CHECKOUT, BIN);
+    const head = binOf(CHECKOUT);
     progress('building trees');
     const trees = buildTrees(options, scratch);
     const node = process.execPath;
@@ -161,10 +162,8 @@ async function main(): Promise<void> {
     const samples = await pairedRounds(runner, pairs, options.repetitions, (round) => progress(`round ${round}/${options.repetitions}`));
     runner.close();
 
-    const headCommit = run('git', ['rev-parse', '--short', 'HEAD'], CHECKOUT);
-    const dirty = run('git', ['status', '--porcelain', '--untracked-files=no'], CHECKOUT) === '' ? '' : ' with uncommitted changes';
     const out = [
-      `This checkout (${headCommit}${dirty}) against ${options.base} (${base.commit.slice(0, 7)}), ${options.repetitions} paired rounds.`,
+      `This checkout's ${describeBuild(CHECKOUT, head)} against ${options.base} (${base.commit.slice(0, 7)}), ${options.repetitions} paired rounds.`,
       '',
       '| Tree | base (ms) | this (ms) | this / base, median of rounds | 95 % interval | peak RSS base / this (MiB) |',
       '|---|---:|---:|---:|---|---|',

@@ -206,3 +206,19 @@ export async function runMain(main: () => Promise<void>): Promise<void> {
     process.exitCode = 2;
   }
 }
+
+/** The `bin` of a checkout's package.json: the file `tune-lint` runs once installed. */
+export function binOf(checkout: string): string {
+  const manifest = JSON.parse(fs.readFileSync(path.join(checkout, 'package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.['tune-lint'];
+  if (bin === undefined) throw new Error(`${checkout}/package.json has no bin for tune-lint`);
+  return path.resolve(checkout, bin);
+}
+
+/** A build of the CLI as a report names it: its path in the checkout, the commit, and whether tracked files changed since. */
+export function describeBuild(checkout: string, cli: string): string {
+  const commit = spawnSync('git', ['-C', checkout, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
+  const dirty = spawnSync('git', ['-C', checkout, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' });
+  const at = commit.status === 0 ? ` at ${commit.stdout.trim()}${dirty.stdout.trim() === '' ? '' : ' with uncommitted changes'}` : '';
+  return `${path.relative(checkout, cli)}${at}`;
+}

@@ -27,11 +27,21 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDumpIncludes, readEnvvars } from '../test/helpers/apache-oracle.js';
 import { findTool } from '../test/helpers/tools.js';
-import { countInstructions, gnuTimeAvailable, measureRounds, runMain, Runner, scratchDirectory, type BenchCommand } from './measure.js';
+import {
+  binOf,
+  countInstructions,
+  describeBuild,
+  gnuTimeAvailable,
+  measureRounds,
+  runMain,
+  Runner,
+  scratchDirectory,
+  type BenchCommand,
+} from './measure.js';
 import { formatReport, type MachineInfo, type TreeInfo } from './report.js';
 import { buildVhostTree, copyDebianTree, TREE_SHAPES, type TreeShape } from './trees.js';
 
-const MANIFEST = new URL('../../package.json', import.meta.url);
+const CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 interface ApacheTree {
@@ -77,7 +87,7 @@ function benchOptions() {
 
 async function main(): Promise<void> {
   const { values, repetitions, sizes, shapes } = benchOptions();
-  const cli = values.cli === undefined ? binFromManifest() : path.resolve(values.cli);
+  const cli = values.cli === undefined ? binOf(CHECKOUT) : path.resolve(values.cli);
   const valgrind = values.instructions ? findTool('valgrind') : undefined;
   if (values.instructions && valgrind === undefined) throw new Error('--instructions needs valgrind (apt-get install valgrind)');
   const apache2 = findTool('apache2');
@@ -192,7 +202,7 @@ async function main(): Promise<void> {
       seconds: (Date.now() - started) / 1000,
       repetitions,
       rss: withRss,
-      measured: describeBuild(cli),
+      measured: describeBuild(CHECKOUT, cli),
       extraCaCerts: process.env.NODE_EXTRA_CA_CERTS,
     };
     process.stdout.write(formatReport({ machine, trees: treeInfo, samples, sizes, shapes, instructions }));
@@ -291,23 +301,6 @@ function verifyLint(command: BenchCommand, workDir: string): void {
   const languages = new Set(report.results.map((result) => result.language));
   if (!languages.has('apache') || !languages.has('mycnf'))
     throw new Error(`${command.id}: expected Apache and my.cnf results, got ${[...languages].join(', ')}`);
-}
-
-/** The CLI file timed, relative to the repository, and the commit checked out there. */
-function describeBuild(cli: string): string {
-  const root = fileURLToPath(new URL('.', MANIFEST));
-  const commit = spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' });
-  const dirty = spawnSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' });
-  const at = commit.status === 0 ? ` at ${commit.stdout.trim()}${dirty.stdout.trim() === '' ? '' : ' with uncommitted changes'}` : '';
-  return `${path.relative(root, cli)}${at}`;
-}
-
-/** The `bin` of package.json: the file `tune-lint` runs once installed. */
-function binFromManifest(): string {
-  const manifest = JSON.parse(fs.readFileSync(MANIFEST, 'utf8')) as { bin?: string | Record<string, string> };
-  const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.['tune-lint'];
-  if (bin === undefined) throw new Error('package.json has no bin for tune-lint');
-  return fileURLToPath(new URL(bin, MANIFEST));
 }
 
 function apacheVersion(binary: string): string {
