@@ -32,6 +32,11 @@ export class ContainerLines {
     return this.byContainer.has(container);
   }
 
+  /** The `<VirtualHost>` sections with lines of their own, in read order. */
+  *virtualHosts(): IterableIterator<ApacheSectionUse> {
+    for (const container of this.byContainer.keys()) if (container?.name === 'virtualhost') yield container;
+  }
+
   /** The container's last line: the one in effect there. */
   last(container: ApacheSectionUse | undefined): ApacheDirectiveUse | undefined {
     const known = this.byContainer.get(container);

@@ -1,13 +1,13 @@
 import { versionAtLeast } from '../../core/targets.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
-import { scopedSetting } from './scopes.js';
+import { linesByContainer, scopedSetting } from './scopes.js';
 import type { EffectiveSetting } from './settings.js';
 import { remembered } from '../../util/remembered.js';
 
 /**
  * The servers a config defines and the lines that decide a server-scope
- * setting for each: the main server, and every `<VirtualHost>` with its own
- * line or the main server's.
+ * setting for each: the main server, and every `<VirtualHost>` with a line
+ * of its own; the other vhosts share the main server's setting.
  */
 
 export interface ServerSetting {
@@ -24,9 +24,12 @@ export function virtualHosts(config: ApacheConfig): readonly ApacheSectionUse[] 
 const vhostLists = new WeakMap<ApacheConfig, readonly ApacheSectionUse[]>();
 
 /**
- * The setting for the main server and for each `<VirtualHost>`, in file
- * order; worked out once per config and name, as several rules ask for the
- * same one (KeepAlive for three) and a tree can have 10,000 vhosts.
+ * The setting for the main server, then for each `<VirtualHost>` that sets
+ * the directive itself, in file order; worked out once per config and name,
+ * as several rules ask for the same one (KeepAlive for three). A vhost
+ * without a line of its own has the main server's setting, so it adds no
+ * line that decides anything and is left out: an entry for every vhost and
+ * name was 50,000 objects on 10,000 vhosts, made again in each fix pass.
  */
 export function perServer(config: ApacheConfig, lowerName: string): readonly ServerSetting[] {
   return remembered(
@@ -34,7 +37,9 @@ export function perServer(config: ApacheConfig, lowerName: string): readonly Ser
     lowerName,
     () => {
       const servers: ServerSetting[] = [{ vhost: undefined, setting: scopedSetting(config, lowerName) }];
-      for (const vhost of virtualHosts(config)) servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
+      for (const vhost of linesByContainer(config, lowerName).virtualHosts()) {
+        servers.push({ vhost, setting: scopedSetting(config, lowerName, vhost) });
+      }
       return servers;
     },
   );
@@ -58,10 +63,25 @@ export function keepsAlive(config: ApacheConfig, keepAlive: EffectiveSetting): b
 const KEEPALIVE_OFF = /^off$/i;
 const KEEPALIVE_OFF_22 = /^(off|0)$/i;
 
-/** The lines deciding a keep-alive setting for at least one server that keeps connections alive, in read order. */
+/**
+ * The lines deciding a keep-alive setting for at least one server that keeps
+ * connections alive, in read order. The servers that can differ are the main
+ * server and the vhosts that set KeepAlive or the directive itself; any other
+ * vhost has both of the main server's settings.
+ */
 export function keepAliveLines(config: ApacheConfig, lowerName: string): ApacheDirectiveUse[] {
-  const keepAlive = perServer(config, 'keepalive');
-  return decidingLines(
-    perServer(config, lowerName).filter((_server, index) => keepsAlive(config, (keepAlive[index] as ServerSetting).setting)),
-  );
+  const keepAlive = byServer(perServer(config, 'keepalive'));
+  const setting = byServer(perServer(config, lowerName));
+  // perServer lists the main server (key undefined) first: what a vhost without a line of its own has.
+  const mainKeepAlive = keepAlive.get(undefined) as EffectiveSetting;
+  const mainSetting = setting.get(undefined) as EffectiveSetting;
+  const deciding: ServerSetting[] = [];
+  for (const vhost of new Set([...keepAlive.keys(), ...setting.keys()])) {
+    if (keepsAlive(config, keepAlive.get(vhost) ?? mainKeepAlive)) deciding.push({ vhost, setting: setting.get(vhost) ?? mainSetting });
+  }
+  return decidingLines(deciding);
+}
+
+function byServer(servers: readonly ServerSetting[]): Map<ApacheSectionUse | undefined, EffectiveSetting> {
+  return new Map(servers.map((server) => [server.vhost, server.setting]));
 }
