@@ -114,27 +114,35 @@ function serversSeeing(config: ApacheConfig, place: ServedPlace, lowerName: stri
   return [undefined, ...virtualHosts(config).filter((vhost) => own.has(vhost) || index.has(vhost))];
 }
 
-/** One server's sections: those for a plain path, by that path, and the rest (wildcards, regexes). */
-interface SectionIndex {
-  readonly byPath: SectionsByPath;
-  readonly others: DirectorySection[];
-}
-
 /**
- * Sections by path, with no Map until a second path: most vhosts have one
- * `<Directory>`, and a Map each was a twentieth of what a lint of 10,000
- * vhosts keeps.
+ * One server's sections: those for a plain path, by that path, and the rest
+ * (wildcards, regexes). No Map until a second path and no list of the rest
+ * until there is one: most vhosts have one `<Directory>`, and a Map, an empty
+ * list and a second object each were a tenth of what the rules keep on
+ * 10,000 vhosts.
  */
-class SectionsByPath {
+class ServerSections {
   private path: string | undefined;
   private list: DirectorySection[] | undefined;
   private map: Map<string, DirectorySection[]> | undefined;
+  private others: DirectorySection[] | undefined;
 
+  /** The sections for this plain path. */
   get(path: string): DirectorySection[] | undefined {
     return this.map === undefined ? (path === this.path ? this.list : undefined) : this.map.get(path);
   }
 
-  add(path: string, entry: DirectorySection): void {
+  /** Appends the sections that are not for a plain path to `found`. */
+  appendOthers(found: DirectorySection[]): void {
+    if (this.others !== undefined) appendAll(found, this.others);
+  }
+
+  add(entry: DirectorySection): void {
+    const { path } = entry;
+    if (path === undefined) {
+      (this.others ??= []).push(entry);
+      return;
+    }
     const known = this.get(path);
     if (known !== undefined) known.push(entry);
     else if (this.list === undefined) {
@@ -147,10 +155,10 @@ class SectionsByPath {
   }
 }
 
-const sectionIndexes = new WeakMap<ApacheConfig, Map<ApacheSectionUse | undefined, SectionIndex>>();
+const sectionIndexes = new WeakMap<ApacheConfig, Map<ApacheSectionUse | undefined, ServerSections>>();
 
 /** The sections written at server level (key undefined) and in each `<VirtualHost>`, indexed once per config. */
-function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, SectionIndex> {
+function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, ServerSections> {
   let perServer = sectionIndexes.get(config);
   if (perServer !== undefined) return perServer;
   perServer = new Map();
@@ -160,23 +168,24 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
     const isRegex = section.name === 'directorymatch' || section.args[0] === '~';
     const written = section.name === 'directory' && isRegex ? section.args[1] : section.args[0];
     if (written === undefined) continue;
-    const parts = isRegex ? undefined : components(isNormalAbsolute(written) ? written : path.posix.resolve('/', written));
+    const normal = isNormalAbsolute(written);
+    const parts = isRegex ? undefined : components(normal ? written : path.posix.resolve('/', written));
     const wildcards = parts?.some(hasWildcard) === true;
     const entry: DirectorySection = {
       section,
       depth: parts?.length,
-      path: parts === undefined || wildcards ? undefined : `/${parts.join('/')}`,
+      // A normalised path is its own components joined: the string the section already holds.
+      path: parts === undefined || wildcards ? undefined : normal ? written : `/${parts.join('/')}`,
       matchers: wildcards ? parts.map((part) => (hasWildcard(part) ? compileFnmatch(part) : (name: string) => name === part)) : undefined,
       regex: isRegex ? compileRegex(written) : undefined,
       inVhost: owner !== undefined,
     };
-    let index = perServer.get(owner);
-    if (index === undefined) {
-      index = { byPath: new SectionsByPath(), others: [] };
-      perServer.set(owner, index);
+    let sections = perServer.get(owner);
+    if (sections === undefined) {
+      sections = new ServerSections();
+      perServer.set(owner, sections);
     }
-    if (entry.path === undefined) index.others.push(entry);
-    else index.byPath.add(entry.path, entry);
+    sections.add(entry);
   }
   sectionIndexes.set(config, perServer);
   return perServer;
@@ -193,10 +202,10 @@ function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, 
   for (const server of vhost === undefined ? [index.get(undefined)] : [index.get(undefined), index.get(vhost)]) {
     if (server === undefined) continue;
     for (const level of levels) {
-      const sections = server.byPath.get(level);
+      const sections = server.get(level);
       if (sections !== undefined) appendAll(found, sections);
     }
-    appendAll(found, server.others);
+    server.appendOthers(found);
   }
   return found.length < 2 ? found : found.sort(httpdOrder);
 }
