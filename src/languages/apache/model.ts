@@ -230,9 +230,9 @@ class IncludeInEffect extends DirectiveInEffect {
   }
 }
 
-/** A section in effect; like a directive's, its arguments are split on first use. */
+/** A section in effect; like a directive's, its arguments are split on first use, and a lone one kept as its string. */
 class SectionInEffect implements ApacheSectionUse {
-  private splitArgs: readonly string[] | undefined;
+  private splitArgs: string | readonly string[] | undefined;
 
   constructor(
     readonly node: SectionNode,
@@ -252,7 +252,8 @@ class SectionInEffect implements ApacheSectionUse {
   }
 
   get args(): readonly string[] {
-    return (this.splitArgs ??= splitWords(this.argsText).map((word) => word.value));
+    const known = (this.splitArgs ??= oneOrMany(splitWords(this.argsText).map((word) => word.value)));
+    return typeof known === 'string' ? [known] : known;
   }
 }
 
