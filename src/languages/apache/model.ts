@@ -479,7 +479,8 @@ export class ApacheConfig {
     });
     if (!sameEntries(config.env, previous.env)) return undefined;
     const namesMoved = new Set([...movedUses.values()].map((use) => use.name));
-    for (const [name, list] of previous.byName) config.byName.set(name, namesMoved.has(name) ? list.map(useNow) : list.slice());
+    // Lists no fix moved are shared: only a walk appends to them, and neither config is walked again.
+    for (const [name, list] of previous.byName) config.byName.set(name, namesMoved.has(name) ? list.map(useNow) : list);
     config.modules.clear();
     for (const [identifier, module] of previous.modules) {
       const use = module.use === undefined ? undefined : movedUses.get(module.use.order);
