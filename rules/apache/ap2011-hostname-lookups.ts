@@ -4,6 +4,8 @@ import { sectionLabel, type ApacheDirectiveUse, type ApacheSectionUse } from '..
 import { decidingLines, perServer } from '../../src/languages/apache/vhosts.js';
 
 const ON = /^(on|double)$/i;
+/** A `Require host` line has the word in its (expanded) arguments' text. */
+const MAY_NAME_HOST = /host/i;
 
 export default defineApacheRule({
   meta: {
@@ -47,6 +49,8 @@ export default defineApacheRule({
     return {
       directive: {
         require(use) {
+          // Most Require lines are `all granted` or `ip ...`: splitting each of them keeps its words for the rest of the run.
+          if (!MAY_NAME_HOST.test(use.argsText)) return;
           const words = use.args.map((word) => word.toLowerCase());
           const at = words[0] === 'not' ? 1 : 0;
           if (words[at] === 'host') hostAccess(use, use.args.slice(0, at + 1), use.args.slice(at + 1), 'Require ip');
