@@ -132,6 +132,28 @@ class ServerSections {
     return this.map === undefined ? (path === this.path ? this.list : undefined) : this.map.get(path);
   }
 
+  /**
+   * Appends the sections for a plain path at or above the directory. A
+   * server with a few paths compares each with the directory; one with many
+   * (a `<Directory>` per site at server level) is looked up level by level,
+   * which keeps a tree with a section per site linear.
+   */
+  appendAtOrAbove(directory: DirectoryQuery, found: DirectorySection[]): void {
+    const map = this.map;
+    if (map === undefined) {
+      if (this.path !== undefined && isAtOrAbove(this.path, directory.normal)) appendAll(found, this.list as DirectorySection[]);
+    } else if (map.size <= FEW_PATHS) {
+      map.forEach((sections, path) => {
+        if (isAtOrAbove(path, directory.normal)) appendAll(found, sections);
+      });
+    } else {
+      for (const level of directory.levels) {
+        const sections = map.get(level);
+        if (sections !== undefined) appendAll(found, sections);
+      }
+    }
+  }
+
   /** Appends the sections that are not for a plain path to `found`. */
   appendOthers(found: DirectorySection[]): void {
     if (this.others !== undefined) appendAll(found, this.others);
@@ -155,6 +177,43 @@ class ServerSections {
   }
 }
 
+/** Up to this many plain paths in a server, each is compared with the directory rather than the directory's levels looked up. */
+const FEW_PATHS = 8;
+
+/** Whether a normalised path is the directory or one above it. */
+function isAtOrAbove(path: string, directory: string): boolean {
+  return (
+    path === '/' ||
+    path === directory ||
+    (directory.length > path.length && directory.charCodeAt(path.length) === 47 && directory.startsWith(path))
+  );
+}
+
+/**
+ * A directory asked about, with its components and levels made only when a
+ * section needs them: a DocumentRoot's own `<Directory>` and the main
+ * server's few are found by comparing paths.
+ */
+class DirectoryQuery {
+  private parts: string[] | undefined;
+  private levelList: string[] | undefined;
+  /** The directory normalised: absolute, without `.`, `..`, repeated or trailing slashes. */
+  readonly normal: string;
+
+  constructor(readonly directory: string) {
+    this.normal = directory === '/' || isNormalAbsolute(directory) ? directory : `/${this.components.join('/')}`;
+  }
+
+  get components(): readonly string[] {
+    return (this.parts ??= components(this.directory));
+  }
+
+  /** `/`, `/var`, `/var/www` for `/var/www`. */
+  get levels(): readonly string[] {
+    return (this.levelList ??= levelsOf(this.components));
+  }
+}
+
 const sectionIndexes = new WeakMap<ApacheConfig, Map<ApacheSectionUse | undefined, ServerSections>>();
 
 /** The sections written at server level (key undefined) and in each `<VirtualHost>`, indexed once per config. */
@@ -165,8 +224,9 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
   for (const section of config.sections) {
     if (section.name !== 'directory' && section.name !== 'directorymatch') continue;
     const owner = vhostOf(section);
-    const isRegex = section.name === 'directorymatch' || section.args[0] === '~';
-    const written = section.name === 'directory' && isRegex ? section.args[1] : section.args[0];
+    const args = section.args;
+    const isRegex = section.name === 'directorymatch' || args[0] === '~';
+    const written = section.name === 'directory' && isRegex ? args[1] : args[0];
     if (written === undefined) continue;
     const normal = isNormalAbsolute(written);
     const parts = isRegex ? undefined : components(normal ? written : path.posix.resolve('/', written));
@@ -192,19 +252,16 @@ function sectionIndex(config: ApacheConfig): Map<ApacheSectionUse | undefined, S
 }
 
 /**
- * The sections of a server (its own and the main server's) that apply to a
- * directory, in the order httpd applies them: plain paths are looked up per
- * directory level, so a tree with a section per site stays linear.
+ * The sections of a server (its own and the main server's) that may apply to
+ * a directory, in the order httpd applies them: those for a plain path at or
+ * above it, and every one with wildcards or a regex (which `appliesTo` tests).
  */
-function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, levels: readonly string[]): DirectorySection[] {
+function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, directory: DirectoryQuery): DirectorySection[] {
   const index = sectionIndex(config);
   const found: DirectorySection[] = [];
   for (const server of vhost === undefined ? [index.get(undefined)] : [index.get(undefined), index.get(vhost)]) {
     if (server === undefined) continue;
-    for (const level of levels) {
-      const sections = server.get(level);
-      if (sections !== undefined) appendAll(found, sections);
-    }
+    server.appendAtOrAbove(directory, found);
     server.appendOthers(found);
   }
   return found.length < 2 ? found : found.sort(httpdOrder);
@@ -240,9 +297,10 @@ function components(absolute: string): string[] {
  * component, as `apr_fnmatch` with APR_FNM_PATHNAME does), a regex section
  * when it matches the directory path with its trailing slash.
  */
-function appliesTo(entry: DirectorySection, directory: string, target: readonly string[], levels: readonly string[]): boolean {
-  if (entry.depth === undefined) return entry.regex?.test(directory === '/' ? '/' : `${directory}/`) === true;
-  if (entry.path !== undefined) return entry.depth <= target.length && levels[entry.depth] === entry.path;
+function appliesTo(entry: DirectorySection, directory: DirectoryQuery): boolean {
+  if (entry.depth === undefined) return entry.regex?.test(directory.directory === '/' ? '/' : `${directory.directory}/`) === true;
+  if (entry.path !== undefined) return isAtOrAbove(entry.path, directory.normal);
+  const target = directory.components;
   if (entry.matchers === undefined || entry.matchers.length > target.length) return false;
   return entry.matchers.every((matches, index) => matches(target[index] as string));
 }
@@ -272,10 +330,9 @@ export function linesAtPath(
     byContainer.appendTo(lines, undefined);
     if (vhost !== undefined) byContainer.appendTo(lines, vhost);
   }
-  const target = components(directory);
-  const levels = levelsOf(target);
-  for (const entry of sectionsFor(config, vhost, levels)) {
-    if (!appliesTo(entry, directory, target, levels)) continue;
+  const query = new DirectoryQuery(directory);
+  for (const entry of sectionsFor(config, vhost, query)) {
+    if (!appliesTo(entry, query)) continue;
     byContainer.appendTo(lines, entry.section);
   }
   return lines;
@@ -291,17 +348,16 @@ export function linesAtPath(
  * depth (measured by test/oracle/apache-tuning-runtime.test.ts).
  */
 export function overrideSectionsAtPath(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): ApacheSectionUse[] {
-  const target = components(directory);
-  const levels = levelsOf(target);
-  const sections = sectionsFor(config, vhost, levels);
+  const query = new DirectoryQuery(directory);
+  const sections = sectionsFor(config, vhost, query);
   const applying: ApacheSectionUse[] = [];
   // Only regex sections need every parent path: AP2012 asks this for every level of a docroot, which is cubic in its depth otherwise.
   const regexSections = sections.filter((entry) => entry.depth === undefined);
   if (regexSections.length > 0) {
-    const candidates = levels.flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
+    const candidates = query.levels.flatMap((level) => (level === '/' ? ['/'] : [level, `${level}/`]));
     for (const entry of regexSections) if (candidates.some((level) => entry.regex?.test(level) === true)) applying.push(entry.section);
   }
-  for (const entry of sections) if (entry.depth !== undefined && appliesTo(entry, directory, target, levels)) applying.push(entry.section);
+  for (const entry of sections) if (entry.depth !== undefined && appliesTo(entry, query)) applying.push(entry.section);
   return applying;
 }
 
@@ -328,7 +384,7 @@ export function settingAtPath(
 
 /** The `<Directory>` sections (non-regex, same server) whose path is exactly this directory, last applied last. */
 export function exactDirectorySections(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): ApacheSectionUse[] {
-  return sectionsFor(config, vhost, pathLevels(directory))
+  return sectionsFor(config, vhost, new DirectoryQuery(directory))
     .filter((entry) => entry.path === directory)
     .map((entry) => entry.section);
 }
