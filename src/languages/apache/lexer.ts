@@ -24,7 +24,7 @@ export interface LogicalLine {
 }
 
 /** C `isspace` in the C locale, as httpd uses it. */
-function isSpace(code: number): boolean {
+export function isSpace(code: number): boolean {
   return code === 32 || (code >= 9 && code <= 13);
 }
 
@@ -125,6 +125,9 @@ export function splitLogicalLines(text: string): LogicalLine[] {
  * The logical lines of a text one at a time, as {@link splitLogicalLines}
  * splits them: the parser turns each into its node and lets it go, so the
  * lines of a big file are never all kept beside the nodes made of them.
+ * `advance` gives a line without continuation as offsets in its fields, with
+ * no object made: the parser builds its node from them (a view per line that
+ * the node copied and dropped was a fifth of what parsing allocated).
  */
 export class LogicalLines {
   private position = 0;
@@ -134,18 +137,32 @@ export class LogicalLines {
    */
   private readonly nuls: number[] = [];
   private nulIndex = 0;
+  /** The line `advance` moved to: first byte, and after its line break. */
+  start = 0;
+  end = 0;
+  /** Where its trimmed text starts and ends in the text, when it has no continuation. */
+  contentStart = 0;
+  contentEnd = 0;
+  /** The line, when it is joined from continued lines; undefined for a line of one physical line. */
+  joined: LogicalLine | undefined;
 
-  constructor(private readonly text: string) {
+  constructor(readonly text: string) {
     for (let at = text.indexOf('\0'); at !== -1; at = text.indexOf('\0', at + 1)) this.nuls.push(at);
   }
 
   /** The next line, undefined after the last. */
-  // eslint-disable-next-line complexity -- ap_cfg_getline's loop (server/util.c), byte for byte: continuations, CR, NUL and the last line
   next(): LogicalLine | undefined {
+    if (!this.advance()) return undefined;
+    return this.joined ?? new LineView(this.start, this.end, this.text, this.contentStart, this.contentEnd);
+  }
+
+  /** Moves to the next line and describes it in the fields; false after the last. */
+  // eslint-disable-next-line complexity -- ap_cfg_getline's loop (server/util.c), byte for byte: continuations, CR, NUL and the last line
+  advance(): boolean {
     const { text, nuls } = this;
     const length = text.length;
     let position = this.position;
-    if (position >= length) return undefined;
+    if (position >= length) return false;
     const start = position;
     let physical = 0;
     let joinedLength = 0;
@@ -168,7 +185,8 @@ export class LogicalLines {
       const pieceEnd = continues ? contentEnd - 1 : contentEnd;
       if (physical === 1 && !continues) {
         this.position = newline === -1 ? length : newline + 1;
-        return physicalLine(text, start, this.position, pieceEnd);
+        this.physicalLine(start, this.position, pieceEnd);
+        return true;
       }
       if (filled + 3 > pieces.length) pieces = grown(pieces);
       pieces[filled++] = joinedLength;
@@ -179,9 +197,26 @@ export class LogicalLines {
       if (!continues || position >= length) {
         this.position = position;
         const table = pieces.slice(0, filled);
-        return joinedLine(start, position, table, joinPieces(text, table, joinedLength), physical, eol);
+        this.start = start;
+        this.end = position;
+        this.joined = joinedLine(start, position, table, joinPieces(text, table, joinedLength), physical, eol);
+        return true;
       }
     }
+  }
+
+  /** A line from `start` to `end` (its line break included) whose text ends at `contentEnd`, trimmed in place. */
+  private physicalLine(start: number, end: number, contentEnd: number): void {
+    const text = this.text;
+    let from = start;
+    let to = contentEnd;
+    while (from < to && isSpace(text.charCodeAt(from))) from++;
+    while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
+    this.start = start;
+    this.end = end;
+    this.contentStart = from;
+    this.contentEnd = to;
+    this.joined = undefined;
   }
 }
 
@@ -207,15 +242,6 @@ function joinPieces(text: string, pieces: Int32Array, length: number): string {
   }
   // UTF-16 code units back to a string as they are, lone surrogates included.
   return Buffer.from(codes.buffer, codes.byteOffset, codes.byteLength).toString('utf16le');
-}
-
-/** A line from `start` to `end` (its line break included) whose text ends at `contentEnd`, trimmed in place. */
-function physicalLine(text: string, start: number, end: number, contentEnd: number): LogicalLine {
-  let from = start;
-  let to = contentEnd;
-  while (from < to && isSpace(text.charCodeAt(from))) from++;
-  while (to > from && isSpace(text.charCodeAt(to - 1))) to--;
-  return new LineView(start, end, text, from, to);
 }
 
 function joinedLine(

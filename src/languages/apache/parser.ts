@@ -1,6 +1,6 @@
 import type { Range } from '../../core/types.js';
 import type { ApacheArg, ApacheNode, CloseTag, DirectiveNode, ErrorNode, ParseProblem, SectionNode } from './cst.js';
-import { LineView, LogicalLines, nextWord, splitWords, type LogicalLine, type Word } from './lexer.js';
+import { isSpace, LineView, LogicalLines, nextWord, splitWords, type LogicalLine, type Word } from './lexer.js';
 import { printApache } from './print.js';
 import { remembered } from '../../util/remembered.js';
 
@@ -56,15 +56,17 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
   const lines = new LogicalLines(text);
   const current = (): ApacheNode[] => parentOf(stack, root);
 
-  for (let line = lines.next(); line !== undefined; line = lines.next()) {
+  while (lines.advance()) {
+    if (lines.joined === undefined && readFromOffsets(lines, stack, root, problems)) continue;
+    const line = lines.joined ?? new LineView(lines.start, lines.end, text, lines.contentStart, lines.contentEnd);
     // Read once: a view's text is a new slice of the file on each read.
     const lineText = line.text;
     if (lineText.length === 0) {
-      current().push(new TextLine('blank', line));
+      current().push(new TextLine('blank', ...LineView.partsOf(line)));
       continue;
     }
     if (lineText.startsWith('#')) {
-      current().push(new TextLine('comment', line));
+      current().push(new TextLine('comment', ...LineView.partsOf(line)));
       continue;
     }
     const first = nextWord(lineText, 0) as Word;
@@ -75,7 +77,8 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
         const name = firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2);
         problems.push({ message: `</${name}> directive missing closing '>'`, range: line.content });
       }
-      closeSection(line, firstText, stack, root, problems);
+      const [name, nameLower] = spelling(firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2));
+      closeSection(new CloseLine(name, ...LineView.partsOf(line)), nameLower, stack, root, problems);
       continue;
     }
     if (firstText.startsWith('<')) {
@@ -99,13 +102,54 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
   return new ApacheDocument(text, kept(root), problems.length === 0 ? NO_PROBLEMS : problems);
 }
 
+/**
+ * A line of one physical line, read straight from its offsets when it is of
+ * the common kinds: a blank, a comment, a directive whose name is a plain
+ * word, a close tag `</Name>`. False for any other line, which the general
+ * path reads. The view, text, first word and name slices that path makes per
+ * line were most of what parsing a big file allocated.
+ */
+function readFromOffsets(lines: LogicalLines, stack: OpenSections, root: ApacheNode[], problems: ParseProblem[]): boolean {
+  const { text, start, end, contentStart, contentEnd } = lines;
+  if (contentStart === contentEnd) {
+    parentOf(stack, root).push(new TextLine('blank', start, end, text, contentStart, contentEnd));
+    return true;
+  }
+  const code = text.charCodeAt(contentStart);
+  if (code === HASH) {
+    parentOf(stack, root).push(new TextLine('comment', start, end, text, contentStart, contentEnd));
+    return true;
+  }
+  if (code === LESS_THAN) {
+    const spelled = text.charCodeAt(contentStart + 1) === SLASH ? plainCloseTag(text, contentStart, contentEnd) : undefined;
+    if (spelled === undefined) return false;
+    closeSection(new CloseLine(spelled[0], start, end, text, contentStart, contentEnd), spelled[1], stack, root, problems);
+    return true;
+  }
+  if (code === DOUBLE_QUOTE || code === SINGLE_QUOTE) return false;
+  let nameEnd = contentStart;
+  let hash = FNV_OFFSET;
+  for (let char = code; nameEnd < contentEnd && !isSpace(char); char = text.charCodeAt(++nameEnd)) {
+    // An escape makes the name differ from its text: the general path unescapes it.
+    if (char === BACKSLASH) return false;
+    hash = hashStep(hash, char);
+  }
+  const spelled = spellings.at(text, contentStart, nameEnd, hash);
+  parentOf(stack, root).push(new Directive(start, end, text, contentStart, contentEnd, spelled, nameEnd - contentStart));
+  return true;
+}
+
 /** A comment or blank line, its own line; its range is made on first use, as a directive's. */
 class TextLine<Kind extends 'comment' | 'blank'> extends LineView {
   constructor(
     readonly kind: Kind,
-    line: LogicalLine,
+    start: number,
+    end: number,
+    source: string | LogicalLine,
+    contentStart: number,
+    contentEnd: number,
   ) {
-    super(...LineView.partsOf(line));
+    super(start, end, source, contentStart, contentEnd);
   }
 
   get line(): LogicalLine {
@@ -126,13 +170,17 @@ class TextLine<Kind extends 'comment' | 'blank'> extends LineView {
  */
 class Directive extends LineView implements DirectiveNode {
   constructor(
-    line: LogicalLine,
+    start: number,
+    end: number,
+    source: string | LogicalLine,
+    contentStart: number,
+    contentEnd: number,
     /** The name as written and in lower case, shared by the lines that spell it so. */
     private readonly spelled: readonly [string, string],
     /** Where the name ends in the line's text; it starts at 0, as the text is trimmed. */
     private readonly nameEnd: number,
   ) {
-    super(...LineView.partsOf(line));
+    super(start, end, source, contentStart, contentEnd);
   }
 
   get name(): string {
@@ -181,26 +229,84 @@ export function argValues(node: DirectiveNode): string[] {
   return node instanceof Directive ? node.argValues() : node.args.map((arg) => arg.value);
 }
 
-const spellings = new Map<string, readonly [string, string]>();
-
 /**
  * Directive and section names repeat: one string per spelling and one for its
  * lower case, shared by every line that spells the name so (for a bounded
  * number of spellings). On 10,000 vhosts the section names alone were a
- * tenth of the parse's memory.
+ * tenth of the parse's memory. A name is looked up where it is written in the
+ * text, by a hash taken as it is scanned: the slice a Map lookup needs was,
+ * with the Map's own hashing of it, a sixth of parsing a big file.
  */
-function spelling(name: string): readonly [string, string] {
-  let known = spellings.get(name);
-  if (known === undefined) {
-    known = [name, name.toLowerCase()];
-    if (spellings.size < 10_000) spellings.set(name, known);
+class Spellings {
+  private slots: (readonly [string, string] | undefined)[] = new Array<undefined>(256).fill(undefined);
+  private size = 0;
+
+  /** The spelling of `text` from `from` to `to`, whose hash by {@link hashStep} is `hash`. */
+  at(text: string, from: number, to: number, hash: number): readonly [string, string] {
+    const length = to - from;
+    const mask = this.slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const known = this.slots[slot];
+      if (known === undefined) break;
+      if (known[0].length === length && text.startsWith(known[0], from)) return known;
+    }
+    const name = text.slice(from, to);
+    const made = [name, name.toLowerCase()] as const;
+    if (this.size < MAX_SPELLINGS) this.insert(made, hash);
+    return made;
   }
-  return known;
+
+  private insert(spelled: readonly [string, string], hash: number): void {
+    // Kept at most half full, so that a miss ends at an empty slot soon.
+    if (2 * (this.size + 1) > this.slots.length) {
+      const old = this.slots;
+      this.slots = new Array<undefined>(old.length * 2).fill(undefined);
+      for (const known of old) if (known !== undefined) this.place(known, hashOf(known[0]));
+    }
+    this.place(spelled, hash);
+    this.size++;
+  }
+
+  private place(spelled: readonly [string, string], hash: number): void {
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    while (this.slots[slot] !== undefined) slot = (slot + 1) & mask;
+    this.slots[slot] = spelled;
+  }
+}
+
+const MAX_SPELLINGS = 10_000;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** One character into a name's FNV-1a hash. */
+function hashStep(hash: number, code: number): number {
+  return Math.imul(hash ^ code, FNV_PRIME);
+}
+
+function hashOf(name: string): number {
+  let hash = FNV_OFFSET;
+  for (let index = 0; index < name.length; index++) hash = hashStep(hash, name.charCodeAt(index));
+  return hash;
+}
+
+const spellings = new Spellings();
+
+function spelling(name: string): readonly [string, string] {
+  return spellings.at(name, 0, name.length, hashOf(name));
 }
 
 function directive(line: LogicalLine, first: Word): DirectiveNode {
-  return new Directive(line, spelling(first.value), first.end);
+  return new Directive(...LineView.partsOf(line), spelling(first.value), first.end);
 }
+
+const HASH = 35;
+const SLASH = 47;
+const GREATER_THAN = 62;
+const BACKSLASH = 92;
+const LESS_THAN = 60;
+const DOUBLE_QUOTE = 34;
+const SINGLE_QUOTE = 39;
 
 function openSection(line: LogicalLine, lineText: string, firstText: string, first: Word, problems: ParseProblem[]): OpenSection {
   const bareName = firstText.endsWith('>') ? firstText.slice(1, -1) : firstText.slice(1);
@@ -222,9 +328,25 @@ function openSection(line: LogicalLine, lineText: string, firstText: string, fir
   };
 }
 
-function closeSection(line: LogicalLine, firstText: string, stack: OpenSections, root: ApacheNode[], problems: ParseProblem[]): void {
-  const [name, nameLower] = spelling(firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2));
-  const closeTag = new CloseLine(line, name);
+/**
+ * The name of a close tag written `</Name>` and nothing else (no blank in it),
+ * read where it stands; undefined for any other line, which the general path
+ * reads as httpd does.
+ */
+function plainCloseTag(text: string, contentStart: number, contentEnd: number): readonly [string, string] | undefined {
+  const nameEnd = contentEnd - 1;
+  if (nameEnd <= contentStart + 2 || text.charCodeAt(nameEnd) !== GREATER_THAN) return undefined;
+  let hash = FNV_OFFSET;
+  for (let at = contentStart + 2; at < nameEnd; at++) {
+    const code = text.charCodeAt(at);
+    if (isSpace(code)) return undefined;
+    hash = hashStep(hash, code);
+  }
+  return spellings.at(text, contentStart + 2, nameEnd, hash);
+}
+
+function closeSection(closeTag: CloseLine, nameLower: string, stack: OpenSections, root: ApacheNode[], problems: ParseProblem[]): void {
+  const { name } = closeTag;
   const top = stack.top();
   const matchAt = stack.find(nameLower);
   if (top !== undefined && matchAt === stack.length - 1) {
@@ -234,13 +356,13 @@ function closeSection(line: LogicalLine, firstText: string, stack: OpenSections,
   }
   if (top === undefined) {
     const message = `</${name}> without matching <${name}> section`;
-    problems.push({ message, range: line.content });
-    root.push({ kind: 'error', line, range: [line.start, line.end], message });
+    problems.push({ message, range: closeTag.content });
+    root.push({ kind: 'error', line: closeTag, range: [closeTag.start, closeTag.end], message });
     return;
   }
-  problems.push({ message: `Expected </${top.spelled[0]}> but saw </${name}>`, range: line.content });
+  problems.push({ message: `Expected </${top.spelled[0]}> but saw </${name}>`, range: closeTag.content });
   if (matchAt === -1) {
-    top.children.push({ kind: 'error', line, range: [line.start, line.end], message: `stray </${name}>` });
+    top.children.push({ kind: 'error', line: closeTag, range: [closeTag.start, closeTag.end], message: `stray </${name}>` });
     return;
   }
   while (stack.length - 1 > matchAt) {
@@ -373,10 +495,14 @@ class Section implements SectionNode {
 /** A close tag line, its own line. */
 class CloseLine extends LineView implements CloseTag {
   constructor(
-    line: LogicalLine,
     readonly name: string,
+    start: number,
+    end: number,
+    source: string | LogicalLine,
+    contentStart: number,
+    contentEnd: number,
   ) {
-    super(...LineView.partsOf(line));
+    super(start, end, source, contentStart, contentEnd);
   }
 
   get line(): LogicalLine {
