@@ -69,6 +69,29 @@ describe('Apache parser: a line read from its offsets and through the general pa
     assert.deepEqual(read, written);
   });
 
+  it('keeps names apart that a file made collide in the table, many more than a lookup looks at', () => {
+    // FNV-1a, as the parser hashes a name: 200 names whose hashes agree in their low 12 bits, so they
+    // share a slot in every table up to 4,096 slots and most of them cannot be placed near it.
+    const fnv = (name: string): number => {
+      let hash = 0x811c9dc5;
+      for (let index = 0; index < name.length; index++) hash = Math.imul(hash ^ name.charCodeAt(index), 0x01000193);
+      return hash & 0xfff;
+    };
+    const colliding: string[] = [];
+    for (let index = 0; colliding.length < 200; index++) {
+      const name = `Set${index.toString(36)}`;
+      if (fnv(name) === fnv('Set0')) colliding.push(name);
+    }
+    const written = [...colliding, ...colliding, 'KeepAlive'];
+    const read = parseApache(written.map((name) => `${name} x\n`).join('')).nodes.map((node) =>
+      node.kind === 'directive' ? [node.name, node.nameLower] : node.kind,
+    );
+    assert.deepEqual(
+      read,
+      written.map((name) => [name, name.toLowerCase()]),
+    );
+  });
+
   it('knows a name spelled with different case as its own spelling, with one lower case', () => {
     const document = parseApache('KeepAlive On\nkeepalive Off\nKEEPALIVE On\nKeepAlive Off\n');
     const names = document.nodes.map((node) => (node.kind === 'directive' ? [node.name, node.nameLower] : []));

@@ -245,7 +245,7 @@ class Spellings {
   at(text: string, from: number, to: number, hash: number): readonly [string, string] {
     const length = to - from;
     const mask = this.slots.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+    for (let probe = 0, slot = hash & mask; probe < MAX_PROBES; probe++, slot = (slot + 1) & mask) {
       const known = this.slots[slot];
       if (known === undefined) break;
       if (known[0].length === length && text.startsWith(known[0], from)) return known;
@@ -261,20 +261,30 @@ class Spellings {
     if (2 * (this.size + 1) > this.slots.length) {
       const old = this.slots;
       this.slots = new Array<undefined>(old.length * 2).fill(undefined);
+      this.size = 0;
       for (const known of old) if (known !== undefined) this.place(known, hashOf(known[0]));
     }
     this.place(spelled, hash);
-    this.size++;
   }
 
+  /**
+   * Puts a spelling within MAX_PROBES slots of its hash, or leaves it out: the
+   * hash is no secret, and names a file makes collide on purpose must not make
+   * every lookup walk them all (a name left out is only made again when met).
+   */
   private place(spelled: readonly [string, string], hash: number): void {
     const mask = this.slots.length - 1;
-    let slot = hash & mask;
-    while (this.slots[slot] !== undefined) slot = (slot + 1) & mask;
-    this.slots[slot] = spelled;
+    for (let probe = 0, slot = hash & mask; probe < MAX_PROBES; probe++, slot = (slot + 1) & mask) {
+      if (this.slots[slot] !== undefined) continue;
+      this.slots[slot] = spelled;
+      this.size++;
+      return;
+    }
   }
 }
 
+/** How many slots a lookup or an insertion looks at, at most. */
+const MAX_PROBES = 16;
 const MAX_SPELLINGS = 10_000;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
