@@ -330,9 +330,8 @@ export class ConfigFileSystem {
           link = fs.readlinkSync(this.native(candidate), 'utf8');
         } else {
           const stat = fs.lstatSync(this.native(candidate), NO_THROW_IF_MISSING);
-          if (stat === undefined) link = null;
-          else if (stat.isSymbolicLink()) link = fs.readlinkSync(this.native(candidate), 'utf8');
-          else this.known.realKinds.set(candidate, kindOf(stat));
+          if (stat?.isSymbolicLink() === true) link = fs.readlinkSync(this.native(candidate), 'utf8');
+          else if (stat !== undefined) this.known.realKinds.set(candidate, kindOf(stat));
         }
       } catch {
         link = null;

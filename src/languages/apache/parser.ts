@@ -73,11 +73,9 @@ export function parseApache(text: string, options: { maxNesting?: number } = {})
     const firstText = lineText.slice(first.start, first.end);
     if (firstText.startsWith('</')) {
       // httpd wants exactly `</Name>`: a close tag with more text (`</Directory >`) is an error, but closes.
-      if (!firstText.endsWith('>') || nextWord(lineText, first.end) !== undefined) {
-        const name = firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2);
-        problems.push({ message: `</${name}> directive missing closing '>'`, range: line.content });
-      }
       const [name, nameLower] = spelling(firstText.endsWith('>') ? firstText.slice(2, -1) : firstText.slice(2));
+      if (!firstText.endsWith('>') || nextWord(lineText, first.end) !== undefined)
+        problems.push({ message: `</${name}> directive missing closing '>'`, range: line.content });
       closeSection(new CloseLine(name, ...LineView.partsOf(line)), nameLower, stack, root, problems);
       continue;
     }
