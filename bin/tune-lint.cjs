@@ -8,7 +8,6 @@
 // compiled as usual: slower, same result. Nothing is written at run time.
 const fs = require('node:fs');
 const path = require('node:path');
-const { pathToFileURL } = require('node:url');
 const vm = require('node:vm');
 
 const bundle = path.join(__dirname, '..', 'dist', 'bundle', 'cli', 'cli.js');
@@ -73,7 +72,7 @@ function importOnDemand(specifier) {
 }
 
 function run(script) {
-  script.runInThisContext()(require, pathToFileURL(bundle).href, importOnDemand);
+  script.runInThisContext()(require, importOnDemand);
 }
 
 if (require.main === module) run(compile());

@@ -31,6 +31,21 @@ const lazyChildProcessForCommander = {
   },
 };
 
+// commands/version.ts reads package.json beside dist/ through import.meta.url, which a CommonJS script
+// has not; resolving that URL is also the only thing Node's URL class did in a lint (15 functions compiled
+// on every run). The bundle is built from one package.json, so its version is written in; the build checks
+// `--version` against package.json below.
+const { version: PACKAGE_VERSION } = JSON.parse(readFileSync('package.json', 'utf8'));
+const versionWrittenIn = {
+  name: 'version-written-in',
+  setup(bundler) {
+    bundler.onLoad({ filter: /[\\/]dist[\\/]src[\\/]commands[\\/]version\.js$/ }, () => ({
+      contents: `export function readVersion() { return ${JSON.stringify(PACKAGE_VERSION)}; }`,
+      loader: 'js',
+    }));
+  },
+};
+
 await build({
   absWorkingDir: process.cwd(),
   entryPoints: ['dist/src/cli.js'],
@@ -40,9 +55,7 @@ await build({
   format: 'cjs',
   target: 'node20',
   external: EXTERNAL,
-  // The loader passes the bundle's own URL in; commands/version.ts finds package.json from it (dist/bundle/cli is as deep as dist/src/commands).
-  define: { 'import.meta.url': '__moduleUrl' },
-  plugins: [lazyChildProcessForCommander],
+  plugins: [lazyChildProcessForCommander, versionWrittenIn],
   logLevel: 'warning',
 });
 
@@ -74,7 +87,9 @@ script = script.replace(/([\w$]+) = __toESM\(require\("(node:[\w/]+)"\), 1\)/g, 
 // The loader reads the script as latin1, which is faster than decoding UTF-8 and exact for ASCII; esbuild escapes the rest.
 if (/[^\x00-\x7f]/.test(script)) throw new Error(`bundle: ${OUTFILE} is not ASCII, and bin/tune-lint.cjs reads it as latin1`);
 // Wrapped here, not by the loader: a wrapper added at run time is a second copy of the script that V8 flattens.
-writeFileSync(OUTFILE, `(function (require, __moduleUrl, __importExternal) {${script}\n})`);
+if (script.includes('import.meta') || script.includes('import_meta'))
+  throw new Error(`bundle: import.meta is left in ${OUTFILE}, which a CommonJS script has not`);
+writeFileSync(OUTFILE, `(function (require, __importExternal) {${script}\n})`);
 
 // The training runs, one after the other in one process: what V8 compiled on
 // the way is the cache, so they are the runs users make most. Debian's stock
@@ -131,6 +146,5 @@ next();
 `;
 execFileSync(process.execPath, ['--input-type=commonjs', '-e', TRAINING], { stdio: ['ignore', 'ignore', 'inherit'] });
 
-const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const printed = execFileSync(process.execPath, ['bin/tune-lint.cjs', '--version'], { encoding: 'utf8' }).trim();
-if (printed !== version) throw new Error(`bin/tune-lint.cjs --version printed ${printed}, package.json says ${version}`);
+if (printed !== PACKAGE_VERSION) throw new Error(`bin/tune-lint.cjs --version printed ${printed}, package.json says ${PACKAGE_VERSION}`);
