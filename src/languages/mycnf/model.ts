@@ -5,6 +5,7 @@ import type { ConfigProblem } from '../../core/problem.js';
 import { SourceFile } from '../../core/source-file.js';
 import type { DatabaseTarget } from '../../core/targets.js';
 import type { Range, Severity } from '../../core/types.js';
+import { byteOrder } from '../apache/fnmatch.js';
 import { variableDefault, type DefaultContext, type DefaultValue } from './defaults.js';
 import { dumpMycnfConfig } from './dump.js';
 import { groupKey, serverGroups } from './groups.js';
@@ -460,7 +461,7 @@ class MycnfModel implements MycnfConfig {
     const entries = listed
       // fn_ext2: the extension starts at the last dot, so `.cnf` and `.hidden.cnf` count, `x.cnf.bak` does not.
       .filter((name) => name.lastIndexOf('.') !== -1 && name.slice(name.lastIndexOf('.')) === '.cnf')
-      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      .sort(byteOrder);
     for (const name of entries) {
       if (this.aborted) break;
       const entry = path.join(directory, name);
