@@ -75,5 +75,21 @@ function run(script) {
   script.runInThisContext()(require, importOnDemand);
 }
 
-if (require.main === module) run(compile());
-else module.exports = { cacheFile, compile, importOnDemand, run };
+/**
+ * `--debug` prints an error's stack trace, and the bundle's is minified: such
+ * a run takes the module build (dist/src, the library's one file per source,
+ * which the bundle is made from and prints the same) so the trace names the
+ * sources' files, functions and lines.
+ */
+function runModuleBuild() {
+  const { pathToFileURL } = require('node:url');
+  import(pathToFileURL(path.join(__dirname, '..', 'dist', 'src', 'cli.js')).href).catch((error) => {
+    process.stderr.write(`tune-lint: ${error?.stack ?? error}\n`);
+    process.exit(2);
+  });
+}
+
+if (require.main === module) {
+  if (process.argv.includes('--debug')) runModuleBuild();
+  else run(compile());
+} else module.exports = { cacheFile, compile, importOnDemand, run };

@@ -169,9 +169,10 @@ describe('exit code 2: one clear line on stderr, no stack trace', () => {
     assert.doesNotMatch(lint(['--lang', 'apache', 'vhost-example']).stdout, /Read as:/, '--lang says');
   });
 
-  it('--debug adds the stack trace', () => {
+  it("--debug adds the stack trace, of the module build: the files and functions are the sources'", () => {
     const run = runCli(['--no-probe', '--debug', 'nope.conf'], { cwd: dir });
     assert.equal(run.status, 2);
     assert.match(run.stderr, /^tune-lint: \w*Error: nope\.conf: no such file\n\s+at /);
+    assert.match(run.stderr, /^\s+at loadAll \(file:\/\/\/.*\/dist\/src\/lint\.js:\d+:\d+\)$/m);
   });
 });
