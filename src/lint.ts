@@ -71,6 +71,8 @@ interface Loaded {
   readonly files: SourceFile[];
   readonly languages: Map<SourceFile, Language>;
   readonly guessedLanguages: { readonly file: SourceFile; readonly language: Language }[];
+  /** The language each main file given was read as, by its absolute path. */
+  readonly mainLanguages: Map<string, Language>;
 }
 
 /**
@@ -146,6 +148,7 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
     files: [] as SourceFile[],
     languages: new Map<SourceFile, Language>(),
     guessedLanguages: [] as { readonly file: SourceFile; readonly language: Language }[],
+    mainLanguages: new Map<string, Language>(),
   };
   const record = (entries: readonly { readonly source: SourceFile }[], language: Language): void => {
     for (const entry of entries) {
@@ -156,7 +159,11 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
   for (const given of input.paths) {
     const hostPath = path.resolve(cwd, given);
     try {
-      const language = languageOf(input, fs, hostPath);
+      // A fix pass reads each main file as the language its first read found: the fixes were made for that
+      // reading, and telling the language again (the php-fpm and php.ini checks go through every line of
+      // the main file) was 0.8 M of the stock Debian lint's instructions.
+      const language = previous?.mainLanguages.get(hostPath) ?? languageOf(input, fs, hostPath);
+      loaded.mainLanguages.set(hostPath, language);
       const guessed = input.language === undefined && languageFromName(hostPath) !== language;
       if (language === 'apache') {
         const config = readApache(input, fs, targets, hostPath, previous);
