@@ -32,8 +32,8 @@ export async function unifiedDiffBytes(changes: readonly FileChange[]): Promise<
 async function fileSections(changes: readonly FileChange[]): Promise<{ text: string; encoding: 'utf8' | 'latin1' }[]> {
   const relevant = changes.filter((change) => change.before !== change.after);
   if (relevant.length === 0) return [];
-  const { structuredPatch } = await import('diff');
   const sections: { text: string; encoding: 'utf8' | 'latin1' }[] = [];
+  let jsdiff: typeof import('diff') | undefined;
   for (const change of relevant) {
     const out: string[] = [];
     const path = change.patchPath.replace(/^\/+/, '');
@@ -44,7 +44,10 @@ async function fileSections(changes: readonly FileChange[]): Promise<{ text: str
         out.push(replacementHunk(window));
         continue;
       }
-      const patch = structuredPatch(`a/${path}`, `b/${path}`, window.before, window.after, undefined, undefined, { context: CONTEXT });
+      jsdiff ??= await import('diff');
+      const patch = jsdiff.structuredPatch(`a/${path}`, `b/${path}`, window.before, window.after, undefined, undefined, {
+        context: CONTEXT,
+      });
       for (const hunk of patch.hunks) {
         out.push(
           `@@ -${range(hunk.oldStart + window.oldOffset, hunk.oldLines)} +${range(hunk.newStart + window.newOffset, hunk.newLines)} @@\n`,
@@ -66,11 +69,12 @@ const RESYNC_REACH = 64;
 /** A region this many lines long (both sides) with no place where the texts agree again is not diffed: see changedWindows. */
 const REPLACED_ABOVE = 4000;
 
-/** The rest of both texts from a line on, every line in it changed: one hunk that takes the old lines out and puts the new ones in. */
+/** Lines every one of which changed, with their context: one hunk that takes the old lines out and puts the new ones in. */
 interface Replacement {
   readonly context: readonly string[];
   readonly replaced: readonly string[];
   readonly replacing: readonly string[];
+  readonly trailing: readonly string[];
   readonly oldOffset: number;
   readonly newOffset: number;
 }
@@ -94,6 +98,11 @@ interface DiffWindow {
  * well, so the hunks are the ones a diff of the whole texts gives whenever
  * that diff pairs the same lines. With no such place, the rest is one region,
  * and when that region is long it is written as a replacement of every line.
+ * A region of one line changed, added or taken out, whose lines its context
+ * does not hold, is written as a replacement too: the only diff of it pairs
+ * the context lines with themselves, and jsdiff would write the same hunk.
+ * That is what most fixes make (a value on one line), and then jsdiff is not
+ * loaded at all (2.9 M of the stock Debian lint's instructions with it).
  */
 function changedWindows(before: string, after: string): (DiffWindow | Replacement)[] {
   const old = splitLines(before);
@@ -115,6 +124,7 @@ function changedWindows(before: string, after: string): (DiffWindow | Replacemen
         context: old.slice(startOld, i),
         replaced: old.slice(i),
         replacing: now.slice(j),
+        trailing: [],
         oldOffset: startOld,
         newOffset: startNew,
       });
@@ -122,6 +132,18 @@ function changedWindows(before: string, after: string): (DiffWindow | Replacemen
     }
     const stopOld = Math.min(old.length, endOld + CONTEXT);
     const stopNew = endNew + (stopOld - endOld);
+    if (endOld - i <= 1 && endNew - j <= 1) {
+      const context = old.slice(startOld, i);
+      const trailing = old.slice(endOld, stopOld);
+      const replaced = old.slice(i, endOld);
+      const replacing = now.slice(j, endNew);
+      if (![...replaced, ...replacing].some((line) => context.includes(line) || trailing.includes(line))) {
+        windows.push({ context, replaced, replacing, trailing, oldOffset: startOld, newOffset: startNew });
+        i = endOld;
+        j = endNew;
+        continue;
+      }
+    }
     windows.push({
       before: old.slice(startOld, stopOld).join(''),
       after: now.slice(startNew, stopNew).join(''),
@@ -176,14 +198,15 @@ export function changedLineRegions(before: string, after: string): { start: numb
 
 /**
  * The hunk of a Replacement, as jsdiff writes one whose lines have nothing
- * in common: context, the old lines, the new ones, each last line without a
- * line feed marked. Diffing such a region would cost the square of its
+ * in common: context, the old lines, the new ones, the context after, each
+ * last line without a line feed marked. Diffing such a region would cost the square of its
  * length (250,000 lines each moved below a comment of their own: hours) and
  * find next to nothing in common.
  */
 function replacementHunk(hunk: Replacement): string {
+  const unchanged = hunk.context.length + hunk.trailing.length;
   const out = [
-    `@@ -${range(hunk.oldOffset + 1, hunk.context.length + hunk.replaced.length)} +${range(hunk.newOffset + 1, hunk.context.length + hunk.replacing.length)} @@\n`,
+    `@@ -${range(hunk.oldOffset + 1, unchanged + hunk.replaced.length)} +${range(hunk.newOffset + 1, unchanged + hunk.replacing.length)} @@\n`,
   ];
   const emit = (mark: string, line: string): void => {
     out.push(line.endsWith('\n') ? `${mark}${line}` : `${mark}${line}\n\\ No newline at end of file\n`);
@@ -191,6 +214,7 @@ function replacementHunk(hunk: Replacement): string {
   for (const line of hunk.context) emit(' ', line);
   for (const line of hunk.replaced) emit('-', line);
   for (const line of hunk.replacing) emit('+', line);
+  for (const line of hunk.trailing) emit(' ', line);
   return out.join('');
 }
 

@@ -103,6 +103,33 @@ describe('unifiedDiff', () => {
     assert.equal(applyPatch(before, patch), after);
   });
 
+  it("writes a one-line change its context does not hold without jsdiff, as jsdiff's whole-text diff writes it (fast-check)", async () => {
+    // Few distinct lines, so that many edits sit among equal lines, which jsdiff may pair otherwise than a replacement would.
+    const lines = fc.array(fc.constantFrom<string>('a\n', 'b\n', 'c\r\n', 'Timeout 300\n', '\n'), { maxLength: 40 });
+    const edit = fc.tuple(fc.nat(), fc.constantFrom('replace', 'insert', 'delete'), fc.constantFrom('d\n', 'Timeout 60\n', 'a\n'));
+    let compared = 0;
+    await fc.assert(
+      fc.asyncProperty(lines, edit, async (old, [at, kind, line]) => {
+        const index = old.length === 0 ? 0 : at % (kind === 'insert' ? old.length + 1 : old.length);
+        if (kind !== 'insert' && old.length === 0) return;
+        const now = [...old];
+        now.splice(index, kind === 'insert' ? 0 : 1, ...(kind === 'delete' ? [] : [line]));
+        const [before, after] = [old.join(''), now.join('')];
+        const patch = await unifiedDiff([{ patchPath: 'f.conf', before, after }]);
+        assert.equal(patch === '' ? before : applyPatch(before, patch), after);
+        const changed = [...(kind === 'insert' ? [] : [old[index] as string]), ...(kind === 'delete' ? [] : [line])];
+        const context = [...old.slice(Math.max(0, index - 3), index), ...old.slice(kind === 'insert' ? index : index + 1).slice(0, 3)];
+        // A file of four lines at most is one window whatever the edit: then even a line its context holds is written as jsdiff writes it.
+        const isolated = !changed.some((changedLine) => context.includes(changedLine));
+        if (before === after || (!isolated && old.length > 4)) return;
+        compared++;
+        assert.equal(patch, wholeTextDiff('f.conf', before, after));
+      }),
+      { numRuns: 1000, seed: 20261203 },
+    );
+    assert.ok(compared > 100, `only ${compared} edits were compared`);
+  });
+
   it('prints nothing when nothing changed', async () => {
     assert.equal(await unifiedDiff([{ patchPath: 'a.conf', before: 'x\n', after: 'x\n' }]), '');
   });
