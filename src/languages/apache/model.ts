@@ -16,6 +16,10 @@ import { ApacheDocument, argValues, parseApache } from './parser.js';
 import { resolveMpm, type MpmSettings } from './mpm.js';
 import { dumpApacheConfig } from './dump.js';
 import { appendAll } from '../../util/arrays.js';
+import { remembered } from '../../util/remembered.js';
+
+/** Debian's envvars as read, by the file: a fix pass's config reads the same file again (rebased()). */
+const envvarsValues = new WeakMap<SourceFile, Record<string, string>>();
 
 /** The systemd unit that starts httpd on the distributions whose main file is here (server paths). */
 const SERVICE_UNITS: Readonly<Record<string, 'httpd.service' | 'apache2.service'>> = lookupTable({
@@ -307,6 +311,8 @@ export class ApacheConfig {
     const environment = this.startEnvironment(rootServerPath);
     this.env = environment.env;
     this.environmentSources = environment.sources;
+    // A rebased config takes its modules from the config it is rebased on (rebased()).
+    if (walked !== undefined) return;
     for (const identifier of options.staticModules ?? defaultStaticModules(this.httpd)) {
       this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
     }
@@ -333,7 +339,7 @@ export class ApacheConfig {
     if (options.env === undefined && path.basename(rootServerPath) === 'apache2.conf' && this.fs.kind(envvars) === 'file') {
       try {
         const file = this.fs.read(envvars);
-        for (const [name, value] of Object.entries(readEnvvars(file.text))) env.set(name, value);
+        for (const [name, value] of Object.entries(remembered(envvarsValues, file, () => readEnvvars(file.text)))) env.set(name, value);
         sources.push(file.displayPath);
       } catch {
         // An unreadable envvars only leaves ${APACHE_*} unresolved, which the undefined-variable rule reports.
@@ -481,7 +487,6 @@ export class ApacheConfig {
     const namesMoved = new Set([...movedUses.values()].map((use) => use.name));
     // Lists no fix moved are shared: only a walk appends to them, and neither config is walked again.
     for (const [name, list] of previous.byName) config.byName.set(name, namesMoved.has(name) ? list.map(useNow) : list);
-    config.modules.clear();
     for (const [identifier, module] of previous.modules) {
       const use = module.use === undefined ? undefined : movedUses.get(module.use.order);
       config.modules.set(identifier, use === undefined ? module : { ...module, use });
