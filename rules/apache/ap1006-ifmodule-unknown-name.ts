@@ -93,14 +93,21 @@ export default defineApacheRule({
 
 /** Identifiers and source names httpd can match: what this config loads, what is compiled in, and httpd's own modules. */
 function knownNames(apache: ApacheConfig): Map<string, string> {
-  const known = new Map<string, string>();
-  const add = (identifier: string, path?: string): void => {
-    known.set(identifier, identifier);
-    known.set(moduleSourceName(identifier, path), identifier);
-  };
-  for (const identifier of [...DEBIAN_STATIC_MODULES, ...HTTPD_MODULES]) add(identifier);
-  for (const module of apache.modules.values()) add(module.identifier, module.path);
+  if (httpdNames === undefined) {
+    httpdNames = new Map<string, string>();
+    for (const identifier of [...DEBIAN_STATIC_MODULES, ...HTTPD_MODULES]) addNames(httpdNames, identifier);
+  }
+  const known = new Map(httpdNames);
+  for (const module of apache.modules.values()) addNames(known, module.identifier, module.path);
   return known;
+}
+
+/** The names of httpd's own and the compiled-in modules, made once: every config and every fix pass starts from them. */
+let httpdNames: Map<string, string> | undefined;
+
+function addNames(known: Map<string, string>, identifier: string, path?: string): void {
+  known.set(identifier, identifier);
+  known.set(moduleSourceName(identifier, path), identifier);
 }
 
 /**
