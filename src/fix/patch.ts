@@ -104,9 +104,10 @@ interface DiffWindow {
  * That is what most fixes make (a value on one line), and then jsdiff is not
  * loaded at all (2.9 M of the stock Debian lint's instructions with it).
  */
-function changedWindows(before: string, after: string): (DiffWindow | Replacement)[] {
-  const old = splitLines(before);
-  const now = splitLines(after);
+function changedWindows(fullBefore: string, fullAfter: string): (DiffWindow | Replacement)[] {
+  const skipped = sharedLeadingLines(fullBefore, fullAfter, CONTEXT);
+  const old = splitLines(fullBefore.slice(skipped.length));
+  const now = splitLines(fullAfter.slice(skipped.length));
   const windows: (DiffWindow | Replacement)[] = [];
   let i = 0;
   let j = 0;
@@ -125,8 +126,8 @@ function changedWindows(before: string, after: string): (DiffWindow | Replacemen
         replaced: old.slice(i),
         replacing: now.slice(j),
         trailing: [],
-        oldOffset: startOld,
-        newOffset: startNew,
+        oldOffset: skipped.lines + startOld,
+        newOffset: skipped.lines + startNew,
       });
       break;
     }
@@ -138,7 +139,7 @@ function changedWindows(before: string, after: string): (DiffWindow | Replacemen
       const replaced = old.slice(i, endOld);
       const replacing = now.slice(j, endNew);
       if (![...replaced, ...replacing].some((line) => context.includes(line) || trailing.includes(line))) {
-        windows.push({ context, replaced, replacing, trailing, oldOffset: startOld, newOffset: startNew });
+        windows.push({ context, replaced, replacing, trailing, oldOffset: skipped.lines + startOld, newOffset: skipped.lines + startNew });
         i = endOld;
         j = endNew;
         continue;
@@ -147,8 +148,8 @@ function changedWindows(before: string, after: string): (DiffWindow | Replacemen
     windows.push({
       before: old.slice(startOld, stopOld).join(''),
       after: now.slice(startNew, stopNew).join(''),
-      oldOffset: startOld,
-      newOffset: startNew,
+      oldOffset: skipped.lines + startOld,
+      newOffset: skipped.lines + startNew,
     });
     i = endOld;
     j = endNew;
@@ -164,12 +165,13 @@ function changedWindows(before: string, after: string): (DiffWindow | Replacemen
  * stay apart, and a run of as many new lines as old ones taken line by line.
  */
 export function changedLineRegions(before: string, after: string): { start: number; end: number; text: string }[] {
-  const old = splitLines(before);
-  const now = splitLines(after);
+  const skipped = sharedLeadingLines(before, after, 0);
+  const old = splitLines(before.slice(skipped.length));
+  const now = splitLines(after.slice(skipped.length));
   const regions: { start: number; end: number; text: string }[] = [];
   let i = 0;
   let j = 0;
-  let offset = 0;
+  let offset = skipped.length;
   while (i < old.length || j < now.length) {
     if (i < old.length && j < now.length && old[i] === now[j]) {
       offset += (old[i] as string).length;
@@ -237,6 +239,26 @@ function agree(old: readonly string[], now: readonly string[], k: number, l: num
     if (a !== b) return false;
   }
   return true;
+}
+
+/**
+ * The whole lines two texts start with alike, less `keep` of them, and their
+ * length: the walks above need not split and compare them (a fix changes a
+ * line or two of a file). The first difference is found by comparing halves,
+ * which V8 does natively; only the lines before it are counted.
+ */
+function sharedLeadingLines(before: string, after: string, keep: number): { lines: number; length: number } {
+  let alike = 0;
+  let differs = Math.min(before.length, after.length) + 1;
+  while (differs - alike > 1) {
+    const middle = (alike + differs) >>> 1;
+    if (before.slice(alike, middle) === after.slice(alike, middle)) alike = middle;
+    else differs = middle;
+  }
+  const ends: number[] = [];
+  for (let end = before.indexOf('\n'); end !== -1 && end < alike; end = before.indexOf('\n', end + 1)) ends.push(end + 1);
+  const lines = Math.max(0, ends.length - keep);
+  return { lines, length: lines === 0 ? 0 : (ends[lines - 1] as number) };
 }
 
 /** Lines with their line feeds, as jsdiff compares them (a CR stays part of its line). */
