@@ -43,11 +43,19 @@ export function selectRules(
     if (!perPath.has(file.path)) perPath.set(file.path, perFile(file));
     return perPath.get(file.path);
   };
+  const resolve = (rule: Rule, overrides: ReadonlyMap<string, UserRuleSetting> | undefined): RuleSetting =>
+    apply(apply(apply(base(rule), lookup(settings, rule)), lookup(overrides, rule)), lookup(cli, rule));
+  // A lint asks for each rule's setting many times (which rules run, their options, each finding); where no
+  // override matches the file, the answer is the rule's alone.
+  const withoutOverrides = new Map<Rule, RuleSetting>();
   return {
     rules,
     setting(rule, file) {
-      const fromConfig = apply(base(rule), lookup(settings, rule));
-      return apply(apply(fromConfig, lookup(fileSettings(file), rule)), lookup(cli, rule));
+      const overrides = fileSettings(file);
+      if (overrides !== undefined) return resolve(rule, overrides);
+      let setting = withoutOverrides.get(rule);
+      if (setting === undefined) withoutOverrides.set(rule, (setting = resolve(rule, undefined)));
+      return setting;
     },
   };
 }
