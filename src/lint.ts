@@ -111,7 +111,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     rules: input.rules,
     fixType: input.fixType ?? 'all',
     reload: (overlay, previous) => load(fs.withOverlay(overlay), previous),
-    relint: (loaded) => lintUnit(unitOf(loaded), input.rules, { fixesOnly: true, timer }),
+    relint: (loaded, before) => lintUnit(unitOf(loaded), input.rules, { fixesOnly: true, timer, before }),
   });
   return {
     diagnostics: fixed.diagnostics,

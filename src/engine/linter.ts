@@ -58,6 +58,22 @@ export interface UnitResult {
   readonly sizing: Sizing;
   /** `${ruleId}\0${realPath}` of each rule and file that found more than FINDINGS_PER_RULE_AND_FILE. */
   readonly overLimit: ReadonlySet<string>;
+  readonly record: LintRecord;
+}
+
+/**
+ * What a later fix pass can take from a lint: a rule is a function of its
+ * config, its options and the targets, and of the host facts and the sizing
+ * when it reads them (the sizing holds every config of the host). A rule that
+ * read neither finds the same again in a config that is the same object, so
+ * the pass takes its findings instead of running it (the option files of a
+ * pass that fixed only Apache are read once, lintUnit's `before`).
+ */
+export interface LintRecord {
+  readonly unit: LintUnit;
+  readonly diagnostics: readonly Diagnostic[];
+  /** The rules that read the host facts or the sizing, seen by the getters of their context. */
+  readonly readBeyondConfig: ReadonlySet<Rule>;
 }
 
 export interface LintUnitOptions {
@@ -71,6 +87,8 @@ export interface LintUnitOptions {
   readonly fixesOnly?: boolean;
   /** Times each rule (TIMING). */
   readonly timer?: LintTimer | undefined;
+  /** A lint of the same host before this one, whose findings of rules on the same my.cnf config are taken (LintRecord). */
+  readonly before?: LintRecord | undefined;
 }
 
 /**
@@ -91,7 +109,8 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
     run.hostFactsNote(rules.skippedForHost);
     run.findingLimitNotes();
   }
-  return { diagnostics: run.finish(rules), sizing, overLimit: run.overLimit() };
+  const diagnostics = run.finish(rules);
+  return { diagnostics, sizing, overLimit: run.overLimit(), record: run.record(diagnostics) };
 }
 
 /** The rules of a unit by what they run on, and those skipped for want of host facts. */
@@ -126,6 +145,7 @@ class UnitRun {
   readonly #counts = new Map<string, { count: number; rule: Rule; file: SourceFile }>();
   readonly #rulesById: ReadonlyMap<string, Rule>;
   readonly #roots: readonly SourceFile[];
+  readonly #readBeyondConfig = new Set<Rule>();
 
   constructor(
     private readonly unit: LintUnit,
@@ -196,9 +216,10 @@ class UnitRun {
     return true;
   }
 
+  // Object.assign, not a spread: a spread would read the context's host and sizing getters for every rule.
   apacheRules(rules: readonly ApacheRule[]): void {
     for (const apache of this.unit.apache) {
-      const visitors = rules.map((rule) => this.create(rule, (common) => rule.create({ ...common, apache }), apache));
+      const visitors = rules.map((rule) => this.create(rule, (common) => rule.create(Object.assign(common, { apache })), apache));
       dispatchApache(apache, visitors);
       for (const visitor of visitors) visitor.end?.();
     }
@@ -207,7 +228,8 @@ class UnitRun {
   mycnfRules(rules: readonly MycnfRule[]): void {
     const mycnf = this.unit.mycnf;
     if (mycnf === undefined) return;
-    const visitors = rules.map((rule) => this.create(rule, (common) => rule.create({ ...common, mycnf }), undefined));
+    const running = this.takeFindingsBefore(rules, this.options.before?.unit.mycnf === mycnf);
+    const visitors = running.map((rule) => this.create(rule, (common) => rule.create(Object.assign(common, { mycnf })), undefined));
     dispatchMycnf(mycnf, visitors);
     for (const visitor of visitors) visitor.end?.();
   }
@@ -215,13 +237,36 @@ class UnitRun {
   /** php-fpm rules look at a config as a whole (its pools), so they have only `end`. */
   phpfpmRules(rules: readonly PhpFpmRule[]): void {
     for (const phpfpm of this.unit.phpfpm) {
-      for (const rule of rules) this.create(rule, (common) => rule.create({ ...common, phpfpm }), undefined).end?.();
+      for (const rule of rules) this.create(rule, (common) => rule.create(Object.assign(common, { phpfpm })), undefined).end?.();
     }
   }
 
   hostRules(rules: readonly HostRule[]): void {
     const { apache, mycnf, phpfpm } = this.unit;
-    for (const rule of rules) this.create(rule, (common) => rule.create({ ...common, apache, mycnf, phpfpm }), apache[0]).end?.();
+    for (const rule of rules)
+      this.create(rule, (common) => rule.create(Object.assign(common, { apache, mycnf, phpfpm })), apache[0]).end?.();
+  }
+
+  /**
+   * With a lint before this one of the same config, host facts and targets:
+   * the findings it made with each rule that read neither the host facts nor
+   * the sizing, and the rules that did, which must run again.
+   */
+  private takeFindingsBefore<R extends Rule>(rules: readonly R[], sameConfig: boolean): readonly R[] {
+    const before = this.options.before;
+    if (before === undefined || !sameConfig || before.unit.host !== this.unit.host || before.unit.targets !== this.unit.targets)
+      return rules;
+    const taken = new Map<string, Rule>();
+    for (const rule of rules) if (!before.readBeyondConfig.has(rule)) taken.set(rule.meta.id, rule);
+    for (const diagnostic of before.diagnostics) {
+      const rule = taken.get(diagnostic.ruleId);
+      if (rule !== undefined && this.admit(rule, diagnostic.file)) this.#raw.push(diagnostic);
+    }
+    return rules.filter((rule) => !taken.has(rule.meta.id));
+  }
+
+  record(diagnostics: readonly Diagnostic[]): LintRecord {
+    return { unit: this.unit, diagnostics, readBeyondConfig: this.#readBeyondConfig };
   }
 
   /** TL0004: the rules that needed the host's RAM and were skipped. */
@@ -283,11 +328,19 @@ class UnitRun {
 
   /** Calls a rule's `create` with the context every rule shares; `apache` is the config its reports take sections from. */
   private create(rule: Rule, create: (common: CommonContext) => Visitors, apache: ApacheConfig | undefined): Visitors {
+    const { unit, sizing } = this;
+    const readBeyondConfig = this.#readBeyondConfig;
     const common: CommonContext = {
       options: resolveOptions(rule, this.selection.setting(rule, this.#roots[0] as SourceFile).options),
-      host: this.unit.host,
-      targets: this.unit.targets,
-      sizing: this.sizing,
+      get host() {
+        readBeyondConfig.add(rule);
+        return unit.host;
+      },
+      targets: unit.targets,
+      get sizing() {
+        readBeyondConfig.add(rule);
+        return sizing;
+      },
       report: (descriptor) => this.report(rule, descriptor, apache),
     };
     const timer = this.options.timer;

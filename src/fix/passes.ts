@@ -1,6 +1,13 @@
 import type { Sizing } from '../analysis/sizing.js';
 import type { SourceFile } from '../core/source-file.js';
-import { compareDiagnostics, overLimitKey, renderTemplate, type RuleSelection, type UnitResult } from '../engine/linter.js';
+import {
+  compareDiagnostics,
+  overLimitKey,
+  renderTemplate,
+  type LintRecord,
+  type RuleSelection,
+  type UnitResult,
+} from '../engine/linter.js';
 import type { FileFix } from '../engine/result.js';
 import type { Diagnostic } from '../engine/types.js';
 import { applyFixes, chooseFixes, withoutFix, type FixType } from './apply.js';
@@ -22,8 +29,8 @@ export interface PassSubject<Loaded extends { readonly files: readonly SourceFil
   readonly fixType: FixType | 'none';
   /** The configs read with these texts (by real path) in place of the files', reusing what `previous` read. */
   reload(overlay: ReadonlyMap<string, string>, previous: Loaded): Loaded;
-  /** The findings with fixes and the reader problems of configs a pass read, and their sizing. */
-  relint(loaded: Loaded): UnitResult;
+  /** The findings with fixes and the reader problems of configs a pass read, and their sizing; `before` is an earlier lint of the host (LintRecord). */
+  relint(loaded: Loaded, before: LintRecord): UnitResult;
 }
 
 export interface PassOutcome {
@@ -82,6 +89,8 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
   private readonly states: PassState[];
   /** The passes that applied each finding's fix. */
   private readonly appliedIn = new Map<string, { readonly passes: number[]; readonly diagnostic: Diagnostic }>();
+  /** The latest lint, whatever pass: a relint takes from it only what is exactly the same again. */
+  private latest: LintRecord;
 
   constructor(private readonly subject: PassSubject<Loaded>) {
     const { first, initial } = subject;
@@ -94,6 +103,7 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     this.state = { overlay: new Map(), diagnostics: initial.diagnostics, sizingAfter: undefined, followUps: 0 };
     this.current = first;
     this.states = [this.state];
+    this.latest = initial.record;
   }
 
   run(): PassOutcome {
@@ -121,7 +131,8 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     for (const [real, { text }] of applyFixes(fixes)) next.set(real, text);
     if (!this.seen.add(next)) return false;
     const loaded = this.subject.reload(next, this.current);
-    const relinted = this.subject.relint(loaded);
+    const relinted = this.subject.relint(loaded, this.latest);
+    this.latest = relinted.record;
     if (parseErrorCount(relinted.diagnostics) > this.baselineErrors) return false;
     this.remember(loaded.files);
     if (this.passes > 0)

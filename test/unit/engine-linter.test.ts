@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule, defineMycnfRule } from '../../src/engine/define-rule.js';
 import { ConfigFileSystem } from '../../src/core/file-system.js';
 import { FINDINGS_PER_RULE_AND_FILE, lintUnit, type LintUnit } from '../../src/engine/linter.js';
 import { selectRules, type UserRuleSetting } from '../../src/engine/selection.js';
@@ -12,6 +12,7 @@ import { DEFAULT_BUDGET } from '../../src/analysis/sizing.js';
 import { compareVersions, DEFAULT_TARGETS, parseTargetSpec, versionAtLeast } from '../../src/core/targets.js';
 import type { Diagnostic } from '../../src/engine/types.js';
 import { loadApache } from '../../src/languages/apache/model.js';
+import { loadMycnf } from '../../src/languages/mycnf/model.js';
 import { variableDefault } from '../../src/languages/mycnf/defaults.js';
 import { lint } from '../../src/lint.js';
 
@@ -185,6 +186,94 @@ describe('fix passes', () => {
       () => lintUnit(unitOf('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())),
       /AP9903 reported a fix but declares no fix kind/,
     );
+  });
+});
+
+describe('a fix pass takes findings from the lint before it', () => {
+  const created: string[] = [];
+  const optionRule = (id: string, readsSizing: boolean) =>
+    defineMycnfRule({
+      meta: {
+        id,
+        name: `option-${id}`,
+        category: 'performance',
+        description: 'reports every max_connections',
+        defaultSeverity: 'warn',
+        recommended: true,
+        fix: 'safe',
+        messages: { seen: 'seen {{peak}}' },
+      },
+      create: (ctx) => {
+        created.push(id);
+        return {
+          option: {
+            max_connections: (use) => {
+              const peak = readsSizing ? String(ctx.sizing.apache.length) : 'unread';
+              ctx.report({
+                at: use,
+                messageId: 'seen',
+                data: { peak },
+                fix: () => ({ file: use.file, range: use.range, text: 'max_connections = 15' }),
+              });
+            },
+          },
+        };
+      },
+    });
+  const local = optionRule('MY9901', false);
+  const sized = optionRule('MY9902', true);
+
+  function unitWith(mycnfText: string, apacheText: string | undefined): LintUnit {
+    const view = new ConfigFileSystem({ cwd: dir });
+    fs.writeFileSync(path.join(dir, 'reuse.cnf'), mycnfText);
+    const mycnf = loadMycnf(path.join(dir, 'reuse.cnf'), { fs: view, target: DEFAULT_TARGETS.db });
+    const apache = apacheText === undefined ? [] : [loadApacheText(apacheText)];
+    return { apache, mycnf, phpfpm: [], host: {}, targets: DEFAULT_TARGETS, budget: DEFAULT_BUDGET };
+  }
+  function loadApacheText(text: string) {
+    fs.writeFileSync(path.join(dir, 'reuse.conf'), text);
+    return loadApache(path.join(dir, 'reuse.conf'), { fs: new ConfigFileSystem({ cwd: dir }), httpd: '2.4' });
+  }
+
+  it('of a rule that read neither host facts nor sizing, on the same option files: not run again, the same findings', () => {
+    const selection = selectRules([local, sized], 'recommended', new Map());
+    const first = unitWith('[mysqld]\nmax_connections = 500\n', `${PREFORK}MaxRequestWorkers 10\n`);
+    created.length = 0;
+    const initial = lintUnit(first, selection);
+    assert.deepEqual(created, ['MY9901', 'MY9902']);
+    assert.deepEqual(
+      [...initial.record.readBeyondConfig].map((rule) => rule.meta.id),
+      ['MY9902'],
+    );
+    // A pass that changed only Apache: the same my.cnf config, the Apache config read again.
+    const pass = { ...first, apache: [loadApacheText(`${PREFORK}MaxRequestWorkers 20\n`)] };
+    created.length = 0;
+    const relinted = lintUnit(pass, selection, { fixesOnly: true, before: initial.record });
+    assert.deepEqual(created, ['MY9902'], 'the rule that read the sizing runs again');
+    assert.deepEqual(
+      relinted.diagnostics.map((d) => `${d.ruleId} ${d.message}`),
+      initial.diagnostics.map((d) => `${d.ruleId} ${d.message}`),
+    );
+    assert.equal(
+      relinted.diagnostics.find((d) => d.ruleId === 'MY9901'),
+      initial.diagnostics.find((d) => d.ruleId === 'MY9901'),
+    );
+    assert.deepEqual(
+      [...relinted.record.readBeyondConfig].map((rule) => rule.meta.id),
+      ['MY9902'],
+    );
+  });
+
+  it('runs every rule again on option files read again, or for other host facts', () => {
+    const selection = selectRules([local, sized], 'recommended', new Map());
+    const first = unitWith('[mysqld]\nmax_connections = 500\n', undefined);
+    const initial = lintUnit(first, selection);
+    created.length = 0;
+    lintUnit(unitWith('[mysqld]\nmax_connections = 500\n', undefined), selection, { fixesOnly: true, before: initial.record });
+    assert.deepEqual(created, ['MY9901', 'MY9902'], 'another config object, though the same text');
+    created.length = 0;
+    lintUnit({ ...first, host: { cpus: { value: 2, source: 'test' } } }, selection, { fixesOnly: true, before: initial.record });
+    assert.deepEqual(created, ['MY9901', 'MY9902'], 'other host facts');
   });
 });
 
