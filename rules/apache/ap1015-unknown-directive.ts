@@ -48,6 +48,8 @@ export default defineApacheRule({
     // A module from elsewhere (mod_php, mod_security...) may define any name: then only names of httpd's own modules are judged.
     const judgesEveryName = [...apache.modules.values()].every(isShippedModule);
     const loaded = new Set([...apache.modules.values()].map((module) => module.sourceName));
+    // Lower-case names found to belong to a loaded module: a config repeats a few dozen names, most of them fine.
+    const accepted = new Set<string>();
     /** `command` as httpd quotes it (a section's name with its `<`), `name` its lower-case lookup key. */
     const judge = (at: ApacheDirectiveUse | ApacheSectionUse, command: string, name: string): void => {
       const section = command.startsWith('<');
@@ -64,7 +66,12 @@ export default defineApacheRule({
         return;
       }
       // Loaded anywhere will do: httpd runs LoadModule as it reads, and the other directives once all is read.
-      for (const owner of owners) if (MPM_SOURCES.has(owner) || loaded.has(owner)) return;
+      for (const owner of owners) {
+        if (MPM_SOURCES.has(owner) || loaded.has(owner)) {
+          accepted.add(name);
+          return;
+        }
+      }
       const module = owners[0] as string;
       const short = module === 'util_ldap.c' ? 'ldap' : module.replace(/^mod_/, '').replace(/\.c$/, '');
       ctx.report({ at, messageId: 'notLoaded', data: { written, command, module, identifier: `${short}_module`, short } });
@@ -72,6 +79,7 @@ export default defineApacheRule({
     return {
       directive: {
         '*': (use) => {
+          if (accepted.has(use.name)) return;
           const written = use.node.name;
           // `${NAME}` as a directive name, or a byte order mark in the first word (AP1013), are not names to judge.
           if (!startsWithLetter(written) || written.includes('$') || REPORTED_ELSEWHERE.has(use.name) || REMOVED_IN_24.has(use.name))
