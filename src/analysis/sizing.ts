@@ -9,6 +9,7 @@ import type { MpmName } from '../languages/apache/names.js';
 import { isPhpModule } from '../languages/apache/names.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { formatBytes, formatPercent } from '../util/units.js';
+import { remembered } from '../util/remembered.js';
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
@@ -146,7 +147,7 @@ export interface SizingInput {
  * case, from both configs and the host facts, each number traceable.
  */
 export function computeSizing(input: SizingInput): Sizing {
-  const { host, budget } = input;
+  const { host, budget, mycnf } = input;
   const ram = host.ram;
   const dbLocal =
     input.mycnf !== undefined
@@ -183,7 +184,7 @@ export function computeSizing(input: SizingInput): Sizing {
     apacheBudgetReason,
     apache,
     pools,
-    mysql: input.mycnf === undefined ? undefined : mysqlSizing(input.mycnf),
+    mysql: mycnf === undefined ? undefined : remembered(mysqlSizings, mycnf, () => mysqlSizing(mycnf)),
     webDbConnections: phpTier ? php.reduce((sum, sizing) => sum + sizing.maxRequestWorkers, 0) + poolChildren : undefined,
     plannedWebDbConnections: phpTier ? php.reduce((sum, sizing) => sum + sizing.plannedMaxRequestWorkers, 0) + poolChildren : undefined,
     budget,
@@ -266,6 +267,9 @@ const PER_CONNECTION_BUFFERS = [
   'thread_stack',
   'join_buffer_size',
 ] as const;
+
+/** By config: a fix pass that changed no option file lints the same config again. */
+const mysqlSizings = new WeakMap<MycnfConfig, MysqlSizing>();
 
 function mysqlSizing(config: MycnfConfig): MysqlSizing {
   const term = (name: string): MysqlTerm | undefined => {
