@@ -290,12 +290,19 @@ export class ConfigFileSystem {
     const top = root.endsWith('/') ? root.slice(0, -1) : root;
     const inside =
       isNormalAbsolute(hostPath) && hostPath.startsWith(`${top}/`) ? hostPath.slice(top.length + 1) : path.relative(root, hostPath);
-    const pending = inside.split(path.sep).filter((part) => part !== '' && part !== '.');
+    const start = this.walkStart(inside);
+    const { pending, remember } = start;
+    // A directory walk is remembered only for paths inside, so a first part '..' is seen either way.
     if (pending[0] === '..') throw new FileAccessError(`${this.display(hostPath)} is outside the sysroot ${root}`, 'escapes-sysroot');
-    let resolved = this.mount;
-    let hops = 0;
+    let { resolved, hops } = start;
+    // The parts of the path as given still to walk, as against those of symlink targets put before them.
+    let givenLeft = pending.length;
+    let targetParts = 0;
     while (pending.length > 0) {
+      if (remember !== undefined && targetParts === 0 && givenLeft === 1) this.known.directoryWalks.set(remember, { resolved, hops });
       const part = pending.shift() as string;
+      if (targetParts > 0) targetParts--;
+      else givenLeft--;
       if (part === '..') {
         if (resolved !== '') resolved = resolved.slice(0, resolved.lastIndexOf('/'));
         continue;
@@ -312,8 +319,27 @@ export class ConfigFileSystem {
       const target = link.split('/').filter((p) => p !== '' && p !== '.');
       if (link.startsWith('/')) resolved = '';
       pending.unshift(...target);
+      targetParts += target.length;
     }
     return this.hostOf(resolved === '' ? '/' : resolved) ?? outsideSysroot(resolved);
+  }
+
+  /**
+   * Where resolving a path starts. Every file of a directory walks the same
+   * parts up to its own name, so where the walk stood before the last part is
+   * remembered by the directory (`remember`) and the next file there starts
+   * from it with its last part alone. `inside` is normalised (no '', '.' or
+   * inner '..' part), so its text up to the last '/' is the parts before the
+   * last one.
+   */
+  private walkStart(inside: string): { pending: string[]; resolved: string; hops: number; remember: string | undefined } {
+    const slash = inside.lastIndexOf('/');
+    const directory = inside.slice(0, Math.max(0, slash));
+    const before = inside === '' ? undefined : this.known.directoryWalks.get(directory);
+    if (before !== undefined)
+      return { pending: [inside.slice(slash + 1)], resolved: before.resolved, hops: before.hops, remember: undefined };
+    const pending = inside.split(path.sep).filter((part) => part !== '' && part !== '.');
+    return { pending, resolved: this.mount, hops: 0, remember: inside === '' ? undefined : directory };
   }
 
   /**
@@ -538,6 +564,8 @@ class DiskKnowledge {
   readonly realKinds = new Map<string, FileKind>();
   /** Symlink targets inside the sysroot by real path; null for what is not a symlink. */
   readonly links = new Map<string, string | null>();
+  /** Where resolving stood before a path's last component, by the directory as written (resolveInRoot). */
+  readonly directoryWalks = new Map<string, { readonly resolved: string; readonly hops: number }>();
   /** Files as read from disk, by host path. */
   readonly files = new Map<string, SourceFile>();
   /** locate() without a base, by config path. */
