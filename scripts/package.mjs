@@ -34,8 +34,8 @@ function write(path, content, mode = 0o644) {
   chmodSync(path, mode);
 }
 
-/** Files npm packs for its own use, which a system package does not ship. */
-const PACKAGING_LEFTOVERS = /\/\.(npmignore|eslintrc[^/]*|travis\.yml|editorconfig|github)$/;
+/** Files npm packs for its own use, and tsc's type declarations (for the library's users), which a system package does not ship. */
+const PACKAGING_LEFTOVERS = /\/\.(npmignore|eslintrc[^/]*|travis\.yml|editorconfig|github)$|\.d\.ts$/;
 
 function copy(from, to) {
   mkdirSync(dirname(to), { recursive: true });
@@ -66,6 +66,9 @@ function stageTree() {
   copy(join(root, 'package.json'), join(share, 'package.json'));
   copy(join(root, 'bin', 'tune-lint.cjs'), join(share, 'bin', 'tune-lint.cjs'));
   copy(join(root, 'dist', 'bundle'), join(share, 'dist', 'bundle'));
+  // The module build the bundle is made from: `--debug` runs it, so that a stack trace names the sources (bin/tune-lint.cjs).
+  copy(join(root, 'dist', 'src'), join(share, 'dist', 'src'));
+  copy(join(root, 'dist', 'rules'), join(share, 'dist', 'rules'));
   copy(join(root, 'schema'), join(share, 'schema'));
   const modules = runtimeModules();
   for (const module of modules) copy(join(root, 'node_modules', module), join(share, 'node_modules', module));
