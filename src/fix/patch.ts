@@ -201,9 +201,9 @@ export function changedLineRegions(before: string, after: string): { start: numb
 /**
  * The hunk of a Replacement, as jsdiff writes one whose lines have nothing
  * in common: context, the old lines, the new ones, the context after, each
- * last line without a line feed marked. Diffing such a region would cost the square of its
- * length (250,000 lines each moved below a comment of their own: hours) and
- * find next to nothing in common.
+ * last line without a line feed marked. Diffing such a region would cost the
+ * square of its length (250,000 lines each moved below a comment of their
+ * own: hours) and find next to nothing in common.
  */
 function replacementHunk(hunk: Replacement): string {
   const unchanged = hunk.context.length + hunk.trailing.length;
