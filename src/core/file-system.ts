@@ -663,6 +663,8 @@ function serverPathOutside(hostPath: string): string | undefined {
 /** An absolute path that path.resolve leaves unchanged: no empty, `.` or `..` component and no trailing `/`. */
 export function isNormalAbsolute(candidate: string): boolean {
   if (candidate.charCodeAt(0) !== 47 || candidate.length === 1 || candidate.endsWith('/')) return false;
+  // Most paths have no component starting with a dot: two searches, not five, for each of a tree's 10,000 DocumentRoots.
+  if (!candidate.includes('/.')) return !candidate.includes('//');
   return (
     !candidate.includes('//') &&
     !candidate.includes('/./') &&

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { ConfigFileSystem } from '../../src/core/file-system.js';
+import { ConfigFileSystem, isNormalAbsolute } from '../../src/core/file-system.js';
 
 /*
  * Resolving a path under --sysroot starts from where an earlier path of the
@@ -69,5 +69,19 @@ describe('resolving under --sysroot', () => {
     assert.equal(resolved(view, path.join(root, 'etc/apache2/mods-enabled/x.load')), 'etc/apache2/mods-available/x.load');
     assert.match(resolved(view, path.join(root, 'a/loop1')), /too many levels of symbolic links/);
     assert.match(resolved(view, path.join(root, 'a/loop2')), /too many levels of symbolic links/);
+  });
+});
+
+describe('isNormalAbsolute', () => {
+  it('says whether path.resolve leaves an absolute path other than / unchanged (fast-check)', () => {
+    const part = fc.constantFrom('', '.', '..', '...', '.a', 'a.', 'a', 'b.c', '..a');
+    const candidates = fc.array(part, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('/'));
+    fc.assert(
+      fc.property(candidates, (candidate) => {
+        const expected = candidate.startsWith('/') && candidate !== '/' && path.posix.resolve(candidate) === candidate;
+        assert.equal(isNormalAbsolute(candidate), expected, candidate);
+      }),
+      { numRuns: 2000, seed: 20261203 },
+    );
   });
 });
