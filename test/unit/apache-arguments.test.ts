@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { argumentCheck, argumentsError, refusesArguments, refusesPlainLine } from '../../src/languages/apache/arguments.js';
 import { DIRECTIVE_ARGUMENTS, type ArgumentCheck } from '../../src/languages/apache/directive-arguments.js';
 import { DIRECTIVES } from '../../src/languages/apache/directives.js';
-import { splitWords } from '../../src/languages/apache/lexer.js';
+import { splitWords, wordValues } from '../../src/languages/apache/lexer.js';
 
 /*
  * invoke_cmd's argument checks (server/config.c) over word lists as
@@ -69,6 +69,21 @@ describe('argument checks of httpd directives', () => {
         assert.equal(plain, refusesArguments(check, words), `${check} ${JSON.stringify(text)}`);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('takes the values of a line as splitting it into words does (random lines and starts)', () => {
+    const piece = fc.constantFrom('a', 'On', '/x', ' ', '  ', '\t', '\v', '"', "'", '""', "''", '\\', '\\"', "\\'", '#', '\xa0');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 14 }), fc.nat(6), (pieces, from) => {
+        const text = pieces.join('');
+        assert.deepEqual(
+          wordValues(text, from),
+          splitWords(text, from).map((word) => word.value),
+          JSON.stringify(text),
+        );
+      }),
+      { numRuns: 3000, seed: 20261203 },
     );
   });
 

@@ -10,7 +10,7 @@ import { lookupTable } from '../../util/lookup.js';
 import { readEnvvars } from './envvars.js';
 import { serviceEnvironment } from './service-environment.js';
 import { byteOrder, compileFnmatch, hasWildcard } from './fnmatch.js';
-import { splitWords } from './lexer.js';
+import { wordValues } from './lexer.js';
 import { CONDITIONAL_SECTIONS, DEBIAN_STATIC_MODULES, INERT_SECTIONS, MPM_MODULES, moduleSourceName, type MpmName } from './names.js';
 import { ApacheDocument, argValues, parseApache } from './parser.js';
 import { resolveMpm, type MpmSettings } from './mpm.js';
@@ -256,7 +256,7 @@ class SectionInEffect implements ApacheSectionUse {
   }
 
   get args(): readonly string[] {
-    const known = (this.splitArgs ??= oneOrMany(splitWords(this.argsText).map((word) => word.value)));
+    const known = (this.splitArgs ??= oneOrMany(wordValues(this.argsText)));
     return typeof known === 'string' ? [known] : known;
   }
 }
@@ -601,7 +601,7 @@ export class ApacheConfig {
         variables,
         unresolved: expansion.unresolved,
         text: expansion.text,
-        args: splitWords(expansion.text).map((word) => word.value),
+        args: wordValues(expansion.text),
       };
     }
     const use = new DirectiveInEffect(node, file, parent, this.order++, references);

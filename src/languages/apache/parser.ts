@@ -1,6 +1,6 @@
 import type { Range } from '../../core/types.js';
 import type { ApacheArg, ApacheNode, CloseTag, DirectiveNode, ErrorNode, ParseProblem, SectionNode } from './cst.js';
-import { isSpace, LineView, LogicalLines, nextWord, splitWords, type LogicalLine, type Word } from './lexer.js';
+import { isSpace, LineView, LogicalLines, nextWord, splitWords, wordValues, type LogicalLine, type Word } from './lexer.js';
 import { printApache } from './print.js';
 import { remembered } from '../../util/remembered.js';
 
@@ -218,7 +218,7 @@ class Directive extends LineView implements DirectiveNode {
   argValues(): string[] {
     const nodes = argumentNodes.get(this);
     if (nodes !== undefined) return nodes.map((arg) => arg.value);
-    return splitWords(this.text, this.nameEnd).map((word) => word.value);
+    return wordValues(this.text, this.nameEnd);
   }
 }
 
