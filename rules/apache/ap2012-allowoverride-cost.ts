@@ -1,6 +1,6 @@
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
-import { documentRoots, linesIn, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
+import { documentRoots, lastLineIn, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { scopedSetting } from '../../src/languages/apache/scopes.js';
 
@@ -64,11 +64,11 @@ interface Override {
  */
 function overrides(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): Override | undefined {
   const sections = overrideSectionsAtPath(config, directory, vhost);
-  const allow = linesIn(config, 'allowoverride', sections).at(-1);
+  const allow = lastLineIn(config, 'allowoverride', sections);
   const allowArgs = allow?.args ?? [versionAtLeast(config.httpd, '2.3.9') ? 'None' : 'All'];
   if (allowArgs[0]?.toLowerCase() !== 'none') return { directive: allow?.node.name ?? 'AllowOverride', args: allowArgs, use: allow };
   if (!versionAtLeast(config.httpd, '2.4')) return undefined;
-  const list = linesIn(config, 'allowoverridelist', sections).at(-1);
+  const list = lastLineIn(config, 'allowoverridelist', sections);
   if (list !== undefined && list.args[0]?.toLowerCase() !== 'none') return { directive: list.node.name, args: list.args, use: list };
   return undefined;
 }
