@@ -1,8 +1,8 @@
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
-import { documentRoots, lastLineIn, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
+import { documentRoots, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
-import { scopedSetting } from '../../src/languages/apache/scopes.js';
+import { linesByContainer, scopedSetting, type ContainerLines } from '../../src/languages/apache/scopes.js';
 
 export default defineApacheRule({
   meta: {
@@ -25,14 +25,15 @@ export default defineApacheRule({
     return {
       end() {
         const apache = ctx.apache;
+        const deciding = new DecidingLines(apache);
         const reported = new Set<unknown>();
         for (const root of documentRoots(apache)) {
-          const here = overrides(apache, root.path, root.vhost);
+          const here = deciding.at(root.path, root.vhost);
           if (here === undefined) continue;
           const at = here.use ?? root.at;
           if (reported.has(at)) continue;
           reported.add(at);
-          const levels = pathLevels(root.path).filter((level) => overrides(apache, level, root.vhost) !== undefined);
+          const levels = pathLevels(root.path).filter((level) => deciding.at(level, root.vhost) !== undefined);
           const names = scopedSetting(apache, 'accessfilename', root.vhost).args;
           ctx.report({
             at,
@@ -58,17 +59,29 @@ interface Override {
 }
 
 /**
- * What makes httpd read access files in a directory, or undefined when
- * nothing does: AllowOverride other than None, or (2.4) an AllowOverrideList
- * other than None.
+ * What makes httpd read access files in a directory: AllowOverride other
+ * than None, or (2.4) an AllowOverrideList other than None. The lines of
+ * both and the default are looked up once per lint, not per DocumentRoot.
  */
-function overrides(config: ApacheConfig, directory: string, vhost: ApacheSectionUse | undefined): Override | undefined {
-  const sections = overrideSectionsAtPath(config, directory, vhost);
-  const allow = lastLineIn(config, 'allowoverride', sections);
-  const allowArgs = allow?.args ?? [versionAtLeast(config.httpd, '2.3.9') ? 'None' : 'All'];
-  if (allowArgs[0]?.toLowerCase() !== 'none') return { directive: allow?.node.name ?? 'AllowOverride', args: allowArgs, use: allow };
-  if (!versionAtLeast(config.httpd, '2.4')) return undefined;
-  const list = lastLineIn(config, 'allowoverridelist', sections);
-  if (list !== undefined && list.args[0]?.toLowerCase() !== 'none') return { directive: list.node.name, args: list.args, use: list };
-  return undefined;
+class DecidingLines {
+  private readonly allow: ContainerLines;
+  private readonly list: ContainerLines | undefined;
+  private readonly defaultArgs: readonly string[];
+
+  constructor(private readonly config: ApacheConfig) {
+    this.allow = linesByContainer(config, 'allowoverride');
+    this.list = versionAtLeast(config.httpd, '2.4') ? linesByContainer(config, 'allowoverridelist') : undefined;
+    this.defaultArgs = [versionAtLeast(config.httpd, '2.3.9') ? 'None' : 'All'];
+  }
+
+  /** What lets access files into the directory, or undefined when nothing does. */
+  at(directory: string, vhost: ApacheSectionUse | undefined): Override | undefined {
+    const sections = overrideSectionsAtPath(this.config, directory, vhost);
+    const allow = this.allow.lastIn(sections);
+    const allowArgs = allow?.args ?? this.defaultArgs;
+    if (allowArgs[0]?.toLowerCase() !== 'none') return { directive: allow?.node.name ?? 'AllowOverride', args: allowArgs, use: allow };
+    const list = this.list?.lastIn(sections);
+    if (list !== undefined && list.args[0]?.toLowerCase() !== 'none') return { directive: list.node.name, args: list.args, use: list };
+    return undefined;
+  }
 }

@@ -43,6 +43,15 @@ export class ContainerLines {
     return Array.isArray(known) ? known[known.length - 1] : known;
   }
 
+  /** The last line set directly in any of these containers, taken in order: the one in effect after them. */
+  lastIn(containers: readonly (ApacheSectionUse | undefined)[]): ApacheDirectiveUse | undefined {
+    for (let index = containers.length - 1; index >= 0; index--) {
+      const last = this.last(containers[index]);
+      if (last !== undefined) return last;
+    }
+    return undefined;
+  }
+
   /** Appends the container's lines to `lines`, in read order. */
   appendTo(lines: ApacheDirectiveUse[], container: ApacheSectionUse | undefined): void {
     const known = this.byContainer.get(container);
