@@ -2,7 +2,7 @@ import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { SourceFile } from '../../src/core/source-file.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import type { ApacheNode } from '../../src/languages/apache/cst.js';
-import type { LogicalLine } from '../../src/languages/apache/lexer.js';
+import { mayContinue, type LogicalLine } from '../../src/languages/apache/lexer.js';
 
 export default defineApacheRule({
   meta: {
@@ -33,7 +33,8 @@ export default defineApacheRule({
         for (const { source, document } of apache.files) {
           if (seen.has(source.path)) continue;
           seen.add(source.path);
-          if (!MAY_CONTINUE.test(source.text)) continue;
+          // Both hazards need a backslash that may continue a line: most files have none and are not walked line by line.
+          if (!mayContinue(source.text)) continue;
           for (const { line, comment } of logicalLines(document.nodes)) {
             if (comment) checkComment(source, line);
             else if (blankAfterLastBackslash(source.text, line)) checkBlankAfterBackslash(source, line);
@@ -115,13 +116,6 @@ export default defineApacheRule({
     }
   },
 });
-
-/**
- * Both hazards need a backslash at the end of a physical line (blanks and
- * carriage returns after it allowed) or right before a NUL, which ends a line
- * for httpd: most files have none and are not walked line by line.
- */
-const MAY_CONTINUE = /\\(?:[ \t]*\r*(?:\n|$)|\0)/;
 
 interface Piece {
   /** Offset of the first byte of the physical line. */

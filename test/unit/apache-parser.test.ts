@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { ApacheNode } from '../../src/languages/apache/cst.js';
+import { mayContinue } from '../../src/languages/apache/lexer.js';
 import { parseApache } from '../../src/languages/apache/parser.js';
 
 /*
@@ -101,5 +102,18 @@ describe('Apache parser: a line read from its offsets and through the general pa
       ['KEEPALIVE', 'keepalive'],
       ['KeepAlive', 'keepalive'],
     ]);
+  });
+});
+
+describe('mayContinue', () => {
+  it('finds what the regular expression for a line-ending backslash finds (fast-check)', () => {
+    const piece = fc.constantFrom('\\', ' ', '\t', '\r', '\n', '\0', 'a', '#');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        assert.equal(mayContinue(text), /\\(?:[ \t]*\r*(?:\n|$)|\0)/.test(text), JSON.stringify(text));
+      }),
+      { numRuns: 5000, seed: 20261203 },
+    );
   });
 });

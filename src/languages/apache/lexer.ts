@@ -266,6 +266,23 @@ function joinedLine(
   return new JoinedLine(start, end, logical, [contentStart, contentEnd], physical, eol, pieces, from);
 }
 
+/**
+ * Whether the text has a backslash at the end of a physical line (blanks and
+ * carriage returns after it allowed) or right before a NUL, which ends a line
+ * for httpd: what `/\\(?:[ \t]*\r*(?:\n|$)|\0)/` finds, by looking at each
+ * backslash rather than at every character.
+ */
+export function mayContinue(text: string): boolean {
+  for (let at = text.indexOf('\\'); at !== -1; at = text.indexOf('\\', at + 1)) {
+    let next = at + 1;
+    if (text.charCodeAt(next) === 0) return true;
+    while (text.charCodeAt(next) === 32 || text.charCodeAt(next) === 9) next++;
+    while (text.charCodeAt(next) === 13) next++;
+    if (next >= text.length || text.charCodeAt(next) === 10) return true;
+  }
+  return false;
+}
+
 /** One word of a directive line, split as `ap_getword_conf` splits it. */
 export interface Word {
   /** The word's value: quotes removed, `\\` and `\<quote>` unescaped. */
