@@ -291,6 +291,10 @@ export class ApacheConfig {
   private expandedBytes = 0;
   private readonly budget: InputBudget;
   private mpmCache: MpmSettings | undefined;
+  /** Whether each file read has `${` anywhere, and the last one asked about (lines come in runs from one file). */
+  private readonly filesWithReferences = new Map<SourceFile, boolean>();
+  private lastFile: SourceFile | undefined;
+  private lastFileHasReferences = false;
   root!: SourceFile;
 
   constructor(
@@ -592,9 +596,9 @@ export class ApacheConfig {
   }
 
   private directive(node: DirectiveNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
-    const text = node.line.text;
-    const variables = text.includes('${') ? [...text.matchAll(DEFINE_IN_VALUE)].map((match) => match[1] as string) : NONE;
     let references: References | undefined;
+    const text = node.line.physicalLines > 1 || this.mayReference(file) ? node.line.text : '';
+    const variables = text.includes('${') ? [...text.matchAll(DEFINE_IN_VALUE)].map((match) => match[1] as string) : NONE;
     if (variables.length > 0) {
       const expansion = this.expand(node.argsText, file, node.line.content);
       references = {
@@ -625,6 +629,20 @@ export class ApacheConfig {
         this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier, args[1]), path: args[1], use });
       }
     }
+  }
+
+  /**
+   * Whether a line of the file may have a `${...}` reference: false for a
+   * file without `${` anywhere, most of them, whose lines then need not be
+   * sliced out of it to be searched one by one. A continued line is searched
+   * whatever its file has: joining `$\` to `{NAME}` makes a reference.
+   */
+  private mayReference(file: SourceFile): boolean {
+    if (file !== this.lastFile) {
+      this.lastFile = file;
+      this.lastFileHasReferences = remembered(this.filesWithReferences, file, () => file.text.includes('${'));
+    }
+    return this.lastFileHasReferences;
   }
 
   private record(use: ApacheDirectiveUse): void {
