@@ -34,7 +34,7 @@ export default defineApacheRule({
         const reported = new Set<ApacheDirectiveUse>();
         for (const server of perServer(apache, 'keepalive')) {
           const use = server.setting.use;
-          if (use === undefined || keepsAlive(apache, server.setting) || reported.has(use)) continue;
+          if (use === undefined || keepsAlive(apache, server.setting.args) || reported.has(use)) continue;
           reported.add(use);
           const value = use.args[0] ?? '';
           if (mpm === 'event') {
