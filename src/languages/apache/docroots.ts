@@ -125,8 +125,6 @@ class ServerSections {
   private path: string | undefined;
   private list: DirectorySection[] | undefined;
   private map: Map<string, DirectorySection[]> | undefined;
-  /** The map's entries in a list too: the main server's few paths are compared for every DocumentRoot, without a closure. */
-  private entries: (readonly [string, DirectorySection[]])[] | undefined;
   private others: DirectorySection[] | undefined;
 
   /** The sections for this plain path. */
@@ -145,12 +143,9 @@ class ServerSections {
     if (map === undefined) {
       if (this.path !== undefined && isAtOrAbove(this.path, directory.normal)) appendAll(found, this.list as DirectorySection[]);
     } else if (map.size <= FEW_PATHS) {
-      const entries = this.entries as (readonly [string, DirectorySection[]])[];
-      // eslint-disable-next-line @typescript-eslint/prefer-for-of -- indexed: for-of made an iterator per DocumentRoot before V8 optimised it
-      for (let index = 0; index < entries.length; index++) {
-        const entry = entries[index] as readonly [string, DirectorySection[]];
-        if (isAtOrAbove(entry[0], directory.normal)) appendAll(found, entry[1]);
-      }
+      map.forEach((sections, path) => {
+        if (isAtOrAbove(path, directory.normal)) appendAll(found, sections);
+      });
     } else {
       for (const level of directory.levels) {
         const sections = map.get(level);
@@ -176,14 +171,8 @@ class ServerSections {
       this.path = path;
       this.list = [entry];
     } else {
-      if (this.map === undefined) {
-        const first = [this.path as string, this.list] as const;
-        this.map = new Map([first]);
-        this.entries = [first];
-      }
-      const sections = [entry];
-      this.map.set(path, sections);
-      (this.entries as (readonly [string, DirectorySection[]])[]).push([path, sections]);
+      this.map ??= new Map([[this.path as string, this.list]]);
+      this.map.set(path, [entry]);
     }
   }
 }
@@ -297,22 +286,7 @@ function sectionsFor(config: ApacheConfig, vhost: ApacheSectionUse | undefined, 
   const own = vhost === undefined ? undefined : index.get(vhost);
   own?.appendAtOrAbove(directory, found);
   own?.appendOthers(found);
-  return sortedInPlace(found);
-}
-
-/**
- * Sorts by httpdOrder, stably, by insertion: a directory has two or three
- * sections (`/`, the site's own), for which Array#sort's set-up cost more
- * than the comparisons, once per DocumentRoot of 10,000.
- */
-function sortedInPlace(sections: DirectorySection[]): DirectorySection[] {
-  for (let next = 1; next < sections.length; next++) {
-    const entry = sections[next] as DirectorySection;
-    let at = next;
-    for (; at > 0 && httpdOrder(sections[at - 1] as DirectorySection, entry) > 0; at--) sections[at] = sections[at - 1] as DirectorySection;
-    sections[at] = entry;
-  }
-  return sections;
+  return found.length < 2 ? found : found.sort(httpdOrder);
 }
 
 /** core.c `reorder_sorter`: non-regex before regex, fewer components first, then the server's before the vhost's, then file order. */

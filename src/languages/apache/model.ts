@@ -291,10 +291,8 @@ export class ApacheConfig {
   private expandedBytes = 0;
   private readonly budget: InputBudget;
   private mpmCache: MpmSettings | undefined;
-  /** Whether each file read has `${` anywhere, and the last one asked about (lines come in runs from one file). */
+  /** Whether each file read has `${` anywhere. */
   private readonly filesWithReferences = new Map<SourceFile, boolean>();
-  private lastFile: SourceFile | undefined;
-  private lastFileHasReferences = false;
   root!: SourceFile;
 
   constructor(
@@ -638,11 +636,7 @@ export class ApacheConfig {
    * whatever its file has: joining `$\` to `{NAME}` makes a reference.
    */
   private mayReference(file: SourceFile): boolean {
-    if (file !== this.lastFile) {
-      this.lastFile = file;
-      this.lastFileHasReferences = remembered(this.filesWithReferences, file, () => file.text.includes('${'));
-    }
-    return this.lastFileHasReferences;
+    return remembered(this.filesWithReferences, file, () => file.text.includes('${'));
   }
 
   private record(use: ApacheDirectiveUse): void {

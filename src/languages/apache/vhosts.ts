@@ -51,6 +51,10 @@ const serverSettings = new WeakMap<ApacheConfig, Map<string, readonly ServerSett
 export function decidingLines(servers: readonly ServerSetting[]): ApacheDirectiveUse[] {
   const lines = new Set<ApacheDirectiveUse>();
   for (const server of servers) if (server.setting.use !== undefined) lines.add(server.setting.use);
+  return inReadOrder(lines);
+}
+
+function inReadOrder(lines: ReadonlySet<ApacheDirectiveUse>): ApacheDirectiveUse[] {
   return [...lines].sort((a, b) => a.order - b.order);
 }
 
@@ -84,5 +88,5 @@ export function keepAliveLines(config: ApacheConfig, lowerName: string): ApacheD
     const line = own.last(vhost) ?? mainLine;
     if (line !== undefined) lines.add(line);
   }
-  return [...lines].sort((a, b) => a.order - b.order);
+  return inReadOrder(lines);
 }
