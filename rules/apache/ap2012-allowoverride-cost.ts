@@ -1,6 +1,6 @@
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
-import { documentRoots, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
+import { allowsOverrides, documentRoots, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { linesByContainer, scopedSetting, type ContainerLines } from '../../src/languages/apache/scopes.js';
 
@@ -59,8 +59,8 @@ interface Override {
 }
 
 /**
- * What makes httpd read access files in a directory: AllowOverride other
- * than None, or (2.4) an AllowOverrideList other than None. The lines of
+ * What makes httpd read access files in a directory: an AllowOverride that
+ * leaves an override on, or (2.4) an AllowOverrideList other than None. The lines of
  * both and the default are looked up once per lint, not per DocumentRoot.
  */
 class DecidingLines {
@@ -70,8 +70,8 @@ class DecidingLines {
 
   constructor(private readonly config: ApacheConfig) {
     this.allow = linesByContainer(config, 'allowoverride');
-    this.list = versionAtLeast(config.httpd, '2.4') ? linesByContainer(config, 'allowoverridelist') : undefined;
-    this.defaultArgs = [versionAtLeast(config.httpd, '2.3.9') ? 'None' : 'All'];
+    this.list = readsOverrideList(config.httpd) ? linesByContainer(config, 'allowoverridelist') : undefined;
+    this.defaultArgs = [defaultOverride(config.httpd)];
   }
 
   /** What lets access files into the directory, or undefined when nothing does. */
@@ -79,9 +79,22 @@ class DecidingLines {
     const sections = overrideSectionsAtPath(this.config, directory, vhost);
     const allow = this.allow.lastIn(sections);
     const allowArgs = allow?.args ?? this.defaultArgs;
-    if (allowArgs[0]?.toLowerCase() !== 'none') return { directive: allow?.node.name ?? 'AllowOverride', args: allowArgs, use: allow };
+    if (allowsOverrides(allowArgs)) return { directive: allow?.node.name ?? 'AllowOverride', args: allowArgs, use: allow };
     const list = this.list?.lastIn(sections);
-    if (list !== undefined && list.args[0]?.toLowerCase() !== 'none') return { directive: list.node.name, args: list.args, use: list };
+    if (list !== undefined && listLetsIn(list.args)) return { directive: list.node.name, args: list.args, use: list };
     return undefined;
   }
+}
+
+function defaultOverride(httpd: string): string {
+  return versionAtLeast(httpd, '2.3.9') ? 'None' : 'All';
+}
+
+function readsOverrideList(httpd: string): boolean {
+  return versionAtLeast(httpd, '2.4');
+}
+
+/** AllowOverrideList names directives, or is `None` alone (core.c `set_override_list` refuses None beside others). */
+function listLetsIn(words: readonly string[]): boolean {
+  return words[0]?.toLowerCase() !== 'none';
 }

@@ -1,5 +1,6 @@
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
+import { allowsOverrides } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 
 export default defineApacheRule({
@@ -41,7 +42,7 @@ export default defineApacheRule({
           const scope = host === undefined ? '' : ` in <VirtualHost ${host.args.join(' ')}>`;
           const last = lastOverride(apache, sections);
           if (last !== undefined) {
-            if (overrides(last.args))
+            if (allowsOverrides(last.args))
               ctx.report({ at: last, messageId: 'allowed', data: { written: `${last.node.name} ${last.argsText}`, scope } });
           } else if (!versionAtLeast(apache.httpd, '2.4')) {
             ctx.report({ at: sections[0] as ApacheSectionUse, messageId: 'defaultAll', data: { scope } });
@@ -63,15 +64,4 @@ function lastOverride(apache: ApacheConfig, sections: readonly ApacheSectionUse[
     return container !== undefined && sections.includes(container);
   });
   return inRoot[inRoot.length - 1];
-}
-
-/**
- * Whether the words leave any override on: each type adds to the set and
- * `None` empties it (core.c `set_override`), so the last word decides;
- * `Nonfatal=...` only changes how .htaccess errors are handled.
- */
-function overrides(words: readonly string[]): boolean {
-  const kinds = words.filter((word) => !/^nonfatal=/i.test(word));
-  const last = kinds[kinds.length - 1];
-  return last !== undefined && last.toLowerCase() !== 'none';
 }

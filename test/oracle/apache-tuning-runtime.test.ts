@@ -368,6 +368,8 @@ describe('the <Directory> merge model against a running apache2', () => {
       'vhost-beats-later-server',
       'wildcard',
       'vhost-all',
+      'none-then-type',
+      'type-then-none',
     ];
     const vhost = (site: string, ...inside: string[]) => [
       '<VirtualHost *:{port}>',
@@ -423,6 +425,13 @@ describe('the <Directory> merge model against a running apache2', () => {
       '<Directory "{root}/vhost-all/html">',
       '    AllowOverride None',
       '</Directory>',
+      // The words add up in order and None empties the set: the last word decides.
+      '<Directory "{root}/none-then-type/html">',
+      '    AllowOverride None FileInfo',
+      '</Directory>',
+      '<Directory "{root}/type-then-none/html">',
+      '    AllowOverride FileInfo None',
+      '</Directory>',
       ...vhost('deeper-none'),
       ...vhost('regex-section'),
       ...vhost('regex-parent-only'),
@@ -434,6 +443,8 @@ describe('the <Directory> merge model against a running apache2', () => {
       ...vhost('vhost-beats-later-server', '<Directory "{root}/vhost-beats-later-server/html">', '    AllowOverride None', '</Directory>'),
       ...vhost('wildcard'),
       ...vhost('vhost-all', '<Directory "{root}/vhost-all/html">', '    AllowOverride All', '</Directory>'),
+      ...vhost('none-then-type'),
+      ...vhost('type-then-none'),
       // Written after the vhosts, but httpd applies the server's sections before a vhost's of the same depth.
       '<Directory "{root}/vhost-beats-later-server/html">',
       '    AllowOverride All',
@@ -463,6 +474,7 @@ describe('the <Directory> merge model against a running apache2', () => {
         assert.deepEqual(
           [...read].sort(),
           [
+            'none-then-type',
             'parent-all',
             'regex-no-slash',
             'regex-none-after-all',

@@ -388,6 +388,19 @@ export function overrideSectionsAtPath(config: ApacheConfig, directory: string, 
   return applying;
 }
 
+/**
+ * Whether AllowOverride's words leave any override on: each type adds to the
+ * set and `None` empties it (core.c `set_override`), so the last word
+ * decides; `Nonfatal=...` only changes how .htaccess errors are handled.
+ */
+export function allowsOverrides(words: readonly string[]): boolean {
+  for (let index = words.length - 1; index >= 0; index--) {
+    const word = (words[index] as string).toLowerCase();
+    if (!word.startsWith('nonfatal=')) return word !== 'none';
+  }
+  return false;
+}
+
 /** The value of a per-directory directive for files in a directory of a server. */
 export function settingAtPath(
   config: ApacheConfig,
