@@ -25,6 +25,7 @@ export default defineApacheRule({
     return {
       end() {
         const apache = ctx.apache;
+        if (!accessFilesAllowed(apache)) return;
         const deciding = new DecidingLines(apache);
         const reported = new Set<unknown>();
         for (const root of documentRoots(apache)) {
@@ -84,6 +85,20 @@ class DecidingLines {
     if (list !== undefined && listLetsIn(list.args)) return { directive: list.node.name, args: list.args, use: list };
     return undefined;
   }
+}
+
+/**
+ * Whether the default or any line lets access files in. When none does, no
+ * directory reads them, whatever sections apply where: the usual config
+ * (Debian's, or a host that sets None per site) is answered without working
+ * out the sections of every DocumentRoot.
+ */
+function accessFilesAllowed(config: ApacheConfig): boolean {
+  return (
+    allowsOverrides([defaultOverride(config.httpd)]) ||
+    config.named('allowoverride').some((use) => allowsOverrides(use.args)) ||
+    (readsOverrideList(config.httpd) && config.named('allowoverridelist').some((use) => listLetsIn(use.args)))
+  );
 }
 
 function defaultOverride(httpd: string): string {
