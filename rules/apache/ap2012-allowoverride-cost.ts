@@ -96,9 +96,14 @@ class DecidingLines {
 function accessFilesAllowed(config: ApacheConfig): boolean {
   return (
     allowsOverrides([defaultOverride(config.httpd)]) ||
-    config.named('allowoverride').some((use) => allowsOverrides(use.args)) ||
+    config.named('allowoverride').some((use) => !isNoneAlone(use.argsText) && allowsOverrides(use.args)) ||
     (readsOverrideList(config.httpd) && config.named('allowoverridelist').some((use) => listLetsIn(use.args)))
   );
+}
+
+/** `None` as the whole text: the line a big tree repeats per site, answered without splitting its arguments. */
+function isNoneAlone(argsText: string): boolean {
+  return argsText.length === 4 && argsText.toLowerCase() === 'none';
 }
 
 function defaultOverride(httpd: string): string {
