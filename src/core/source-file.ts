@@ -9,7 +9,7 @@ export type TextEncoding = 'utf8' | 'latin1';
  * gives the same bytes.
  */
 export class SourceFile {
-  private index: LineIndex | undefined;
+  private index: LineIndex | undefined = undefined;
   /**
    * What a reader made of the text, kept with the file: a fix pass reads the
    * files it did not change as the same SourceFile and does not parse them
@@ -33,7 +33,7 @@ export class SourceFile {
     readonly nativePath?: Buffer,
   ) {}
 
-  private bytes: number | undefined;
+  private bytes: number | undefined = undefined;
 
   /** The size of the file as read, in bytes. */
   get byteLength(): number {

@@ -32,7 +32,7 @@ export interface HostSources {
  * facts of one unit never leak into another.
  */
 export class ProbeCache {
-  private probed: Promise<HostFacts> | undefined;
+  private probed: Promise<HostFacts> | undefined = undefined;
 
   facts(onSlowProbe?: () => () => void): Promise<HostFacts> {
     // Imported here: the probe's modules (node:os among them) are for runs that look at this machine.

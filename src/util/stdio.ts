@@ -9,7 +9,7 @@ import { fstatSync, writeSync } from 'node:fs';
  */
 class Output {
   /** Set once the descriptor refused a write for now (a non-blocking pipe): the rest goes through Node's stream, in order. */
-  private stream: NodeJS.WriteStream | undefined;
+  private stream: NodeJS.WriteStream | undefined = undefined;
   /** The reader went away (`tune-lint ... | head`): no error of ours, the run ends with its own exit code. */
   private closed = false;
 

@@ -90,7 +90,7 @@ interface Subject {
 
 export class FixVerifier {
   private readonly notes = new Set<string>();
-  private sandbox: Sandbox | string | undefined;
+  private sandbox: Sandbox | string | undefined = undefined;
   /** Server paths of the run's files, as the lint's reader mapped them. */
   private readonly paths: ConfigFileSystem;
 

@@ -122,10 +122,10 @@ function serversSeeing(config: ApacheConfig, place: ServedPlace, lowerName: stri
  * 10,000 vhosts.
  */
 class ServerSections {
-  private path: string | undefined;
-  private list: DirectorySection[] | undefined;
-  private map: Map<string, DirectorySection[]> | undefined;
-  private others: DirectorySection[] | undefined;
+  private path: string | undefined = undefined;
+  private list: DirectorySection[] | undefined = undefined;
+  private map: Map<string, DirectorySection[]> | undefined = undefined;
+  private others: DirectorySection[] | undefined = undefined;
 
   /** The sections for this plain path. */
   get(path: string): DirectorySection[] | undefined {
@@ -195,8 +195,8 @@ function isAtOrAbove(path: string, directory: string): boolean {
  * server's few are found by comparing paths.
  */
 class DirectoryQuery {
-  private parts: string[] | undefined;
-  private levelList: string[] | undefined;
+  private parts: string[] | undefined = undefined;
+  private levelList: string[] | undefined = undefined;
   /** The directory normalised: absolute, without `.`, `..`, repeated or trailing slashes. */
   readonly normal: string;
 

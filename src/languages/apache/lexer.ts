@@ -146,7 +146,7 @@ export class LogicalLines {
   contentStart = 0;
   contentEnd = 0;
   /** The line, when it is joined from continued lines; undefined for a line of one physical line. */
-  joined: LogicalLine | undefined;
+  joined: LogicalLine | undefined = undefined;
 
   constructor(readonly text: string) {
     for (let at = text.indexOf('\0'); at !== -1; at = text.indexOf('\0', at + 1)) this.nuls.push(at);

@@ -236,7 +236,7 @@ class IncludeInEffect extends DirectiveInEffect {
 
 /** A section in effect; like a directive's, its arguments are split on first use, and a lone one kept as its string. */
 class SectionInEffect implements ApacheSectionUse {
-  private splitArgs: string | readonly string[] | undefined;
+  private splitArgs: string | readonly string[] | undefined = undefined;
 
   constructor(
     readonly node: SectionNode,
@@ -290,7 +290,7 @@ export class ApacheConfig {
   /** Characters `${NAME}` expansions have produced so far. */
   private expandedBytes = 0;
   private readonly budget: InputBudget;
-  private mpmCache: MpmSettings | undefined;
+  private mpmCache: MpmSettings | undefined = undefined;
   /** Whether each file read has `${` anywhere. */
   private readonly filesWithReferences = new Map<SourceFile, boolean>();
   root!: SourceFile;

@@ -108,7 +108,7 @@ export function loadMycnf(rootPath: string, options: MycnfLoadOptions): MycnfCon
 /** An option line in read order: what the line holds is read from the line, not copied. */
 class OptionUse implements MycnfOptionUse {
   effective = false;
-  plugin: LoadedPlugin | undefined;
+  plugin: LoadedPlugin | undefined = undefined;
 
   constructor(
     readonly file: SourceFile,
@@ -148,7 +148,7 @@ class MycnfModel implements MycnfConfig {
   readonly problems: ConfigProblem[] = [];
   readonly target: DatabaseTarget;
   readonly serverGroups: readonly string[];
-  startupError: ConfigProblem | undefined;
+  startupError: ConfigProblem | undefined = undefined;
   root: SourceFile;
   private readonly fs: ConfigFileSystem;
   private readonly includeBase: string | undefined;
