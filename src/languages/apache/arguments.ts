@@ -95,8 +95,10 @@ const QUOTE_OR_BACKSLASH = /["'\\]/;
  * whose words are to be split and given to refusesArguments.
  */
 export function refusesPlainLine(check: ArgumentCheck, lineText: string): boolean | undefined {
-  if (check === 'FLAG' || QUOTE_OR_BACKSLASH.test(lineText)) return undefined;
-  return !PLAIN_ACCEPTED[check].test(lineText);
+  if (check === 'FLAG') return undefined;
+  // A line the expression takes has no quote or backslash, which its words exclude: most lines, one test.
+  if (PLAIN_ACCEPTED[check].test(lineText)) return false;
+  return QUOTE_OR_BACKSLASH.test(lineText) ? undefined : true;
 }
 
 let helpByKey: Map<string, string> | undefined;
