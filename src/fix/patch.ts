@@ -36,9 +36,9 @@ async function fileSections(changes: readonly FileChange[]): Promise<{ text: str
   let jsdiff: typeof import('diff') | undefined;
   for (const change of relevant) {
     const out: string[] = [];
-    const path = change.patchPath.replace(/^\/+/, '');
+    const path = relativePath(change.patchPath);
     const [a, b] = [quotePath(`a/${path}`), quotePath(`b/${path}`)];
-    out.push(`diff --git ${a} ${b}\n--- ${a}\n+++ ${b}\n`);
+    out.push(`${gitHeader(a, b)}--- ${a}\n+++ ${b}\n`);
     for (const window of changedWindows(change.before, change.after)) {
       if ('replaced' in window) {
         out.push(replacementHunk(window));
@@ -272,6 +272,42 @@ function splitLines(text: string): string[] {
     start = stop;
   }
   return lines;
+}
+
+/**
+ * Each file's part of a patch {@link unifiedDiff} made, by the patch path of
+ * its file (FileChange.patchPath): the JSON report gives every file its own.
+ * A part starts at its `diff --git` line, which no hunk line can be (those
+ * start with a blank, `+`, `-`, `@` or `\`).
+ */
+export class FilePatches {
+  private readonly parts = new Map<string, string>();
+
+  constructor(patch: string) {
+    for (let start = 0; start < patch.length;) {
+      const next = patch.indexOf('\ndiff --git ', start);
+      const end = next === -1 ? patch.length : next + 1;
+      const part = patch.slice(start, end);
+      this.parts.set(part.slice(0, part.indexOf('\n') + 1), part);
+      start = end;
+    }
+  }
+
+  /** The part of the file with this patch path; '' when the patch does not change it. */
+  of(patchPath: string): string {
+    if (this.parts.size === 0) return '';
+    const path = relativePath(patchPath);
+    return this.parts.get(gitHeader(quotePath(`a/${path}`), quotePath(`b/${path}`))) ?? '';
+  }
+}
+
+/** A patch path as the patch names it: relative, as `git apply` and `patch -p1` take it. */
+function relativePath(patchPath: string): string {
+  return patchPath.replace(/^\/+/, '');
+}
+
+function gitHeader(a: string, b: string): string {
+  return `diff --git ${a} ${b}\n`;
 }
 
 const C_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };

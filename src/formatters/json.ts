@@ -2,7 +2,8 @@ import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, TextEdit } from '../engine/types.js';
 import { consumersOf } from './budget.js';
 import { factsJson, liveJson } from './facts-json.js';
-import { filePatch, visibleDiagnostics } from './shared.js';
+import { FilePatches } from '../fix/patch.js';
+import { visibleDiagnostics } from './shared.js';
 import { LazyList, writeJson } from '../util/streamed-output.js';
 import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
 
@@ -16,7 +17,10 @@ import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome 
  */
 export const writeJsonReport: StreamingFormatter = (input, write) => {
   const several = input.units.length > 1;
-  const results = new LazyList(() => input.units.flatMap((unit) => unitResults(unit, input, several)));
+  const results = new LazyList(() => {
+    const patches = new FilePatches(input.patch);
+    return input.units.flatMap((unit) => unitResults(unit, input, patches, several));
+  });
   const liveOf = (unit: UnitOutcome | undefined): object => {
     if (unit === undefined) return {};
     const live = liveJson(unit.result.host);
@@ -51,7 +55,7 @@ function budgetJson(unit: UnitOutcome): object | undefined {
   return { ram, peak: total(before), peakAfterPatch: total(after), consumers: before, consumersAfterPatch: after };
 }
 
-function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): object[] {
+function unitResults(unit: UnitOutcome, input: FormatInput, patches: FilePatches, several: boolean): object[] {
   const files = new Map<string, { file: SourceFile; diagnostics: Diagnostic[] }>();
   for (const file of unit.result.files) if (!files.has(file.path)) files.set(file.path, { file, diagnostics: [] });
   for (const diagnostic of visibleDiagnostics(unit.result.diagnostics, input.quiet)) {
@@ -61,7 +65,7 @@ function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): o
   }
   const languages = new Map([...unit.result.languages].map(([file, language]) => [file.path, language]));
   return [...files.values()].map(({ file, diagnostics }) => {
-    const patch = filePatch(input.patch, file.patchPath);
+    const patch = patches.of(file.patchPath);
     return {
       file: file.displayPath,
       language: languages.get(file.path) ?? null,

@@ -4,16 +4,6 @@ export function visibleDiagnostics(diagnostics: readonly Diagnostic[], quiet: bo
   return quiet ? diagnostics.filter((diagnostic) => diagnostic.severity === 'error') : [...diagnostics];
 }
 
-/** The part of a multi-file unified diff that concerns one file. */
-export function filePatch(patch: string, patchPath: string): string {
-  if (patch === '') return '';
-  const header = `diff --git a/${patchPath.replace(/^\/+/, '')} `;
-  const start = patch.indexOf(header);
-  if (start === -1) return '';
-  const next = patch.indexOf('\ndiff --git ', start + header.length);
-  return patch.slice(start, next === -1 ? patch.length : next + 1);
-}
-
 export interface Counts {
   error: number;
   warn: number;

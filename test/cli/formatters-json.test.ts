@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { assembleTree, removeScratch, runCli } from '../helpers/cli.js';
+import { assembleTree, removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
 
 /*
  * The JSON report of docs/usage.md (the interface other tools read): `{ version, host, results: [{ file, language,
@@ -111,5 +111,32 @@ describe('JSON output', () => {
     const patches = report.results.flatMap((result) => (result.patch === undefined ? [] : [result.patch]));
     assert.ok(patches.length > 0);
     assert.equal(patches.join(''), diff);
+  });
+});
+
+describe('JSON output of files whose names the patch quotes', () => {
+  // git quotes a name with a space, a quote, a backslash or a byte outside ASCII; the file keeps its part of the patch.
+  const names = ['my site.conf', 'caf\u00e9.conf', 'say "hi".conf', 'plain.conf'];
+  const dir = scratchDir('json-quoted');
+  after(() => removeScratch(dir));
+  writeFiles(dir, Object.fromEntries(names.map((name) => [name, 'Timeout 300\n'])));
+  const args = ['--no-probe', '--lang', 'apache', ...names];
+  const report = JSON.parse(runCli(['--format', 'json', ...args], { cwd: dir }).stdout) as JsonReport;
+
+  it('gives each changed file its part of --format diff', () => {
+    const diff = runCli(['--format', 'diff', ...args], { cwd: dir }).stdout;
+    assert.deepEqual(
+      report.results.map((result) => [result.file, result.patch?.split('\n')[0]]),
+      [
+        ['my site.conf', 'diff --git "a/my site.conf" "b/my site.conf"'],
+        ['caf\u00e9.conf', 'diff --git "a/caf\\303\\251.conf" "b/caf\\303\\251.conf"'],
+        ['say "hi".conf', 'diff --git "a/say \\"hi\\".conf" "b/say \\"hi\\".conf"'],
+        ['plain.conf', 'diff --git a/plain.conf b/plain.conf'],
+      ],
+    );
+    // The patch lists files in its own order: each part is in it once, and together they are all of it.
+    const parts = report.results.map((result) => result.patch ?? '');
+    for (const part of parts) assert.ok(diff.includes(part), part);
+    assert.equal(parts.join('').length, diff.length);
   });
 });
