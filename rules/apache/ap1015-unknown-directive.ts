@@ -3,6 +3,7 @@ import { versionAtLeast } from '../../src/core/targets.js';
 import { directiveOwners, isShippedModule, likelyDirective, MPM_SOURCES } from '../../src/languages/apache/directive-owners.js';
 import { DIRECTIVES } from '../../src/languages/apache/directives.js';
 import type { ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
+import { remembered } from '../../src/util/remembered.js';
 import { REMOVED_IN_24 } from './ap4003-removed-directive.js';
 
 /**
@@ -48,16 +49,24 @@ export default defineApacheRule({
     // A module from elsewhere (mod_php, mod_security...) may define any name: then only names of httpd's own modules are judged.
     const judgesEveryName = [...apache.modules.values()].every(isShippedModule);
     const loaded = new Set([...apache.modules.values()].map((module) => module.sourceName));
-    // Lower-case names found to belong to a loaded module: a config repeats a few dozen names, most of them fine.
-    const accepted = new Set<string>();
-    /** `command` as httpd quotes it (a section's name with its `<`), `name` its lower-case lookup key. */
-    const judge = (at: ApacheDirectiveUse | ApacheSectionUse, command: string, name: string): void => {
+    /** What httpd makes of a lower-case name (a section's with its `<`): null when a loaded module, or the MPM, defines it. */
+    const verdictOf = (name: string): Verdict | null => {
+      const owners = directiveOwners(name);
+      if (owners === undefined) return judgesEveryName ? { kind: 'unknown', likely: likelyDirective(name) } : null;
+      // Loaded anywhere will do: httpd runs LoadModule as it reads, and the other directives once all is read.
+      if (owners.some((owner) => MPM_SOURCES.has(owner) || loaded.has(owner))) return null;
+      const module = owners[0] as string;
+      const short = module === 'util_ldap.c' ? 'ldap' : module.replace(/^mod_/, '').replace(/\.c$/, '');
+      return { kind: 'notLoaded', module, short };
+    };
+    // A section's name, once: 10,000 vhosts repeat a handful of them.
+    const sections = new Map<string, Verdict | null>();
+    /** `command` as httpd quotes it (a section's name with its `<`). */
+    const report = (at: ApacheDirectiveUse | ApacheSectionUse, command: string, verdict: Verdict): void => {
       const section = command.startsWith('<');
       const written = section ? `${command}>` : command;
-      const owners = directiveOwners(name);
-      if (owners === undefined) {
-        if (!judgesEveryName) return;
-        const likely = likelyDirective(name);
+      if (verdict.kind === 'unknown') {
+        const { likely } = verdict;
         const expected =
           likely === undefined
             ? 'a directive of a loaded module, or the module that defines it loaded'
@@ -65,37 +74,40 @@ export default defineApacheRule({
         ctx.report({ at, messageId: 'unknown', data: { written, command, expected } });
         return;
       }
-      // Loaded anywhere will do: httpd runs LoadModule as it reads, and the other directives once all is read.
-      for (const owner of owners) {
-        if (MPM_SOURCES.has(owner) || loaded.has(owner)) {
-          accepted.add(name);
-          return;
-        }
-      }
-      const module = owners[0] as string;
-      const short = module === 'util_ldap.c' ? 'ldap' : module.replace(/^mod_/, '').replace(/\.c$/, '');
+      const { module, short } = verdict;
       ctx.report({ at, messageId: 'notLoaded', data: { written, command, module, identifier: `${short}_module`, short } });
     };
     return {
-      directive: {
-        '*': (use) => {
-          if (accepted.has(use.name)) return;
-          const written = use.node.name;
-          // `${NAME}` as a directive name, or a byte order mark in the first word (AP1013), are not names to judge.
-          if (!startsWithLetter(written) || written.includes('$') || REPORTED_ELSEWHERE.has(use.name) || REMOVED_IN_24.has(use.name))
-            return;
-          judge(use, written, use.name);
-        },
-      },
-      section: {
-        '*': (section) => {
-          const written = section.node.name;
-          if (startsWithLetter(written) && !written.includes('$')) judge(section, `<${written}`, `<${section.name}`);
-        },
+      end() {
+        // By name: each is judged once, and only the lines of a name httpd refuses are visited, in read order.
+        const refused: { readonly use: ApacheDirectiveUse; readonly verdict: Verdict }[] = [];
+        for (const name of apache.directiveNames()) {
+          if (!judgedName(name) || REPORTED_ELSEWHERE.has(name) || REMOVED_IN_24.has(name)) continue;
+          const verdict = verdictOf(name);
+          if (verdict !== null) for (const use of apache.named(name)) refused.push({ use, verdict });
+        }
+        refused.sort((a, b) => a.use.order - b.use.order);
+        for (const { use, verdict } of refused) report(use, use.node.name, verdict);
+        for (const section of apache.sections) {
+          const verdict = remembered(sections, section.name, () => (judgedName(section.name) ? verdictOf(`<${section.name}`) : null));
+          if (verdict !== null) report(section, `<${section.node.name}`, verdict);
+        }
       },
     };
   },
 });
+
+type Verdict =
+  | { readonly kind: 'unknown'; readonly likely: string | undefined }
+  | { readonly kind: 'notLoaded'; readonly module: string; readonly short: string };
+
+/**
+ * A name to judge: one starting with an ASCII letter, not `${NAME}` as a
+ * name or a byte order mark in the first word (AP1013's).
+ */
+function judgedName(name: string): boolean {
+  return startsWithLetter(name) && !name.includes('$');
+}
 
 /** A plain directive name starts with an ASCII letter. */
 function startsWithLetter(name: string): boolean {
