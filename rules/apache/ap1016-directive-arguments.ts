@@ -34,23 +34,22 @@ export default defineApacheRule({
     const mpm = apache.mpm.name;
     const sources = new Set([...apache.modules.values()].map((module) => module.sourceName));
     if (mpm !== undefined) sources.add(`${mpm}.c`);
-    // By name, once: a tree of vhosts repeats a few dozen names a quarter of a million times.
-    const checks = new Map<string, ArgumentCheck | null>();
-    const checkOf = (name: string): ArgumentCheck | null => {
-      let check = checks.get(name);
-      if (check === undefined) {
-        // A directive of a module that is not loaded is AP1015's, another MPM's AP1008's.
-        const loaded = (directiveOwners(name) ?? []).some((owner) => sources.has(owner));
-        check = loaded && !REPORTED_ELSEWHERE.has(name) ? (argumentCheck(name) ?? null) : null;
-        checks.set(name, check);
-      }
-      return check;
+    const checkOf = (name: string): ArgumentCheck | undefined => {
+      // A directive of a module that is not loaded is AP1015's, another MPM's AP1008's.
+      const loaded = (directiveOwners(name) ?? []).some((owner) => sources.has(owner));
+      return loaded && !REPORTED_ELSEWHERE.has(name) ? argumentCheck(name) : undefined;
     };
     return {
-      directive: {
-        '*': (use) => {
-          const check = checkOf(use.name);
-          if (check === null || !refused(check, use) || !judged(use)) return;
+      end() {
+        // By name: each name's check is looked up once, and the lines of a name without one are not visited.
+        const refused: { readonly use: ApacheDirectiveUse; readonly check: ArgumentCheck }[] = [];
+        for (const name of apache.directiveNames()) {
+          const check = checkOf(name);
+          if (check !== undefined)
+            for (const use of apache.named(name)) if (refusedArguments(check, use) && judged(use)) refused.push({ use, check });
+        }
+        refused.sort((a, b) => a.use.order - b.use.order);
+        for (const { use, check } of refused) {
           const spelling = directiveSpelling(use.name) ?? use.node.name;
           ctx.report({
             at: use,
@@ -62,14 +61,14 @@ export default defineApacheRule({
               error: argumentsError(spelling, check, mpm),
             },
           });
-        },
+        }
       },
     };
   },
 });
 
 /** Whether httpd refuses the line's arguments; most lines are plain words, counted without making them. */
-function refused(check: ArgumentCheck, use: ApacheDirectiveUse): boolean {
+function refusedArguments(check: ArgumentCheck, use: ApacheDirectiveUse): boolean {
   return (use.variables.length > 0 ? undefined : refusesPlainLine(check, use.node.line.text)) ?? refusesArguments(check, use.args);
 }
 
