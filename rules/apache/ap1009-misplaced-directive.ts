@@ -1,6 +1,7 @@
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
-import { contextError, directiveSpec } from '../../src/languages/apache/directives.js';
+import { contextError, directiveSpec, type DirectiveSpec } from '../../src/languages/apache/directives.js';
+import type { ReportDescriptor } from '../../src/engine/types.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
 /** Sections inside which AllowOverride is read and ignored (core.c `set_override`, AH00114/AH00115). */
@@ -31,13 +32,14 @@ export default defineApacheRule({
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const mpm = apache.mpm?.name;
 
-    const checkOverride = (use: ApacheDirectiveUse): void => {
+    /** AllowOverride and AllowOverrideList: refused outside <Directory>, ignored in the sections that are not one. */
+    const overrideFinding = (use: ApacheDirectiveUse): Finding | undefined => {
       const container = apache.container(use);
       const name = use.node.name;
       if (container === undefined || container.name === 'virtualhost') {
         const canonical = use.name === 'allowoverride' ? 'AllowOverride' : 'AllowOverrideList';
         const error = container === undefined ? `${canonical} not allowed here` : `${canonical} not allowed in <VirtualHost> context`;
-        ctx.report({
+        return {
           at: use,
           messageId: 'refused',
           data: {
@@ -46,47 +48,59 @@ export default defineApacheRule({
             error,
             expected: 'inside a <Directory> section',
           },
-        });
-        return;
+        };
       }
       const section = USELESS_FOR_OVERRIDES.get(container.name);
-      if (section === undefined) return;
-      ctx.report({
-        at: use,
-        messageId: 'uselessOverride',
-        severity: 'warn',
-        data: { name, section, ...uselessWarning(use) },
-      });
+      if (section === undefined) return undefined;
+      return { at: use, messageId: 'uselessOverride', severity: 'warn', data: { name, section, ...uselessWarning(use) } };
+    };
+
+    /** The table's entry for a name whose place httpd checks, as this config loads it; undefined for any other name. */
+    const placedSpec = (name: string): DirectiveSpec | undefined => {
+      const spec = directiveSpec(name);
+      if (spec === undefined || spec.context === 'anywhere') return undefined;
+      // Unknown commands (another MPM's, a module not loaded) fail differently: AP1008 and the reader's business.
+      if (spec.mpms !== undefined && (mpm === undefined || !spec.mpms.includes(mpm))) return undefined;
+      if (spec.module !== undefined && !apache.hasModule(spec.module)) return undefined;
+      return spec;
+    };
+
+    const placeFinding = (use: ApacheDirectiveUse, spec: DirectiveSpec): Finding | undefined => {
+      const container = apache.container(use);
+      const error = contextError(spec, container?.name);
+      if (error === undefined) return undefined;
+      const where = container === undefined ? 'at server level' : `inside <${container.node.name}>`;
+      const expected =
+        spec.context === 'directory'
+          ? 'inside a <Directory>, <Location> or <Files> section'
+          : spec.context === 'server'
+            ? 'at server level, outside any section'
+            : 'at server level or in <VirtualHost>';
+      return { at: use, messageId: 'refused', data: { name: use.node.name, where, error, expected } };
     };
 
     return {
-      directive: {
-        '*': (use) => {
-          if (use.name === 'allowoverride' || use.name === 'allowoverridelist') {
-            checkOverride(use);
-            return;
+      end() {
+        // By name: the lines of a name httpd takes anywhere are not visited.
+        const findings: Finding[] = [];
+        for (const name of apache.directiveNames()) {
+          const overrides = name === 'allowoverride' || name === 'allowoverridelist';
+          const spec = overrides ? undefined : placedSpec(name);
+          if (!overrides && spec === undefined) continue;
+          for (const use of apache.named(name)) {
+            const finding = spec === undefined ? overrideFinding(use) : placeFinding(use, spec);
+            if (finding !== undefined) findings.push(finding);
           }
-          const spec = directiveSpec(use.name);
-          if (spec === undefined || spec.context === 'anywhere') return;
-          // Unknown commands (another MPM's, a module not loaded) fail differently: AP1008 and the reader's business.
-          if (spec.mpms !== undefined && (mpm === undefined || !spec.mpms.includes(mpm))) return;
-          if (spec.module !== undefined && !apache.hasModule(spec.module)) return;
-          const container = apache.container(use);
-          const error = contextError(spec, container?.name);
-          if (error === undefined) return;
-          const where = container === undefined ? 'at server level' : `inside <${container.node.name}>`;
-          const expected =
-            spec.context === 'directory'
-              ? 'inside a <Directory>, <Location> or <Files> section'
-              : spec.context === 'server'
-                ? 'at server level, outside any section'
-                : 'at server level or in <VirtualHost>';
-          ctx.report({ at: use, messageId: 'refused', data: { name: use.node.name, where, error, expected } });
-        },
+        }
+        // In read order, as the lines were reported one by one.
+        findings.sort((a, b) => a.at.order - b.at.order);
+        for (const finding of findings) ctx.report(finding);
       },
     };
   },
 });
+
+type Finding = ReportDescriptor<'refused' | 'uselessOverride'> & { readonly at: ApacheDirectiveUse };
 
 /** httpd's warning, with the file as tune-lint shows it. */
 function uselessWarning(use: ApacheDirectiveUse): { code: string; warning: string } {
