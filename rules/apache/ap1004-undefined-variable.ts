@@ -1,6 +1,5 @@
 import { defineApacheRule } from '../../src/engine/define-rule.js';
 import type { Located } from '../../src/engine/types.js';
-import type { ApacheSectionUse } from '../../src/languages/apache/model.js';
 
 const REFERENCE = /\$\{([^}]*)\}/g;
 
@@ -51,18 +50,13 @@ export default defineApacheRule({
         ctx.report({ at, messageId: bare ? 'noValue' : 'undefined', data: { name, where, environment } });
       }
     };
-    const section = (use: ApacheSectionUse): void => {
-      if (use.node.argsText.includes('${')) report(use, unresolvedIn(use.argsText));
-    };
     return {
-      directive: {
-        '*': (use) => {
-          if (use.unresolved.length > 0) report(use, use.unresolved);
-        },
-      },
-      section: { '*': section },
+      // From the model's list of the lines with a `${`, in read order: the directives, the sections, then the conditionals.
       end() {
-        for (const evaluation of apache.conditionals) section(evaluation.section);
+        const { uses, sections } = apache.referencing;
+        for (const use of uses) if (use.unresolved.length > 0) report(use, use.unresolved);
+        for (const section of sections) if (!section.conditional) report(section, unresolvedIn(section.argsText));
+        for (const section of sections) if (section.conditional) report(section, unresolvedIn(section.argsText));
       },
     };
   },

@@ -151,6 +151,11 @@ function describeConfig(config: ApacheConfig): object {
     defines: [...config.defines],
     serverRoot: config.serverRoot,
     named: [...names].sort().map((name) => [name, config.named(name).map((use) => use.order)]),
+    directiveNames: [...config.directiveNames()].sort(),
+    referencing: {
+      uses: config.referencing.uses.map((use) => use.order),
+      sections: config.referencing.sections.map((section) => section.order),
+    },
     dump: JSON.parse(JSON.stringify(config.toDump())) as unknown,
   };
 }
@@ -180,6 +185,9 @@ function assertConsistent(config: ApacheConfig): void {
     if (entry.includedFrom !== undefined) assert.ok(uses.has(entry.includedFrom), 'includedFrom is a use of this config');
   for (const module of config.modules.values())
     if (module.use !== undefined) assert.ok(uses.has(module.use), `${module.identifier}: LoadModule is a use of this config`);
+  for (const use of config.referencing.uses) assert.ok(uses.has(use), `${use.file.displayPath}: a line with \${ of another config`);
+  for (const section of config.referencing.sections)
+    assert.ok(sections.has(section), `${section.file.displayPath}: a section with \${ of another config`);
 }
 
 /** Plain values (not on a line that steers the walk, no `${...}`) changed in place, as a fix does; at most 40, spread over the tree. */

@@ -98,6 +98,15 @@ interface WalkedLists {
   readonly uses: ApacheDirectiveUse[];
   readonly sections: ApacheSectionUse[];
   readonly conditionals: ConditionalEvaluation[];
+  readonly referencing: ReferencingLines;
+}
+
+/** The lines whose text has a `${`, in read order: the few a config has, found as the walk reads them. */
+interface ReferencingLines {
+  /** Directives with a `${NAME}` reference. */
+  readonly uses: ApacheDirectiveUse[];
+  /** Sections and conditional sections whose arguments have a `${`. */
+  readonly sections: ApacheSectionUse[];
 }
 
 /** Variables for `${VAR}` from one source: `--env`, `--env-file docker.env`. */
@@ -272,6 +281,8 @@ export class ApacheConfig {
   readonly uses: ApacheDirectiveUse[];
   readonly sections: ApacheSectionUse[];
   readonly conditionals: ConditionalEvaluation[];
+  /** The lines with a `${`, for the rules about references: a handful where every line is many. */
+  readonly referencing: ReferencingLines;
   readonly modules = new Map<string, LoadedModule>();
   readonly problems: ConfigProblem[] = [];
   readonly defines = new Map<string, string | undefined>();
@@ -305,6 +316,7 @@ export class ApacheConfig {
     this.uses = walked?.uses ?? [];
     this.sections = walked?.sections ?? [];
     this.conditionals = walked?.conditionals ?? [];
+    this.referencing = walked?.referencing ?? { uses: [], sections: [] };
     this.fs = options.fs;
     this.budget = new InputBudget(this.fs.limits.maxInputBytes, this.fs.limits.maxInputLines);
     this.httpd = options.httpd;
@@ -493,6 +505,10 @@ export class ApacheConfig {
         const section = movedSections.get(evaluation.section.order);
         return section === undefined ? evaluation : { ...evaluation, section };
       }),
+      referencing: {
+        uses: previous.referencing.uses.map(useNow),
+        sections: previous.referencing.sections.map((section) => movedSections.get(section.order) ?? section),
+      },
     });
     if (!sameEntries(config.env, previous.env)) return undefined;
     const namesMoved = new Set([...movedUses.values()].map((use) => use.name));
@@ -569,10 +585,12 @@ export class ApacheConfig {
 
   private section(node: SectionNode, file: SourceFile, parent: ApacheSectionUse | undefined, depth: number): void {
     // Expanded now, as for a directive: a later Define may change what the names stand for.
-    const argsText = node.argsText.includes('${') ? this.expand(node.argsText, file, node.open.content).text : node.argsText;
+    const references = node.argsText.includes('${');
+    const argsText = references ? this.expand(node.argsText, file, node.open.content).text : node.argsText;
     const name = node.nameLower;
     const conditional = CONDITIONAL_SECTIONS.has(name);
     const use = new SectionInEffect(node, file, parent, this.order++, argsText, conditional);
+    if (references) this.referencing.sections.push(use);
     if (conditional) {
       const evaluation = this.evaluate(use);
       this.conditionals.push(evaluation);
@@ -650,6 +668,7 @@ export class ApacheConfig {
 
   private record(use: ApacheDirectiveUse): void {
     this.uses.push(use);
+    if (use.variables.length > 0) this.referencing.uses.push(use);
     const list = this.byName.get(use.name);
     if (list === undefined) this.byName.set(use.name, [use]);
     else list.push(use);
