@@ -102,7 +102,7 @@ interface WalkedLists {
 }
 
 /** The lines whose text has a `${`, in read order: the few a config has, found as the walk reads them. */
-interface ReferencingLines {
+export interface ReferencingLines {
   /** Directives with a `${NAME}` reference. */
   readonly uses: ApacheDirectiveUse[];
   /** Sections and conditional sections whose arguments have a `${`. */
