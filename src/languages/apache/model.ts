@@ -304,6 +304,9 @@ export class ApacheConfig {
   private mpmCache: MpmSettings | undefined = undefined;
   /** Whether each file read has `${` anywhere. */
   private readonly filesWithReferences = new Map<SourceFile, boolean>();
+  /** The file of the line before and its entry there: a file's lines come in runs, a lookup per run. */
+  private lastSearched: SourceFile | undefined = undefined;
+  private lastMayReference = false;
   root!: SourceFile;
 
   constructor(
@@ -663,7 +666,11 @@ export class ApacheConfig {
    * whatever its file has: joining `$\` to `{NAME}` makes a reference.
    */
   private mayReference(file: SourceFile): boolean {
-    return remembered(this.filesWithReferences, file, () => file.text.includes('${'));
+    if (file !== this.lastSearched) {
+      this.lastSearched = file;
+      this.lastMayReference = remembered(this.filesWithReferences, file, () => file.text.includes('${'));
+    }
+    return this.lastMayReference;
   }
 
   private record(use: ApacheDirectiveUse): void {
