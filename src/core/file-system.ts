@@ -486,7 +486,8 @@ export class ConfigFileSystem {
         continue;
       }
       const kind: FileKind = entry.isFile() ? 'file' : entry.isDirectory() ? 'directory' : 'other';
-      const real = childPath(realDirectory, entry.name);
+      // One string for both where the directory is its own real path: each new path is hashed by every map it goes in.
+      const real = realDirectory === hostPath ? entryPath : childPath(realDirectory, entry.name);
       this.known.entryKinds.set(entryPath, kind);
       this.known.kinds.set(entryPath, kind);
       this.known.realPaths.set(entryPath, real);
