@@ -31,10 +31,10 @@ export default defineApacheRule({
         const apache = ctx.apache;
         const seen = new Set<string>();
         for (const { source, document } of apache.files) {
-          if (seen.has(source.path)) continue;
+          // Both hazards need a backslash that may continue a line: most files have none, and are neither walked line by line
+          // nor entered among those seen.
+          if (!mayContinue(source.text) || seen.has(source.path)) continue;
           seen.add(source.path);
-          // Both hazards need a backslash that may continue a line: most files have none and are not walked line by line.
-          if (!mayContinue(source.text)) continue;
           for (const { line, comment } of logicalLines(document.nodes)) {
             if (comment) checkComment(source, line);
             else if (blankAfterLastBackslash(source.text, line)) checkBlankAfterBackslash(source, line);

@@ -38,10 +38,10 @@ export default defineApacheRule({
         const apache = ctx.apache;
         const seen = new Set<string>();
         for (const { source } of apache.files) {
-          if (seen.has(source.path)) continue;
-          seen.add(source.path);
+          // The mark first: a file without one, nearly all of them, needs no entry among those seen.
           const length = bomLength(source);
-          if (length === 0) continue;
+          if (length === 0 || seen.has(source.path)) continue;
+          seen.add(source.path);
           const first = /^[^\s]*/.exec(source.text.slice(length))?.[0] ?? '';
           const word = `${BOM_ESCAPED}${first}`;
           const at = { file: source, range: [0, length] as const };
