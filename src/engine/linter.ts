@@ -499,7 +499,8 @@ function finish(
 ): Diagnostic[] {
   const seen = new Set<string>();
   const byFile = new Map<SourceFile, Diagnostic[]>();
-  for (const file of files) if (!byFile.has(file)) byFile.set(file, []);
+  // Every file has its disable comments looked at only when the unused ones are reported (not in a fix pass).
+  if (unusedRule !== undefined) for (const file of files) if (!byFile.has(file)) byFile.set(file, []);
   for (const diagnostic of raw) {
     const key = `${diagnostic.ruleId}\0${diagnostic.file.path}\0${diagnostic.range[0]}\0${diagnostic.range[1]}\0${diagnostic.message}`;
     if (seen.has(key)) continue;
@@ -508,8 +509,6 @@ function finish(
   }
   const out: Diagnostic[] = [];
   for (const [file, diagnostics] of byFile) {
-    // Nothing to suppress and no unused comment to report: the file's text need not be searched.
-    if (diagnostics.length === 0 && unusedRule === undefined) continue;
     const { kept, unused } = applyDisableDirectives(file, diagnostics);
     // A loop, not push(...kept): a file can have more findings than a call takes arguments.
     for (const diagnostic of kept) out.push(diagnostic);
