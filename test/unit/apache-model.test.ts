@@ -38,3 +38,30 @@ describe('references in directive lines', () => {
     ]);
   });
 });
+
+describe('files left for an include and taken up again', () => {
+  function load(files: Readonly<Record<string, string>>): ReturnType<typeof loadApache> {
+    const root = fs.mkdtempSync(path.join(scratch, 'tree-'));
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
+    return loadApache(path.join(root, 'httpd.conf'), { fs: new ConfigFileSystem({ cwd: root }), httpd: '2.4.71' });
+  }
+
+  it('expands references in an included file, and in it again after it includes one without any', () => {
+    const config = load({
+      'httpd.conf': 'Define SITE a.example\nInclude refs.conf\n',
+      'refs.conf': 'ServerName ${SITE}\nInclude plain.conf\nServerAlias ${SITE}\n',
+      'plain.conf': 'ServerAdmin root@localhost\n',
+    });
+    assert.deepEqual(
+      config.uses.map((use) => [use.name, use.args, use.variables]),
+      [
+        ['define', ['SITE', 'a.example'], []],
+        ['include', ['refs.conf'], []],
+        ['servername', ['a.example'], ['SITE']],
+        ['include', ['plain.conf'], []],
+        ['serveradmin', ['root@localhost'], []],
+        ['serveralias', ['a.example'], ['SITE']],
+      ],
+    );
+  });
+});
