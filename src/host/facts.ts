@@ -161,6 +161,34 @@ export function filesystemTypeOf(mounts: readonly MountEntry[], path: string): M
   return best;
 }
 
+/**
+ * The network or FUSE mount that holds `path` (isNetworkFilesystem), or
+ * undefined. A path under none of the table's network mounts is answered
+ * from those alone: rules ask this of every place a config serves (10,000
+ * on a big tree), and most tables have no network mount at all.
+ */
+export function networkMountOf(mounts: readonly MountEntry[], path: string): MountEntry | undefined {
+  if (!networkMounts(mounts).some((mount) => isUnder(path, mount.mountPoint))) return undefined;
+  const mount = filesystemTypeOf(mounts, path);
+  return mount !== undefined && isNetworkFilesystem(mount.fsType) ? mount : undefined;
+}
+
+/** Whether any entry of the table is a network or FUSE filesystem. */
+export function hasNetworkMounts(mounts: readonly MountEntry[]): boolean {
+  return networkMounts(mounts).length > 0;
+}
+
+const networkMountLists = new WeakMap<readonly MountEntry[], readonly MountEntry[]>();
+
+function networkMounts(mounts: readonly MountEntry[]): readonly MountEntry[] {
+  let network = networkMountLists.get(mounts);
+  if (network === undefined) {
+    network = mounts.filter((mount) => isNetworkFilesystem(mount.fsType));
+    networkMountLists.set(mounts, network);
+  }
+  return network;
+}
+
 function isUnder(path: string, mountPoint: string): boolean {
   if (mountPoint === '/') return path.startsWith('/');
   const point = mountPoint.endsWith('/') ? mountPoint.slice(0, -1) : mountPoint;

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { estimatePerChild } from '../../src/analysis/per-child-estimate.js';
 import { isPhpModule } from '../../src/languages/apache/names.js';
 import type { MountEntry } from '../../src/host/facts.js';
-import { filesystemTypeOf, isNetworkFilesystem, summarizeChildMemory } from '../../src/host/facts.js';
+import { filesystemTypeOf, hasNetworkMounts, isNetworkFilesystem, networkMountOf, summarizeChildMemory } from '../../src/host/facts.js';
 import { describeHostFacts } from '../../src/host/format.js';
 
 const MIB = 1024 * 1024;
@@ -36,6 +37,40 @@ describe('filesystemTypeOf', () => {
   test('no answer for a relative path or an empty table', () => {
     assert.equal(filesystemTypeOf(MOUNTS, 'var/www'), undefined);
     assert.equal(filesystemTypeOf([], '/var/www'), undefined);
+  });
+});
+
+describe('networkMountOf', () => {
+  test('the network mount holding a path, not a local one mounted inside it', () => {
+    assert.equal(networkMountOf(MOUNTS, '/var/www/html')?.source, 'nas:/export/www');
+    assert.equal(networkMountOf(MOUNTS, '/var/www-static/logo.png'), undefined);
+    assert.equal(networkMountOf(MOUNTS, '/srv/share/x'), undefined);
+    assert.equal(networkMountOf(MOUNTS, '/etc/apache2'), undefined);
+  });
+
+  test('whether a table has a network mount at all', () => {
+    assert.equal(hasNetworkMounts(MOUNTS), true);
+    assert.equal(hasNetworkMounts(MOUNTS.filter((mount) => !isNetworkFilesystem(mount.fsType))), false);
+    assert.equal(hasNetworkMounts([]), false);
+  });
+
+  test('answers as the whole table does, for any table and path', () => {
+    const component = fc.constantFrom('var', 'www', 'srv', 'a', 'www-static');
+    const absolute = fc.array(component, { maxLength: 4 }).map((parts) => `/${parts.join('/')}`);
+    const mount = fc.record({
+      mountPoint: fc.oneof(
+        absolute,
+        absolute.map((point) => `${point}/`),
+      ),
+      fsType: fc.constantFrom('ext4', 'nfs4', 'tmpfs', 'fuse.sshfs', 'fuse.lxcfs'),
+      source: fc.constantFrom('a', 'b', 'c'),
+    });
+    fc.assert(
+      fc.property(fc.array(mount, { maxLength: 8 }), absolute, (mounts, where) => {
+        const holder = filesystemTypeOf(mounts, where);
+        assert.equal(networkMountOf(mounts, where), holder !== undefined && isNetworkFilesystem(holder.fsType) ? holder : undefined);
+      }),
+    );
   });
 });
 
