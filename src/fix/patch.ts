@@ -281,25 +281,40 @@ function splitLines(text: string): string[] {
  * start with a blank, `+`, `-`, `@` or `\`).
  */
 export class FilePatches {
+  /** By the `diff --git` line. */
   private readonly parts = new Map<string, string>();
+  /** By the relative path, for the parts whose path needs no quotes (PLAIN_HEADER). */
+  private readonly plainParts = new Map<string, string>();
 
   constructor(patch: string) {
     for (let start = 0; start < patch.length;) {
       const next = patch.indexOf('\ndiff --git ', start);
       const end = next === -1 ? patch.length : next + 1;
       const part = patch.slice(start, end);
-      this.parts.set(part.slice(0, part.indexOf('\n') + 1), part);
+      const header = part.slice(0, part.indexOf('\n') + 1);
+      this.parts.set(header, part);
+      const plain = PLAIN_HEADER.exec(header);
+      if (plain?.[1] !== undefined && plain[1] === plain[2]) this.plainParts.set(plain[1], part);
       start = end;
     }
   }
 
-  /** The part of the file with this patch path; '' when the patch does not change it. */
+  /**
+   * The part of the file with this patch path; '' when the patch does not
+   * change it. A plain path is looked up as it is: the report asks this of
+   * every file read, and a header made and hashed for each of 10,000 files
+   * took 20 ms.
+   */
   of(patchPath: string): string {
     if (this.parts.size === 0) return '';
     const path = relativePath(patchPath);
+    if (!NEEDS_QUOTES.test(path)) return this.plainParts.get(path) ?? '';
     return this.parts.get(gitHeader(quotePath(`a/${path}`), quotePath(`b/${path}`))) ?? '';
   }
 }
+
+/** The `diff --git` line of a path without quotes: quotePath quotes every path with a blank. */
+const PLAIN_HEADER = /^diff --git a\/([^\s"]+) b\/([^\s"]+)\n$/;
 
 /** A patch path as the patch names it: relative, as `git apply` and `patch -p1` take it. */
 function relativePath(patchPath: string): string {
@@ -310,6 +325,9 @@ function gitHeader(a: string, b: string): string {
   return `diff --git ${a} ${b}\n`;
 }
 
+/** What quotePath quotes a path for: a blank or control character, a quote, a backslash, anything not ASCII. */
+const NEEDS_QUOTES = /[\x00-\x20"\\\x7f-\uffff]/;
+
 const C_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /**
@@ -319,7 +337,7 @@ const C_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', 
  * both tools read the quoted form.
  */
 function quotePath(path: string): string {
-  if (!/[\x00-\x20"\\\x7f-\uffff]/.test(path)) return path;
+  if (!NEEDS_QUOTES.test(path)) return path;
   let quoted = '';
   for (const byte of Buffer.from(path, 'utf8')) {
     const char = String.fromCharCode(byte);

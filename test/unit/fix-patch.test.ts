@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { applyPatch, structuredPatch } from 'diff';
-import { unifiedDiff, type FileChange } from '../../src/fix/patch.js';
+import { FilePatches, unifiedDiff, type FileChange } from '../../src/fix/patch.js';
 import { requireTool } from '../helpers/tools.js';
 
 /*
@@ -233,3 +233,17 @@ function wholeTextDiff(path: string, before: string, after: string): string {
   );
   return `diff --git a/${path} b/${path}\n--- a/${path}\n+++ b/${path}\n${hunks.join('')}`;
 }
+
+describe('FilePatches', () => {
+  it("gives each file its own part of the patch, whatever its path needs, and '' to a file the patch leaves alone", async () => {
+    const paths = ['/etc/apache2/apache2.conf', 'etc/my.cnf', '/srv/sites enabled/a.conf', '/etc/apache2/"x".conf', '/etc/caf\u00e9.conf'];
+    const changes = paths.map((patchPath, index) => ({ patchPath, before: `a ${index}\n`, after: `b ${index}\n` }));
+    const patches = new FilePatches(await unifiedDiff(changes));
+    for (const [index, patchPath] of paths.entries()) {
+      assert.equal(patches.of(patchPath), await unifiedDiff([changes[index] as FileChange]), patchPath);
+    }
+    assert.equal(patches.of('/etc/apache2/ports.conf'), '');
+    assert.equal(patches.of('/srv/sites'), '');
+    assert.equal(new FilePatches('').of('/etc/apache2/apache2.conf'), '');
+  });
+});
