@@ -55,7 +55,16 @@ function budgetJson(unit: UnitOutcome): object | undefined {
   return { ram, peak: total(before), peakAfterPatch: total(after), consumers: before, consumersAfterPatch: after };
 }
 
-function unitResults(unit: UnitOutcome, input: FormatInput, patches: FilePatches, several: boolean): object[] {
+/** A result as it is built, its keys set in the interface's order. */
+interface ResultJson {
+  file: string;
+  language: string | null;
+  host?: string | null;
+  diagnostics?: object[];
+  patch?: string;
+}
+
+function unitResults(unit: UnitOutcome, input: FormatInput, patches: FilePatches, several: boolean): ResultJson[] {
   const files = new Map<string, { file: SourceFile; diagnostics: Diagnostic[] }>();
   for (const file of unit.result.files) if (!files.has(file.path)) files.set(file.path, { file, diagnostics: [] });
   for (const diagnostic of visibleDiagnostics(unit.result.diagnostics, input.quiet)) {
@@ -63,17 +72,19 @@ function unitResults(unit: UnitOutcome, input: FormatInput, patches: FilePatches
     if (entry === undefined) files.set(diagnostic.file.path, { file: diagnostic.file, diagnostics: [diagnostic] });
     else entry.diagnostics.push(diagnostic);
   }
-  const languages = new Map([...unit.result.languages].map(([file, language]) => [file.path, language]));
-  return [...files.values()].map(({ file, diagnostics }) => {
+  const languages = new Map<string, string>();
+  for (const [file, language] of unit.result.languages) languages.set(file.path, language);
+  // Keys set in the interface's order, not spread from empty objects: this runs for every file read.
+  const results: ResultJson[] = [];
+  for (const { file, diagnostics } of files.values()) {
+    const result: ResultJson = { file: file.displayPath, language: languages.get(file.path) ?? null };
+    if (several) result.host = unit.label ?? null;
+    result.diagnostics = diagnostics.map(diagnosticJson);
     const patch = patches.of(file.patchPath);
-    return {
-      file: file.displayPath,
-      language: languages.get(file.path) ?? null,
-      ...(several ? { host: unit.label ?? null } : {}),
-      diagnostics: diagnostics.map(diagnosticJson),
-      ...(patch === '' ? {} : { patch }),
-    };
-  });
+    if (patch !== '') result.patch = patch;
+    results.push(result);
+  }
+  return results;
 }
 
 /**
