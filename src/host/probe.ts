@@ -3,7 +3,7 @@ import type { ChildMemory, HostFacts } from './facts.js';
 import { summarizeChildMemory } from './facts.js';
 import type { CgroupContext, ProcessInfo } from './proc.js';
 import { readOomKills } from './kernel-log.js';
-import { probeServerVersions } from './servers.js';
+import { probeServerVersions, type ServerVersions } from './servers.js';
 import {
   cpuQuota,
   listProcesses,
@@ -66,10 +66,15 @@ export async function probeHost(options: ProbeOptions = {}): Promise<HostFacts> 
   const mountTable = hasProc ? readMountTable(reader, notes) : undefined;
   const cgroups: CgroupContext | undefined = mountTable === undefined ? undefined : readCgroups(reader, mountTable, notes);
 
+  // Processes first: the servers' binaries asked for their versions there run while memory and CPUs are probed.
+  const processNotes: string[] = [];
+  const versions = hasProc ? probeProcesses(reader, mountTable, facts, processNotes) : undefined;
   await probeMemory(options, reader, cgroups, facts, notes);
   probeCpus(options, reader, cgroups, facts, notes);
-  if (hasProc) {
-    probeProcesses(reader, mountTable, facts, notes);
+  if (versions !== undefined) {
+    notes.push(...processNotes);
+    // Noted after the versions, as these are read while the binaries run.
+    const laterNotes: string[] = [];
     if (mountTable !== undefined) {
       const mounts = mountTable.map(({ mountPoint, fsType, source }) => ({ mountPoint, fsType, source }));
       facts.mounts = { value: mounts, source: 'probe (/proc/self/mountinfo)' };
@@ -77,9 +82,13 @@ export async function probeHost(options: ProbeOptions = {}): Promise<HostFacts> 
     const somaxconn = reader.read('/proc/sys/net/core/somaxconn');
     const value = somaxconn.ok ? Number(somaxconn.text.trim()) : NaN;
     if (Number.isSafeInteger(value) && value > 0) facts.somaxconn = { value, source: 'probe (/proc/sys/net/core/somaxconn)' };
-    else notes.push(`net.core.somaxconn unreadable (${somaxconn.ok ? 'not a number' : somaxconn.code})`);
-    const kills = reader.root === '/' ? readOomKills(notes) : readOomKills(notes, `${reader.root}/dev/kmsg`, `${reader.root}/proc/uptime`);
+    else laterNotes.push(`net.core.somaxconn unreadable (${somaxconn.ok ? 'not a number' : somaxconn.code})`);
+    const kills =
+      reader.root === '/' ? readOomKills(laterNotes) : readOomKills(laterNotes, `${reader.root}/dev/kmsg`, `${reader.root}/proc/uptime`);
     if (kills !== undefined) facts.oomKills = { value: kills, source: 'probe (kernel log, /dev/kmsg)' };
+    const said = await versions;
+    Object.assign(facts, said.facts);
+    notes.push(...said.notes, ...laterNotes);
   }
   if (notes.length > 0) facts.notes = notes;
   return facts;
@@ -214,16 +223,17 @@ function pidList(processes: readonly ProcessInfo[]): string {
   return `${pids.length === 1 ? 'PID' : 'PIDs'} ${pids.slice(0, 5).join(', ')}${pids.length > 5 ? ', ...' : ''}`;
 }
 
+/** The Apache, php-fpm and MySQL processes into `facts`; their versions, which the binaries are asked for, when they have answered. */
 function probeProcesses(
   reader: ProcReader,
   mounts: ReturnType<typeof parseMountInfo> | undefined,
   facts: MutableFacts,
   notes: string[],
-): void {
+): Promise<ServerVersions> {
   const processes = listProcesses(reader);
   if (processes === undefined) {
     notes.push('/proc cannot be listed: Apache and MySQL processes not probed');
-    return;
+    return Promise.resolve({ facts: {}, notes: [] });
   }
   // With hidepid, processes of other users are invisible: not seeing Apache proves nothing.
   const procMount = mounts?.find((mount) => mount.mountPoint === '/proc' && mount.fsType === 'proc');
@@ -235,7 +245,7 @@ function probeProcesses(
   const apache = probeApache(reader, processes, hidden, facts, notes);
   probePhpFpm(reader, processes, facts, notes);
   const mysql = probeMysql(reader, processes, hidden, facts);
-  Object.assign(facts, probeServerVersions(reader, { apache, mysql }, notes));
+  return probeServerVersions(reader, { apache, mysql });
 }
 
 /** Whether Apache runs, and the memory of its children; the processes seen, parents first. */

@@ -402,6 +402,29 @@ describe('the servers a host runs, from their own binaries', () => {
     assert.equal(facts.httpdVersion, undefined, 'no httpd runs or is installed under this root');
   });
 
+  test('both running servers are asked; one that prints no version is a note, the other still a fact', async (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-servers-');
+    t.after(remove);
+    const fakeHttpd = path.join(dir, 'apache2');
+    const fakeMysqld = path.join(dir, 'mysqld');
+    fs.writeFileSync(fakeHttpd, '#!/bin/sh\necho "apache2: bad user name ${APACHE_RUN_USER}" >&2\nexit 3\n', { mode: 0o755 });
+    fs.writeFileSync(fakeMysqld, '#!/bin/sh\necho "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64"\n', {
+      mode: 0o755,
+    });
+    writeTree(dir, {
+      '/proc/self/status': statusFile('node', 4242, 1, 50000),
+      '/proc/100/status': statusFile('apache2', 100, 1, 9000),
+      '/proc/200/status': statusFile('mariadbd', 200, 1, 90000),
+      '/proc/200/cmdline': 'mariadbd\0--user=mysql\0',
+    });
+    fs.symlinkSync(fakeHttpd, path.join(dir, 'proc', '100', 'exe'));
+    fs.symlinkSync(fakeMysqld, path.join(dir, 'proc', '200', 'exe'));
+    const facts = await probeHost({ root: dir, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.equal(facts.httpdVersion, undefined);
+    assert.ok(facts.notes?.includes(`${fakeHttpd} -v said no version (exit 3)`), JSON.stringify(facts.notes));
+    assert.deepEqual(facts.databaseServer, { value: 'mariadb=10.11.19', source: `probe (${fakeMysqld} --version, PID 200)` });
+  });
+
   test('a --help --verbose run alone: no server runs', async (t) => {
     const { dir, remove } = temporaryDirectory('tune-lint-servers-');
     t.after(remove);
