@@ -41,6 +41,18 @@ export interface ReportInput {
   readonly instructions: ReadonlyMap<string, number>;
 }
 
+/**
+ * Lints as a user runs them on a live server, with this machine probed
+ * (`--no-live`, so that a server it runs is not asked): beside the rows of
+ * tune-lint alone, what the probe adds (the servers' binaries asked for
+ * their versions, the rules that read host facts).
+ */
+export const PROBED_LIVE_ETC = 'lint-probed/live-etc';
+
+export function probedId(treeKey: string): string {
+  return `lint-probed/${treeKey}`;
+}
+
 /** The Markdown report: machine, trees, times with ratios, scaling, and the issue's targets. */
 export function formatReport({ machine, trees, samples, sizes, shapes, instructions }: ReportInput): string {
   const out: string[] = [];
@@ -93,8 +105,10 @@ export function formatReport({ machine, trees, samples, sizes, shapes, instructi
   row('tune-lint (lint)', 'Debian Apache + MariaDB (copy, `--sysroot`)', 'lint/debian+mysql', 'apache2/debian');
   row('tune-lint (lint)', 'the same as a config repository with `.tune-lint.yaml` (host facts)', 'lint/config-repo', 'apache2/debian');
   row('tune-lint (lint)', 'Debian Apache + MariaDB (live `/etc`)', 'lint/live-etc', 'apache2/debian');
+  row('tune-lint (lint, this machine probed)', 'Debian Apache + MariaDB (live `/etc`)', PROBED_LIVE_ETC, 'apache2/debian');
   for (const tree of trees) {
     row('tune-lint (lint)', tree.label, `lint/${tree.key}`, `apache2/${tree.key}`);
+    row('tune-lint (lint, this machine probed)', tree.label, probedId(tree.key), `apache2/${tree.key}`);
     row('tune-lint dump', tree.label, `dump/${tree.key}`, `apache2/${tree.key}`);
     row('`apache2 -t`', tree.label, `apache2/${tree.key}`);
   }

@@ -38,7 +38,7 @@ import {
   scratchDirectory,
   type BenchCommand,
 } from './measure.js';
-import { formatReport, type MachineInfo, type TreeInfo } from './report.js';
+import { formatReport, probedId, PROBED_LIVE_ETC, type MachineInfo, type TreeInfo } from './report.js';
 import { buildVhostTree, copyDebianTree, TREE_SHAPES, type TreeShape } from './trees.js';
 
 const CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
@@ -156,10 +156,19 @@ async function main(): Promise<void> {
         argv: [node, cli, '--no-probe', '--format', 'json', '/etc/apache2/apache2.conf', '/etc/mysql/my.cnf'],
         okExitCodes: [0, 1],
       },
+      // As a user runs it on a live server: this machine probed (`--no-live`: a server this machine runs is not asked).
+      {
+        id: PROBED_LIVE_ETC,
+        argv: [node, cli, '--no-live', '--format', 'json', '/etc/apache2/apache2.conf', '/etc/mysql/my.cnf'],
+        okExitCodes: [0, 1],
+      },
     ];
     for (const tree of trees) {
       if (tree.key !== 'debian') {
         commands.push({ id: `lint/${tree.key}`, argv: [node, cli, '--no-probe', '--format', 'json', tree.conf], okExitCodes: [0, 1] });
+      }
+      if (tree.shape === 'small-files') {
+        commands.push({ id: probedId(tree.key), argv: [node, cli, '--no-live', '--format', 'json', tree.conf], okExitCodes: [0, 1] });
       }
       commands.push({ id: `dump/${tree.key}`, argv: [node, cli, 'dump', ...sysrootArgs(tree), tree.conf, '--json'], okExitCodes: [0] });
       if (apache2 !== undefined) commands.push({ id: `apache2/${tree.key}`, ...apacheCommand(apache2, tree) });
