@@ -19,20 +19,21 @@ import { changedLineRegions } from './patch.js';
 export function fixesAsPatch(result: LintResult): Diagnostic[] {
   const kept = new Map<Diagnostic, TextEdit[]>();
   const keep = (diagnostic: Diagnostic, edit: TextEdit): void => {
-    kept.set(diagnostic, [...(kept.get(diagnostic) ?? []), edit]);
+    const edits = kept.get(diagnostic);
+    if (edits === undefined) kept.set(diagnostic, [edit]);
+    else edits.push(edit);
   };
   const fixable = result.diagnostics.filter((diagnostic) => diagnostic.fix !== undefined);
+  const touchingByFile = editsByFile(fixable);
   for (const file of result.fixes) {
-    const touching = fixable.flatMap((diagnostic) =>
-      (diagnostic.fix?.edits ?? []).filter((edit) => edit.file.realPath === file.file.realPath).map((edit) => ({ diagnostic, edit })),
-    );
+    const touching = touchingByFile.get(file.file.realPath) ?? [];
     for (const region of changedLineRegions(file.before, file.after)) {
       const here = touching.filter(({ edit }) => touches(edit.range, region));
       const replacement: TextEdit = { file: file.file, range: [region.start, region.end], text: region.text };
       const first = here[0];
       if (first === undefined) {
         // Written by a later pass only (a follow-up, a deferred tune fix): carried by the finding that led there.
-        const owner = ownerOfLaterChange(fixable, file.file.realPath);
+        const owner = ownerOfLaterChange(touching, fixable);
         if (owner !== undefined) keep(owner, replacement);
       } else if (
         applied(
@@ -63,9 +64,30 @@ export function fixesAsPatch(result: LintResult): Diagnostic[] {
  * first with a fix in that file, else the first with a fix at all (a follow-up
  * may land in another file, and a fix's edits may span files).
  */
-function ownerOfLaterChange(fixable: readonly Diagnostic[], realPath: string): Diagnostic | undefined {
-  const inFile = fixable.filter((diagnostic) => diagnostic.fix?.edits.some((edit) => edit.file.realPath === realPath) === true);
-  return inFile.find((diagnostic) => diagnostic.fix?.deferred === true) ?? inFile[0] ?? fixable[0];
+function ownerOfLaterChange(touching: readonly TouchingEdit[], fixable: readonly Diagnostic[]): Diagnostic | undefined {
+  return touching.find(({ diagnostic }) => diagnostic.fix?.deferred === true)?.diagnostic ?? touching[0]?.diagnostic ?? fixable[0];
+}
+
+interface TouchingEdit {
+  readonly diagnostic: Diagnostic;
+  readonly edit: TextEdit;
+}
+
+/**
+ * The findings' edits by the real path of their file, in the findings' order:
+ * looked for among every finding for each file changed, a patch of 10,000
+ * files (an EnableMMAP Off for each vhost on NFS) took 6 s.
+ */
+function editsByFile(fixable: readonly Diagnostic[]): Map<string, TouchingEdit[]> {
+  const byFile = new Map<string, TouchingEdit[]>();
+  for (const diagnostic of fixable) {
+    for (const edit of diagnostic.fix?.edits ?? []) {
+      const list = byFile.get(edit.file.realPath);
+      if (list === undefined) byFile.set(edit.file.realPath, [{ diagnostic, edit }]);
+      else list.push({ diagnostic, edit });
+    }
+  }
+  return byFile;
 }
 
 /** An edit touches a region it overlaps, or, inserting, one it lands inside or at the edge of. */
