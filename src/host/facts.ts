@@ -192,8 +192,11 @@ function networkMounts(mounts: readonly MountEntry[]): readonly MountEntry[] {
 function isUnder(path: string, mountPoint: string): boolean {
   if (mountPoint === '/') return path.startsWith('/');
   const point = mountPoint.endsWith('/') ? mountPoint.slice(0, -1) : mountPoint;
-  return path === point || path.startsWith(`${point}/`);
+  // Compared in place: a string made per mount and path, for every place a config serves on a host with network mounts.
+  return path.startsWith(point) && (path.length === point.length || path.charCodeAt(point.length) === SLASH);
 }
+
+const SLASH = 0x2f;
 
 const NETWORK_FILESYSTEMS = new Set([
   'nfs',
