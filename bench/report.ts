@@ -53,6 +53,11 @@ export function probedId(treeKey: string): string {
   return `lint-probed/${treeKey}`;
 }
 
+/** The lint of a tree for a host whose sites are on NFS (a host profile): a finding and a fix per vhost. */
+export function sitesOnNfsId(treeKey: string): string {
+  return `lint-nfs/${treeKey}`;
+}
+
 /** The Markdown report: machine, trees, times with ratios, scaling, and the issue's targets. */
 export function formatReport({ machine, trees, samples, sizes, shapes, instructions }: ReportInput): string {
   const out: string[] = [];
@@ -109,6 +114,7 @@ export function formatReport({ machine, trees, samples, sizes, shapes, instructi
   for (const tree of trees) {
     row('tune-lint (lint)', tree.label, `lint/${tree.key}`, `apache2/${tree.key}`);
     row('tune-lint (lint, this machine probed)', tree.label, probedId(tree.key), `apache2/${tree.key}`);
+    row('tune-lint (lint, sites on NFS: `--profile`)', tree.label, sitesOnNfsId(tree.key), `apache2/${tree.key}`);
     row('tune-lint dump', tree.label, `dump/${tree.key}`, `apache2/${tree.key}`);
     row('`apache2 -t`', tree.label, `apache2/${tree.key}`);
   }

@@ -38,7 +38,7 @@ import {
   scratchDirectory,
   type BenchCommand,
 } from './measure.js';
-import { formatReport, probedId, PROBED_LIVE_ETC, type MachineInfo, type TreeInfo } from './report.js';
+import { formatReport, probedId, PROBED_LIVE_ETC, sitesOnNfsId, type MachineInfo, type TreeInfo } from './report.js';
 import { buildVhostTree, copyDebianTree, TREE_SHAPES, type TreeShape } from './trees.js';
 
 const CHECKOUT = fileURLToPath(new URL('../..', import.meta.url));
@@ -54,6 +54,8 @@ interface ApacheTree {
   readonly vhosts: number | undefined;
   /** Set for the shapes beside the proxy one, which is built at every size. */
   readonly shape?: TreeShape;
+  /** Where the generated sites' DocumentRoots are. */
+  readonly webRoot?: string;
 }
 
 /** The command line, checked. */
@@ -131,6 +133,7 @@ async function main(): Promise<void> {
           sysroot: undefined,
           vhosts: size,
           shape,
+          webRoot: tree.webRoot,
         };
       }),
     ];
@@ -169,6 +172,14 @@ async function main(): Promise<void> {
       }
       if (tree.shape === 'small-files') {
         commands.push({ id: probedId(tree.key), argv: [node, cli, '--no-live', '--format', 'json', tree.conf], okExitCodes: [0, 1] });
+        if (tree.webRoot !== undefined) {
+          const profile = sitesOnNfsProfile(workDir, tree.webRoot);
+          commands.push({
+            id: sitesOnNfsId(tree.key),
+            argv: [node, cli, '--profile', profile, '--format', 'json', tree.conf],
+            okExitCodes: [0, 1],
+          });
+        }
       }
       commands.push({ id: `dump/${tree.key}`, argv: [node, cli, 'dump', ...sysrootArgs(tree), tree.conf, '--json'], okExitCodes: [0] });
       if (apache2 !== undefined) commands.push({ id: `apache2/${tree.key}`, ...apacheCommand(apache2, tree) });
@@ -318,3 +329,18 @@ function apacheVersion(binary: string): string {
 }
 
 await runMain(main);
+
+/**
+ * A host profile whose sites are on NFS, as on a hosting cluster with shared
+ * storage: the network-filesystem rules then have a finding and a fix for
+ * every vhost (an `EnableMMAP Off` in each site's file).
+ */
+function sitesOnNfsProfile(workDir: string, webRoot: string): string {
+  const file = path.join(workDir, 'sites-on-nfs.yaml');
+  const mounts = [
+    { mountPoint: '/', fsType: 'ext4', source: '/dev/vda1' },
+    { mountPoint: webRoot, fsType: 'nfs4', source: 'nas:/export/www' },
+  ];
+  fs.writeFileSync(file, `ram: 64G\ncpus: 16\nmounts: ${JSON.stringify(mounts)}\n`);
+  return file;
+}

@@ -47,6 +47,8 @@ export interface VhostTree {
   /** ServerRoot of the tree, what `apache2 -d` gets. */
   readonly serverRoot: string;
   readonly apacheConf: string;
+  /** Where the sites' DocumentRoots are, one directory per site. */
+  readonly webRoot: string;
   readonly files: number;
   readonly bytes: number;
 }
@@ -119,7 +121,7 @@ export function buildVhostTree(into: string, vhosts: number, shape: TreeShape = 
     else if (shape === 'single-file') write('sites-enabled/all-sites.conf', smallVhost(site, paths), index > 1);
     else for (const [relative, text] of panelDomain(site, paths)) write(relative, text);
   }
-  return { shape, vhosts, serverRoot, apacheConf: path.join(serverRoot, 'apache2.conf'), files, bytes };
+  return { shape, vhosts, serverRoot, apacheConf: path.join(serverRoot, 'apache2.conf'), webRoot: paths.webRoot, files, bytes };
 }
 
 interface SitePaths {
