@@ -3,6 +3,7 @@ import { versionAtLeast } from '../../src/core/targets.js';
 import { directiveOwners, isShippedModule, likelyDirective, MPM_SOURCES } from '../../src/languages/apache/directive-owners.js';
 import { DIRECTIVES } from '../../src/languages/apache/directives.js';
 import type { ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
+import { asHttpdLogs } from '../../src/util/ascii.js';
 import { remembered } from '../../src/util/remembered.js';
 import { REMOVED_IN_24 } from './ap4003-removed-directive.js';
 
@@ -61,21 +62,22 @@ export default defineApacheRule({
     };
     // A section's name, once: 10,000 vhosts repeat a handful of them.
     const sections = new Map<string, Verdict | null>();
-    /** `command` as httpd quotes it (a section's name with its `<`). */
-    const report = (at: ApacheDirectiveUse | ApacheSectionUse, command: string, verdict: Verdict): void => {
+    /** `written` is the name as written (a section's with its `<`); httpd quotes it as its error log escapes it. */
+    const report = (at: ApacheDirectiveUse | ApacheSectionUse, written: string, verdict: Verdict): void => {
+      const command = asHttpdLogs(written);
       const section = command.startsWith('<');
-      const written = section ? `${command}>` : command;
+      const shown = section ? `${command}>` : command;
       if (verdict.kind === 'unknown') {
         const { likely } = verdict;
         const expected =
           likely === undefined
             ? 'a directive of a loaded module, or the module that defines it loaded'
             : `${section ? `${likely}>` : likely}, the nearest name httpd knows`;
-        ctx.report({ at, messageId: 'unknown', data: { written, command, expected } });
+        ctx.report({ at, messageId: 'unknown', data: { written: shown, command, expected } });
         return;
       }
       const { module, short } = verdict;
-      ctx.report({ at, messageId: 'notLoaded', data: { written, command, module, identifier: `${short}_module`, short } });
+      ctx.report({ at, messageId: 'notLoaded', data: { written: shown, command, module, identifier: `${short}_module`, short } });
     };
     return {
       end() {
@@ -102,15 +104,15 @@ type Verdict =
   | { readonly kind: 'notLoaded'; readonly module: string; readonly short: string };
 
 /**
- * A name to judge: one starting with an ASCII letter, not `${NAME}` as a
- * name or a byte order mark in the first word (AP1013's).
+ * A name to judge: one starting with an ASCII letter, or with a character
+ * beyond ASCII (`\u212AeepAlive`, whose KELVIN SIGN httpd does not take for
+ * a K); not `${NAME}` as a name, nor a byte order mark in the first word
+ * (AP1013's).
  */
 function judgedName(name: string): boolean {
-  return startsWithLetter(name) && !name.includes('$');
+  const first = name.charCodeAt(0);
+  const letter = (first | 32) >= 97 && (first | 32) <= 122;
+  return (letter || (first > 0x7f && first !== BYTE_ORDER_MARK)) && !name.includes('$');
 }
 
-/** A plain directive name starts with an ASCII letter. */
-function startsWithLetter(name: string): boolean {
-  const first = name.charCodeAt(0) | 32;
-  return first >= 97 && first <= 122;
-}
+const BYTE_ORDER_MARK = 0xfeff;

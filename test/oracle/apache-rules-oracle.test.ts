@@ -875,7 +875,7 @@ describe('AP1013 utf8-bom', { concurrency: 4 }, () => {
 });
 
 describe('AP1015 unknown-directive', { concurrency: 4 }, () => {
-  for (const name of ['bad-module-not-loaded.conf', 'bad-typo.conf']) {
+  for (const name of ['bad-module-not-loaded.conf', 'bad-typo.conf', 'bad-beyond-ascii.conf']) {
     it(`${name}: the rule reports exactly the lines apache2 refuses, in its words`, (t) => provesEveryRefusal(t, 'AP1015', name));
   }
   // A refused section line leaves a stray close tag when peeled off, so these are checked at the first refusal.

@@ -103,6 +103,13 @@ describe('Apache parser: a line read from its offsets and through the general pa
       ['KeepAlive', 'keepalive'],
     ]);
   });
+
+  it('lower-cases names in ASCII alone, as httpd compares them: a KELVIN SIGN is not a K', () => {
+    const document = parseApache('\u212AeepAlive On\n<\u212AeepAliveSection x>\n</\u212AEEPALIVESECTION>\nÉcole On\n');
+    const names = document.nodes.map((node) => (node.kind === 'directive' || node.kind === 'section' ? node.nameLower : node.kind));
+    assert.deepEqual(names, ['\u212Aeepalive', '\u212Aeepalivesection', 'École']);
+    assert.deepEqual(document.problems, []);
+  });
 });
 
 describe('mayContinue', () => {

@@ -3,6 +3,7 @@ import type { ApacheArg, ApacheNode, CloseTag, DirectiveNode, ErrorNode, ParsePr
 import { isSpace, LineView, LogicalLines, nextWord, splitWords, wordValues, type LogicalLine, type Word } from './lexer.js';
 import { printApache } from './print.js';
 import { remembered } from '../../util/remembered.js';
+import { asciiLowerCase } from '../../util/ascii.js';
 
 const DEFAULT_MAX_NESTING = 1_000;
 
@@ -249,7 +250,7 @@ class Spellings {
       if (known[0].length === length && text.startsWith(known[0], from)) return known;
     }
     const name = text.slice(from, to);
-    const made = [name, name.toLowerCase()] as const;
+    const made = [name, asciiLowerCase(name)] as const;
     if (this.size < MAX_SPELLINGS) this.insert(made, hash);
     return made;
   }

@@ -1,0 +1,40 @@
+import { lookupTable } from './lookup.js';
+
+/**
+ * A name in lower case as httpd compares names (`ap_cstr_casecmp`): ASCII
+ * letters only. JavaScript's `toLowerCase` also folds U+212A KELVIN SIGN to
+ * `k`, which would take `\u212AeepAlive`, a line httpd refuses as an invalid
+ * command, for the KeepAlive it knows.
+ */
+export function asciiLowerCase(text: string): string {
+  return BEYOND_ASCII.test(text) ? text.replace(ASCII_CAPITALS, (letter) => letter.toLowerCase()) : text.toLowerCase();
+}
+
+const BEYOND_ASCII = /[\u0080-\uffff]/;
+const ASCII_CAPITALS = /[A-Z]/g;
+
+/**
+ * A text as httpd's error log writes it (`ap_escape_errorlog_item`): a
+ * backslash doubled, `\b`, `\n`, `\r`, `\t` and `\v` by name, any other
+ * control character or each byte of a character beyond ASCII as `\xhh`
+ * (`é` is `\xc3\xa9`). What `apache2 -t` prints of a name it refuses, so a
+ * message quoting it quotes the same text.
+ */
+export function asHttpdLogs(text: string): string {
+  return text.replace(
+    LOG_ESCAPED,
+    (char) => NAMED_ESCAPES[char] ?? [...Buffer.from(char)].map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join(''),
+  );
+}
+
+const NAMED_ESCAPES: Readonly<Record<string, string>> = lookupTable({
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+});
+
+// Whole characters (the u flag): one beyond the BMP is escaped as its four bytes, not as two surrogates.
+const LOG_ESCAPED = /[\\\x00-\x1f\x7f-\u{10ffff}]/gu;
