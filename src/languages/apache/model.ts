@@ -284,6 +284,8 @@ export class ApacheConfig {
   /** The lines with a `${`, for the rules about references: a handful where every line is many. */
   readonly referencing: ReferencingLines;
   readonly modules = new Map<string, LoadedModule>();
+  /** The loaded modules' source names (`mod_headers.c`), which `<IfModule>` answers to as well: asked once per vhost on a big tree. */
+  private readonly moduleSources = new Set<string>();
   readonly problems: ConfigProblem[] = [];
   readonly defines = new Map<string, string | undefined>();
   readonly httpd: string;
@@ -331,7 +333,7 @@ export class ApacheConfig {
     // A rebased config takes its modules from the config it is rebased on (rebased()).
     if (walked !== undefined) return;
     for (const identifier of options.staticModules ?? defaultStaticModules(this.httpd)) {
-      this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
+      this.addModule({ identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
     }
   }
 
@@ -384,11 +386,12 @@ export class ApacheConfig {
   }
 
   hasModule(identifierOrSource: string): boolean {
-    if (identifierOrSource.endsWith('.c')) {
-      for (const module of this.modules.values()) if (module.sourceName === identifierOrSource) return true;
-      return false;
-    }
-    return this.modules.has(identifierOrSource);
+    return identifierOrSource.endsWith('.c') ? this.moduleSources.has(identifierOrSource) : this.modules.has(identifierOrSource);
+  }
+
+  private addModule(module: LoadedModule): void {
+    this.modules.set(module.identifier, module);
+    this.moduleSources.add(module.sourceName);
   }
 
   /** The active MPM with its effective numbers after httpd's own clamps, or undefined when none is loaded. */
@@ -517,9 +520,9 @@ export class ApacheConfig {
     const namesMoved = new Set([...movedUses.values()].map((use) => use.name));
     // Lists no fix moved are shared: only a walk appends to them, and neither config is walked again.
     for (const [name, list] of previous.byName) config.byName.set(name, namesMoved.has(name) ? list.map(useNow) : list);
-    for (const [identifier, module] of previous.modules) {
+    for (const module of previous.modules.values()) {
       const use = module.use === undefined ? undefined : movedUses.get(module.use.order);
-      config.modules.set(identifier, use === undefined ? module : { ...module, use });
+      config.addModule(use === undefined ? module : { ...module, use });
     }
     config.defines.clear();
     for (const [name, value] of previous.defines) config.defines.set(name, value);
@@ -654,7 +657,7 @@ export class ApacheConfig {
     } else if (name === 'loadmodule' && args[0] !== undefined) {
       const identifier = args[0];
       if (!this.modules.has(identifier)) {
-        this.modules.set(identifier, { identifier, sourceName: moduleSourceName(identifier, args[1]), path: args[1], use });
+        this.addModule({ identifier, sourceName: moduleSourceName(identifier, args[1]), path: args[1], use });
       }
     }
   }
