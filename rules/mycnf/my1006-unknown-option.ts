@@ -6,9 +6,11 @@ import { mysqlOptionList, mysqlPluginOf } from '../../src/languages/mycnf/mysql-
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { loadedPlugins, pluginLibraryOf } from '../../src/languages/mycnf/plugins.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { codePointsBeyondAscii } from '../../src/util/ascii.js';
 import { NearestName } from '../../src/util/nearest-name.js';
 import { shownLine } from './support/intent.js';
 import { unknownNameOwner } from './support/ownership.js';
+import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 /**
  * Plugins whose libraries Debian's MariaDB packages do not ship, so the
@@ -65,7 +67,7 @@ export default defineMycnfRule({
       if (!isMine(use, target)) return;
       const line = use.line;
       const written = shownLine(use);
-      const argument = line.argument.slice(2);
+      const argument = printedArgument(line, use.file.encoding);
       const wording = line.hasEquals ? `unknown variable '${argument}'` : `unknown option '--${argument}'`;
       if (use.status === 'ambiguous') {
         const shown = use.candidates.slice(0, 5).join(', ') + (use.candidates.length > 5 ? ', ...' : '');
@@ -102,7 +104,11 @@ export default defineMycnfRule({
         return;
       }
       const near = likelyOption(names, use.name.key);
-      const suggestion = near === undefined ? '' : `; did you mean ${near}?`;
+      // A name that looks like one the server knows may differ in a character beyond ASCII, which no option name has.
+      const beyond = codePointsBeyondAscii(line.rawName);
+      const suggestion =
+        (near === undefined ? '' : `; did you mean ${near}?`) +
+        (beyond.length === 0 ? '' : ` (${beyond.join(', ')} in the name: no option name has a character beyond ASCII)`);
       if (target.assumed === true && near === undefined) {
         // A name MariaDB lacks may be MySQL's (gtid_mode, log_error_verbosity): not a refusal to start while the product is a guess.
         ctx.report({

@@ -7,6 +7,7 @@ import { shownLine, writtenKey } from './support/intent.js';
 import { optionType } from '../../src/languages/mycnf/option-types.js';
 import { isClientOnlyOption, isServerOnlyOption } from './support/ownership.js';
 import { removedOption } from '../../src/languages/mycnf/removed-options.js';
+import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 /** Groups the client programs read: [client] always, and MariaDB's clients also [client-server] and [client-mariadb]. */
 const CLIENT_GROUPS = ['client', 'client-server', 'client-mariadb'];
@@ -47,7 +48,7 @@ export default defineMycnfRule({
           if (use.name.loose) continue;
           const group = groupKey(use.group);
           const written = writtenKey(use.name);
-          const argument = use.line.argument.slice(2);
+          const argument = printedArgument(use.line, use.file.encoding);
           const data = { written: shownLine(use), group: use.group, name: use.file.slice(use.line.nameRange), argument };
           const readByServer = serverUses.has(use);
           // A removed server option that clients also know (default-character-set) is MY4002's in the server's own groups.

@@ -7,6 +7,7 @@ import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { legacySetVariable } from '../../src/languages/mycnf/names.js';
 import { shownLine } from './support/intent.js';
 import { isServerOnlyOption } from './support/ownership.js';
+import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 /** The programs a failure of which is an error: the ones scripts, backups and package upgrades run. */
 const ROUTINE_PROGRAMS = new Set(['mariadb', 'mariadb-dump', 'mariadb-admin', 'mariadb-check', 'mariadb-upgrade']);
@@ -49,7 +50,7 @@ export default defineMycnfRule({
       const failing = verdicts.filter(({ verdict }) => verdict !== 'known').map(({ program }) => program);
       if (failing.length === 0) return;
       const shown = (programs: readonly ClientProgram[]): string => listed(programs.map((program) => nameOn(program, mycnf.target)));
-      const argument = use.line.argument.slice(2);
+      const argument = printedArgument(use.line, use.file.encoding);
       const data = {
         written: shownLine(use),
         group: use.group,

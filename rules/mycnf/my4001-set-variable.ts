@@ -4,6 +4,7 @@ import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { legacySetVariable } from '../../src/languages/mycnf/names.js';
 import { rewriteSetVariable } from '../../src/languages/mycnf/edits.js';
 import { shownLine } from './support/intent.js';
+import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 export default defineMycnfRule({
   meta: {
@@ -42,7 +43,7 @@ export default defineMycnfRule({
         data: {
           written: shownLine(use),
           product: target.product === 'mysql' ? `MySQL ${target.version}` : `MariaDB ${target.version}`,
-          argument: use.line.argument.slice(2),
+          argument: printedArgument(use.line, use.file.encoding),
           inner: legacy?.name.raw ?? 'nothing',
           expected,
         },

@@ -16,6 +16,7 @@ import {
   type RemovedOption,
   type Replacement,
 } from '../../src/languages/mycnf/removed-options.js';
+import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 export default defineMycnfRule({
   meta: {
@@ -132,7 +133,7 @@ function historyOf(entry: RemovedOption, target: DatabaseTarget): string {
 /** What the server says as it refuses the option. */
 function refusalWording(option: IntendedOption): string {
   const line = option.use.line;
-  const argument = line.argument.slice(2);
+  const argument = printedArgument(line, option.use.file.encoding);
   const shown = option.viaSetVariable ? `${option.name.raw}=${option.value ?? ''}` : argument;
   if (option.status === 'ambiguous') return `ambiguous option '--${shown}'`;
   return option.viaSetVariable || line.hasEquals ? `unknown variable '${shown}'` : `unknown option '--${shown}'`;

@@ -3,6 +3,7 @@ import { renameMycnfOption } from '../../src/languages/mycnf/edits.js';
 import { inStyleOf, intendedOptions, shownLine, writtenKey } from './support/intent.js';
 import { isClientOnlyOption } from './support/ownership.js';
 import { removedOption } from '../../src/languages/mycnf/removed-options.js';
+import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 export default defineMycnfRule({
   meta: {
@@ -57,7 +58,9 @@ export default defineMycnfRule({
                 : 'deprecated';
           const severity = messageId === 'refused' ? 'error' : messageId === 'note' ? 'info' : 'warn';
           const name = option.name.abbreviation ?? option.name.key;
-          const argument = option.viaSetVariable ? `${option.name.raw}=${option.value ?? ''}` : use.line.argument.slice(2);
+          const argument = option.viaSetVariable
+            ? `${option.name.raw}=${option.value ?? ''}`
+            : printedArgument(use.line, use.file.encoding);
           ctx.report({
             at: use,
             messageId,

@@ -4,6 +4,7 @@ import type { TextEdit } from '../../src/engine/types.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { formatServerSize, parseServerSize } from '../../src/languages/mycnf/sizes.js';
+import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 export default defineMycnfRule({
   meta: {
@@ -44,7 +45,7 @@ export default defineMycnfRule({
         const size = mycnf.effective('innodb_log_file_size');
         const files = mycnf.effective('innodb_log_files_in_group');
         const name = (use: MycnfOptionUse): string => use.file.slice(use.line.nameRange);
-        const argument = (use: MycnfOptionUse): string => use.line.argument.slice(2);
+        const argument = (use: MycnfOptionUse): string => printedArgument(use.line, use.file.encoding);
         if (target.product === 'mariadb') {
           if (capacity === undefined || capacity.name.loose) return;
           // One redo file since MariaDB 10.5: its size is the whole redo log.

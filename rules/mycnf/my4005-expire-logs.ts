@@ -3,6 +3,7 @@ import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
+import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 const DAY = 86400;
 
@@ -40,7 +41,7 @@ export default defineMycnfRule({
         const removed = versionAtLeast(target.version, '8.2.0');
         const name = days.file.slice(days.line.nameRange);
         const value = days.value ?? '';
-        const argument = days.line.argument.slice(2);
+        const argument = printedArgument(days.line, days.file.encoding);
         const all = mycnf.uses.filter((use) => use.name.key === 'expire_logs_days');
         // MySQL 8.0 uses binlog_expire_logs_seconds when both are non-zero; a zero there leaves expire_logs_days in charge.
         if (seconds !== undefined && (seconds.value !== '0' || value === '0')) {

@@ -38,3 +38,16 @@ const NAMED_ESCAPES: Readonly<Record<string, string>> = lookupTable({
 
 // Whole characters (the u flag): one beyond the BMP is escaped as its four bytes, not as two surrogates.
 const LOG_ESCAPED = /[\\\x00-\x1f\x7f-\u{10ffff}]/gu;
+
+/**
+ * The characters beyond ASCII in a name, each once, as `U+212A`: what tells
+ * `\u212AeepAlive` from the KeepAlive it looks like.
+ */
+export function codePointsBeyondAscii(text: string): string[] {
+  const found = new Set<string>();
+  for (const char of text) {
+    const code = char.codePointAt(0) as number;
+    if (code > 0x7f) found.add(`U+${code.toString(16).toUpperCase().padStart(4, '0')}`);
+  }
+  return [...found];
+}

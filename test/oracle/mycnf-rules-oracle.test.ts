@@ -9,6 +9,7 @@ import { OPTION_TYPE_LISTS } from '../../src/languages/mycnf/option-types.js';
 import { MARIADB_NOOP_LISTS } from '../../src/languages/mycnf/removed-options.js';
 import { selectRules } from '../../src/engine/selection.js';
 import { parseTargetSpec } from '../../src/core/targets.js';
+import type { TextEncoding } from '../../src/core/source-file.js';
 import type { Diagnostic, Rule } from '../../src/engine/types.js';
 import { lint } from '../../src/lint.js';
 import { parseMyCnf } from '../../src/languages/mycnf/parser.js';
@@ -57,9 +58,10 @@ function mariadbd(tool: string, file: string): Promise<ServerRun> {
 }
 
 /** Writes an option file the server will read (never world-writable, which it would skip). */
-function writeOptionFile(dir: string, name: string, text: string): string {
+/** `text` as bytes, one char per byte, unless it is a UTF-8 file's text as read (`encoding`). */
+function writeOptionFile(dir: string, name: string, text: string, encoding: TextEncoding = 'latin1'): string {
   const file = path.join(dir, name);
-  fs.writeFileSync(file, text, 'latin1');
+  fs.writeFileSync(file, text, encoding);
   fs.chmodSync(file, 0o644);
   return file;
 }
@@ -131,7 +133,7 @@ describe('MySQL rules against mariadbd 10.11', () => {
             const wording = quotedWording(diagnostic);
             const alone = isolate(diagnostic);
             if (wording.length === 0 || alone === undefined) continue;
-            const file = writeOptionFile(dir, `line-${index++}.cnf`, alone);
+            const file = writeOptionFile(dir, `line-${index++}.cnf`, alone, diagnostic.file.encoding);
             checks.push(
               mariadbd(tool, file).then((run) => {
                 for (const text of wording) {
@@ -159,11 +161,12 @@ describe('MySQL rules against mariadbd 10.11', () => {
       for (const rule of MY_RULES) {
         for (const testCase of mariadbCases(rule, 'bad')) {
           const result = await runCase(testCase);
-          const fixed = result.fixes[0]?.after;
-          if (fixed === undefined) continue;
+          const fix = result.fixes[0];
+          if (fix === undefined) continue;
+          const fixed = fix.after;
           const fixedDiagnostics = result.diagnostics.filter((d) => d.ruleId === rule.meta.id && d.fix !== undefined);
           const wording = fixedDiagnostics.flatMap(quotedWording);
-          const file = writeOptionFile(dir, `fixed-${index++}.cnf`, fixed);
+          const file = writeOptionFile(dir, `fixed-${index++}.cnf`, fixed, fix.file.encoding);
           const unfixedErrors = result.diagnostics.some((d) => d.ruleId === rule.meta.id && d.fix === undefined && d.severity === 'error');
           checks.push(
             mariadbd(tool, file).then((run) => {
@@ -199,12 +202,12 @@ describe('MySQL rules against mariadbd 10.11', () => {
             rules: everything,
             fixType: 'all',
           });
-          const texts = [
-            fs.readFileSync(path.join(testCase.cwd, testCase.paths[0] as string), 'latin1'),
-            ...result.fixes.map((fix) => fix.after),
+          const texts: { readonly text: string; readonly encoding: TextEncoding }[] = [
+            { text: fs.readFileSync(path.join(testCase.cwd, testCase.paths[0] as string), 'latin1'), encoding: 'latin1' },
+            ...result.fixes.map((fix) => ({ text: fix.after, encoding: fix.file.encoding })),
           ];
-          for (const [version, text] of texts.entries()) {
-            const scratch = writeOptionFile(dir, `clean-${index++}.cnf`, text);
+          for (const [version, { text, encoding }] of texts.entries()) {
+            const scratch = writeOptionFile(dir, `clean-${index++}.cnf`, text, encoding);
             const findings =
               version === 0
                 ? result.diagnostics

@@ -1,4 +1,5 @@
 import { seriesOf, versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
+import { asciiLowerCase } from '../../util/ascii.js';
 
 /**
  * The option groups the server reads (`load_default_groups` in sql/mysqld.cc).
@@ -25,5 +26,5 @@ export function serverGroups(target: DatabaseTarget, groupSuffix?: string): read
 
 /** `find_type` compares group names case-insensitively (latin1 upper case; ASCII here). */
 export function groupKey(name: string): string {
-  return name.toLowerCase();
+  return asciiLowerCase(name);
 }

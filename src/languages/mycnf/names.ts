@@ -1,3 +1,5 @@
+import { asciiLowerCase } from '../../util/ascii.js';
+
 /**
  * The prefixes my_getopt strips from an option name it does not know, in the
  * order it tries them. `autoset` exists in MariaDB only.
@@ -45,8 +47,9 @@ export interface OptionName {
   readonly alias?: string;
 }
 
+/** Option names compare in ASCII case alone (`\u212Aey_buffer_size` is no key_buffer_size to the server), `-` as `_`. */
 export function normaliseKey(name: string): string {
-  return name.toLowerCase().replaceAll('-', '_');
+  return asciiLowerCase(name).replaceAll('-', '_');
 }
 
 /**

@@ -685,6 +685,15 @@ function unescape(s: string, from: number, to: number): string {
 }
 
 /**
+ * What the server prints of an argument it refuses, without the `--`: its
+ * bytes as the file's text shows them (the server writes them as they are,
+ * and a terminal shows a UTF-8 file's as UTF-8).
+ */
+export function printedArgument(line: { readonly argument: string }, encoding: TextEncoding): string {
+  return decodeBytes(line.argument.slice(2), encoding);
+}
+
+/**
  * Turns reader bytes back into text: bytes of a UTF-8 file are decoded as UTF-8 (a character the
  * reader cut shows as U+FFFD; `argument` keeps the bytes), latin1 files map byte to char.
  */
