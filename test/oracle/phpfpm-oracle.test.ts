@@ -71,7 +71,7 @@ function sameValue(key: string, ours: string, theirs: string): boolean {
 }
 
 describe('php-fpm as the oracle', { skip: FPM === undefined ? 'php-fpm is not installed' : false }, () => {
-  it('reads the effective settings of every pool as php-fpm -tt prints them: sections met twice, includes, $pool, quotes, comments, units', (t) => {
+  it('reads the effective settings of every pool as php-fpm -tt prints them: sections met twice in any case, includes, $pool, quotes, comments, units, array keys', (t) => {
     const { dir, remove } = temporaryDirectory('tune-lint-fpm-');
     t.after(remove);
     fs.mkdirSync(path.join(dir, 'pool.d'));
@@ -83,7 +83,11 @@ describe('php-fpm as the oracle', { skip: FPM === undefined ? 'php-fpm is not in
       path.join(dir, 'pool.d', 'a-www.conf'),
       `[www]\nuser = www-data\nlisten = '${dir}/www.sock'\npm = dynamic\npm.max_children = 5\npm.start_servers = 2\npm.min_spare_servers = 1\npm.max_spare_servers = 3\n`,
     );
-    const file = mainFile(dir, `include = ${dir}/pool.d/*.conf\n[www]\npm.max_children = 7\npm.max_spare_servers = 4\n`);
+    // Sections and keys compare in ASCII case, blanks before an array key's [ go: [WWW] goes on with [www].
+    const file = mainFile(
+      dir,
+      `include = ${dir}/pool.d/*.conf\n[WWW]\nPM.Max_Children = 7\npm.max_spare_servers = 4\nphp_value [memory_limit] = 64M\n[GLOBAL]\nLog_Level = notice\n`,
+    );
     const oracle = check(file, '-tt');
     assert.ok(oracle.ok, oracle.output);
     const theirs = effectiveSettings(oracle.output);

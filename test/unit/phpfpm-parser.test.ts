@@ -51,4 +51,30 @@ describe('php-fpm parser', () => {
       [5, 6],
     );
   });
+
+  it('takes a key as zend_ini_scanner does: any character but = ; & | ^ $ ~ ( ) { } ! " [ and tabs, blanks before [ dropped', () => {
+    const text = [
+      '#pm.max_requests = 500',
+      'key with spaces  = 1',
+      "k]x'y@z = 1",
+      'listen.bac\u212Alog = 511',
+      'php_admin_value [ memory_limit] = 96M',
+      'foo(bar) = 1',
+      'k\tx = 1',
+      '',
+    ].join('\n');
+    const lines = parsePhpFpm(text);
+    const entries = lines.flatMap((line) => (line.kind === 'entry' ? [[line.key, text.slice(...line.keyRange)]] : []));
+    assert.deepEqual(entries, [
+      ['#pm.max_requests', '#pm.max_requests'],
+      ['key with spaces', 'key with spaces'],
+      ["k]x'y@z", "k]x'y@z"],
+      ['listen.bac\u212Alog', 'listen.bac\u212Alog'],
+      ['php_admin_value[memory_limit]', 'php_admin_value [ memory_limit]'],
+    ]);
+    assert.deepEqual(
+      lines.filter((line) => line.kind === 'broken').map((line) => line.number),
+      [6, 7],
+    );
+  });
 });

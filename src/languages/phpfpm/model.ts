@@ -5,6 +5,7 @@ import type { SourceFile } from '../../core/source-file.js';
 import type { Located } from '../../core/types.js';
 import { byteOrder, compileFnmatch, hasWildcard } from '../apache/fnmatch.js';
 import { parsePhpFpm, type EntryLine, type PhpFpmLine } from './parser.js';
+import { asciiLowerCase } from '../../util/ascii.js';
 
 /** php-fpm's compiled-in prefix on Debian, Ubuntu and RHEL: relative `include` paths are under it (fpm_conf.c). */
 const FPM_PREFIX = '/usr';
@@ -80,11 +81,13 @@ export function loadPhpFpm(rootPath: string, fs: ConfigFileSystem): PhpFpmConfig
   const pools = new Map<string, Pool>();
   let root: SourceFile | undefined;
   let current: Pool | undefined;
+  // fpm_conf.c finds a section's pool with strcasecmp, and [GLOBAL] is [global]: a pool keeps the name it was first given.
   const poolNamed = (name: string, header: Located): Pool => {
-    let pool = pools.get(name);
+    const folded = asciiLowerCase(name);
+    let pool = pools.get(folded);
     if (pool === undefined) {
-      pool = new Pool(name, header);
-      pools.set(name, pool);
+      pool = new Pool(folded === 'global' ? 'global' : name, header);
+      pools.set(folded, pool);
     }
     return pool;
   };
@@ -119,9 +122,10 @@ export function loadPhpFpm(rootPath: string, fs: ConfigFileSystem): PhpFpmConfig
           range: line.range,
         });
       } else if (line.kind === 'entry') {
-        const key = line.key.toLowerCase();
+        // fpm_conf.c takes `include` as written (INCLUDE is an unknown entry) and compares other keys with strcasecmp.
+        const key = asciiLowerCase(line.key);
         const at: Located = { file: source, range: line.range };
-        if (key === 'include') {
+        if (line.key === 'include') {
           for (const included of includedFiles(fs, line.value, problems, at)) {
             if (depth >= MAX_INCLUDE_DEPTH) {
               problems.push({

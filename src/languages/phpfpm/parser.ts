@@ -26,7 +26,11 @@ interface SectionLine extends LineBase {
 
 export interface EntryLine extends LineBase {
   readonly kind: 'entry';
-  /** As written: `pm.max_children`, `php_admin_value[memory_limit]`. */
+  /**
+   * As PHP's INI scanner hands it to php-fpm: `pm.max_children`,
+   * `php_admin_value[memory_limit]` (blanks before the `[` and at the start
+   * of the offset dropped, as the scanner drops them).
+   */
   readonly key: string;
   readonly keyRange: Range;
   /** After quote removal; `${VAR}` left as written (the model expands it). */
@@ -51,7 +55,14 @@ interface BrokenLine extends LineBase {
 }
 
 const SECTION = /^[ \t]*\[([^\]\r\n]*)\][ \t]*(?:;.*)?$/;
-const KEY = /^[ \t]*([A-Za-z0-9_.\-/]+(?:\[[^\]\r\n]*\])?)[ \t]*=/;
+/**
+ * A key as zend_ini_scanner reads one: a label of any characters but
+ * `= ; & | ^ $ ~ ( ) { } ! " [`, a tab or a line break (so `pm.max children`,
+ * `#pm.max_children` and `listen.bac\u212Alog` are keys, each an entry php-fpm
+ * refuses by name), its trailing blanks dropped, then an optional `[offset]`
+ * whose leading blanks are dropped, then `=`.
+ */
+const KEY = /^[ \t]*([^=\n\r\t;&|^$~(){}!"[\0]+?) *(?:\[[ \t]*([^\]\r\n]*)\])?[ \t]*=/d;
 
 export function parsePhpFpm(text: string): PhpFpmLine[] {
   const lines: PhpFpmLine[] = [];
@@ -80,21 +91,26 @@ function parseLine(body: string, offset: number, range: Range, number: number): 
   }
   const key = KEY.exec(body);
   if (key === null) {
-    const reason = trimmed.startsWith('#')
-      ? 'a # comment, which PHP reads as an entry without a value since PHP 7 (";" starts a comment)'
-      : 'no "=" on the line';
+    const reason = !body.includes('=')
+      ? trimmed.startsWith('#')
+        ? 'a # comment, which PHP reads as an entry without a value since PHP 7 (";" starts a comment)'
+        : 'no "=" on the line'
+      : 'its key holds a character PHP\'s INI syntax gives a meaning to (one of & | ^ $ ~ ( ) { } ! " or a tab)';
     return { kind: 'broken', range, number, reason };
   }
-  const keyText = key[1] as string;
-  const keyStart = offset + body.indexOf(keyText);
+  const label = key[1] as string;
+  const arrayKey = key[2];
+  const indices = key.indices as RegExpIndicesArray;
+  const [labelStart, labelEnd] = indices[1] as [number, number];
+  const keyEnd = arrayKey === undefined ? labelEnd : (indices[2] as [number, number])[1] + 1;
   const afterEquals = key[0].length;
   const value = readValue(body, afterEquals);
   return {
     kind: 'entry',
     range,
     number,
-    key: keyText,
-    keyRange: [keyStart, keyStart + keyText.length],
+    key: arrayKey === undefined ? label : `${label}[${arrayKey}]`,
+    keyRange: [offset + labelStart, offset + keyEnd],
     value: value.text,
     valueRange: [offset + value.start, offset + value.end],
     quote: value.quote,
