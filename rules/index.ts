@@ -79,6 +79,7 @@ import my4004 from './mycnf/my4004-redo-log-settings.js';
 import my4005 from './mycnf/my4005-expire-logs.js';
 import my5001 from './mycnf/my5001-duplicate-option.js';
 import pf1001 from './phpfpm/pf1001-process-manager-refused.js';
+import pf1002 from './phpfpm/pf1002-unknown-entry.js';
 import pf2001 from './phpfpm/pf2001-pool-memory-overcommit.js';
 import pf2002 from './phpfpm/pf2002-worker-recycling-off.js';
 import pf2003 from './phpfpm/pf2003-memory-limit-worst-case.js';
@@ -175,6 +176,7 @@ export const builtinRules: readonly Rule[] = [
   my4005,
   my5001,
   pf1001,
+  pf1002,
   pf2001,
   pf2002,
   pf2003,

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
 import { ConfigFileSystem } from '../../src/core/file-system.js';
 import { selectRules } from '../../src/engine/selection.js';
+import { BUILD_DEPENDENT, GLOBAL_ENTRIES, POOL_ENTRIES } from '../../src/languages/phpfpm/entries.js';
 import { loadPhpFpm } from '../../src/languages/phpfpm/model.js';
 import { fpmSeconds } from '../../src/languages/phpfpm/values.js';
 import { lint } from '../../src/lint.js';
@@ -161,6 +162,72 @@ describe('php-fpm as the oracle', { skip: FPM === undefined ? 'php-fpm is not in
           `${name}: "${alert}" is not quoted in ${found[0].detail}`,
         );
       }
+    }
+  });
+
+  it('PF1002: php-fpm -t refuses each reported line first, in the words quoted; with them taken out it starts', async (t) => {
+    const fixtures = repoPath('fixtures', 'rules', 'PF1002');
+    const rules = selectRules(
+      builtinRules.filter((rule) => ['PF1001', 'PF1002', 'TL0001'].includes(rule.meta.id)),
+      'all',
+      new Map(),
+    );
+    const cases = fs.readdirSync(fixtures).filter((name) => name.endsWith('.conf'));
+    assert.ok(cases.length >= 5);
+    let peeled = 0;
+    for (const name of cases) {
+      const { dir, remove } = temporaryDirectory('tune-lint-fpm-');
+      t.after(remove);
+      let pools = fs.readFileSync(path.join(fixtures, name), 'utf8');
+      // php-fpm stops at the first line it refuses: each finding is checked as the first, then its line is taken out.
+      for (;;) {
+        const file = mainFile(dir, pools);
+        const verdict = check(file, '-t');
+        const result = await lint({ paths: [file], cwd: dir, rules, fixType: 'none', language: 'phpfpm' });
+        const first = result.diagnostics.find((entry) => entry.severity === 'error');
+        if (first === undefined) {
+          assert.ok(verdict.ok, `${name}: tune-lint finds nothing, php-fpm refuses:\n${verdict.output}\n${pools}`);
+          break;
+        }
+        assert.equal(first.ruleId, 'PF1002', `${name}: ${first.ruleId} ${first.message}`);
+        const refusal = /ERROR: \[[^\]]*:(\d+)\] (.*)$/m.exec(verdict.output);
+        assert.ok(refusal !== null, `${name}: php-fpm accepts what PF1002 reports at line ${first.start.line}\n${verdict.output}`);
+        assert.equal(Number(refusal[1]), first.start.line, `${name}: ${refusal[2]}`);
+        assert.ok(first.detail?.includes(`"${refusal[2]}"`), `${name}: ${first.detail} should quote "${refusal[2]}"`);
+        const lines = pools.split('\n');
+        // The main file puts three lines of its own before the fixture's.
+        lines.splice(first.start.line - 4, 1);
+        pools = lines.join('\n');
+        peeled++;
+      }
+    }
+    assert.ok(peeled >= 10, `${peeled} refusals checked`);
+  });
+
+  it('the entries of PF1002 are what the installed php-fpm takes: all it prints, none it refuses but a build-dependent one', () => {
+    const { dir, remove } = temporaryDirectory('tune-lint-fpm-');
+    try {
+      const printed = effectiveSettings(
+        check(mainFile(dir, '[www]\nuser = www-data\nlisten = /run/x.sock\npm = static\npm.max_children = 1\n'), '-tt').output,
+      );
+      for (const [section, known] of [
+        ['global', GLOBAL_ENTRIES],
+        ['www', POOL_ENTRIES],
+      ] as const) {
+        const missing = [...(printed.get(section)?.keys() ?? [])].filter((key) => !known.includes(key));
+        assert.deepEqual(missing, [], `[${section}]: php-fpm -tt prints entries the list lacks`);
+      }
+      const refused = (key: string, inGlobal: boolean): boolean => {
+        const pool = '[www]\nuser = www-data\nlisten = /run/x.sock\npm = static\npm.max_children = 1\n';
+        const text = inGlobal ? `${key} = 1\n${pool}` : `${pool}${key} = 1\n`;
+        return check(mainFile(dir, text), '-t').output.includes(`unknown entry '${key}'`);
+      };
+      const unknown = [...GLOBAL_ENTRIES.filter((key) => refused(key, true)), ...POOL_ENTRIES.filter((key) => refused(key, false))].filter(
+        (key) => !BUILD_DEPENDENT.includes(key),
+      );
+      assert.deepEqual(unknown, [], 'entries the list has and the installed php-fpm refuses');
+    } finally {
+      remove();
     }
   });
 
