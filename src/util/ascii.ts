@@ -1,7 +1,8 @@
 import { lookupTable } from './lookup.js';
 
 /**
- * A name in lower case as httpd compares names (`ap_cstr_casecmp`): ASCII
+ * A name in lower case as the servers compare names (httpd's
+ * `ap_cstr_casecmp`, MariaDB's option reader, php-fpm's `strcasecmp`): ASCII
  * letters only. JavaScript's `toLowerCase` also folds U+212A KELVIN SIGN to
  * `k`, which would take `\u212AeepAlive`, a line httpd refuses as an invalid
  * command, for the KeepAlive it knows.
