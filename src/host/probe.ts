@@ -4,6 +4,7 @@ import { summarizeChildMemory } from './facts.js';
 import type { CgroupContext, ProcessInfo } from './proc.js';
 import { readOomKills } from './kernel-log.js';
 import { probeServerVersions, type ServerVersions } from './servers.js';
+import { apacheProcesses, databaseProcesses, phpFpmProcesses } from './running.js';
 import {
   cpuQuota,
   listProcesses,
@@ -45,8 +46,6 @@ async function systemMemory(): Promise<MemoryTotals> {
   return { total: memory.total, swapTotal: memory.swaptotal };
 }
 
-const APACHE_NAMES = /^(apache2|httpd)([.-](prefork|worker|event|itk))?$/;
-const MYSQL_NAMES = new Set(['mysqld', 'mariadbd']);
 /** A child can exit while it is read: these codes mean it is gone, not that reading was denied. */
 const VANISHED = new Set(['ENOENT', 'ESRCH']);
 
@@ -154,21 +153,6 @@ function probeCpus(
   }
 }
 
-/** Apache processes split into parents and children: a parent is one whose parent is not Apache. */
-export interface ApacheProcesses {
-  readonly parents: readonly ProcessInfo[];
-  readonly children: readonly ProcessInfo[];
-}
-
-export function findApacheProcesses(processes: readonly ProcessInfo[]): ApacheProcesses {
-  const apache = processes.filter((entry) => APACHE_NAMES.test(entry.name));
-  const apachePids = new Set(apache.map((entry) => entry.pid));
-  return {
-    parents: apache.filter((entry) => !apachePids.has(entry.ppid)),
-    children: apache.filter((entry) => apachePids.has(entry.ppid)),
-  };
-}
-
 /** One child as measured: PSS when it could be read, RSS always. */
 export interface ChildSample {
   readonly pid: number;
@@ -244,7 +228,7 @@ function probeProcesses(
 
   const apache = probeApache(reader, processes, hidden, facts, notes);
   probePhpFpm(reader, processes, facts, notes);
-  const mysql = probeMysql(reader, processes, hidden, facts);
+  const mysql = probeMysql(reader, processes, hidden, facts, notes);
   return probeServerVersions(reader, { apache, mysql });
 }
 
@@ -256,15 +240,13 @@ function probeApache(
   facts: MutableFacts,
   notes: string[],
 ): readonly ProcessInfo[] {
-  const apache = findApacheProcesses(processes);
-  const apacheName = apache.parents[0]?.name ?? apache.children[0]?.name ?? 'apache2';
-  if (apache.parents.length > 0 || apache.children.length > 0) {
-    facts.apacheRunning = {
-      value: true,
-      source: `probe (${apacheName} ${pidList(apache.parents.length > 0 ? apache.parents : apache.children)})`,
-    };
+  const apache = apacheProcesses(reader, processes);
+  if (apache.impostorNote !== undefined) notes.push(apache.impostorNote);
+  const apacheName = apache.parents[0]?.name ?? 'apache2';
+  if (apache.parents.length > 0) {
+    facts.apacheRunning = { value: true, source: `probe (${apacheName} ${pidList(apache.parents)})` };
   } else if (!hidden) {
-    facts.apacheRunning = { value: false, source: 'probe (no apache2 or httpd process)' };
+    facts.apacheRunning = { value: false, source: 'probe (no apache2 or httpd process of root)' };
   }
   if (apache.parents.length > 0 && apache.children.length === 0) {
     notes.push(`${apacheName} ${pidList(apache.parents)} runs without children to measure`);
@@ -278,27 +260,26 @@ function probeApache(
   return [...apache.parents, ...apache.children];
 }
 
-/** php-fpm's master is `php-fpm8.2` (Debian) or `php-fpm` (RHEL); its children, the pools' workers, carry the same name. */
-const PHP_FPM_NAMES = /^php-fpm(\d+(\.\d+)?)?$/;
-
 /** The memory of php-fpm's children, for the pools' share of the budget; the master is left out. */
 function probePhpFpm(reader: ProcReader, processes: readonly ProcessInfo[], facts: MutableFacts, notes: string[]): void {
-  const fpm = processes.filter((entry) => PHP_FPM_NAMES.test(entry.name));
-  const pids = new Set(fpm.map((entry) => entry.pid));
-  const children = fpm.filter((entry) => pids.has(entry.ppid));
-  const perChild = childMemoryFrom(measureChildren(reader, children), notes);
-  if (perChild !== undefined) facts.phpPerChild = { value: perChild, source: `probe (${children[0]?.name ?? 'php-fpm'} children)` };
+  const fpm = phpFpmProcesses(reader, processes);
+  if (fpm.impostorNote !== undefined) notes.push(fpm.impostorNote);
+  const perChild = childMemoryFrom(measureChildren(reader, fpm.children), notes);
+  if (perChild !== undefined) facts.phpPerChild = { value: perChild, source: `probe (${fpm.children[0]?.name ?? 'php-fpm'} children)` };
 }
 
-/**
- * Whether MySQL or MariaDB runs, and its resident memory; the server
- * processes seen. A `mariadbd --help --verbose` (a config check, as
- * --verify runs one) or `--version` is no server.
- */
-function probeMysql(reader: ProcReader, processes: readonly ProcessInfo[], hidden: boolean, facts: MutableFacts): readonly ProcessInfo[] {
-  const mysql = processes.filter((entry) => MYSQL_NAMES.has(entry.name) && !isOneShotInvocation(reader, entry.pid));
+/** Whether MySQL or MariaDB runs, and its resident memory; the server processes seen. */
+function probeMysql(
+  reader: ProcReader,
+  processes: readonly ProcessInfo[],
+  hidden: boolean,
+  facts: MutableFacts,
+  notes: string[],
+): readonly ProcessInfo[] {
+  const { parents: mysql, impostorNote } = databaseProcesses(reader, processes);
+  if (impostorNote !== undefined) notes.push(impostorNote);
   if (mysql.length === 0) {
-    if (!hidden) facts.mysqlRunning = { value: false, source: 'probe (no mysqld or mariadbd process)' };
+    if (!hidden) facts.mysqlRunning = { value: false, source: 'probe (no mysqld or mariadbd process of root or mysql)' };
     return mysql;
   }
   const name = (mysql[0] as ProcessInfo).name;
@@ -309,12 +290,4 @@ function probeMysql(reader: ProcReader, processes: readonly ProcessInfo[], hidde
     facts.mysqlRss = { value: rss, source: `probe (VmRSS of ${name} ${pidList(measured)})` };
   }
   return mysql;
-}
-
-/** Arguments that make the server print and exit instead of serving. */
-const ONE_SHOT_ARGUMENTS = new Set(['--help', '-?', '--version', '-V', '--print-defaults']);
-
-function isOneShotInvocation(reader: ProcReader, pid: number): boolean {
-  const cmdline = reader.read(`/proc/${pid}/cmdline`);
-  return cmdline.ok && cmdline.text.split('\0').some((argument) => ONE_SHOT_ARGUMENTS.has(argument));
 }

@@ -17,7 +17,7 @@ export class ProcReader {
   /** Reads an absolute path such as `/proc/meminfo` under the root. */
   read(file: string): ReadResult {
     try {
-      return { ok: true, text: fs.readFileSync(this.resolve(file), 'utf8') };
+      return { ok: true, text: fs.readFileSync(this.path(file), 'utf8') };
     } catch (error) {
       return { ok: false, code: errorCode(error) };
     }
@@ -26,7 +26,7 @@ export class ProcReader {
   /** Where a symlink such as `/proc/PID/exe` points; undefined when it cannot be read (another user's process). */
   link(file: string): string | undefined {
     try {
-      return fs.readlinkSync(this.resolve(file));
+      return fs.readlinkSync(this.path(file));
     } catch {
       return undefined;
     }
@@ -34,13 +34,14 @@ export class ProcReader {
 
   list(directory: string): readonly string[] | undefined {
     try {
-      return fs.readdirSync(this.resolve(directory));
+      return fs.readdirSync(this.path(directory));
     } catch {
       return undefined;
     }
   }
 
-  private resolve(file: string): string {
+  /** Where an absolute path such as `/proc/1/exe` is on this machine: under the root. */
+  path(file: string): string {
     return this.root === '/' ? file : path.join(this.root, file);
   }
 }

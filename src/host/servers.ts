@@ -1,34 +1,23 @@
-import { execFile } from 'node:child_process';
 import * as path from 'node:path';
-import { findServerTool, SERVER_TOOL_PATH } from '../util/system-tools.js';
+import { SERVER_TOOL_PATH } from '../util/system-tools.js';
+import { matchNear, searchRodata, type BinaryRead, type RodataSearch } from './binary-version.js';
 import type { Fact } from './facts.js';
 import type { ProcessInfo, ProcReader } from './proc.js';
+import { isSystemFile } from './trust.js';
 
-/** A database server's product and release, as its binary names them. */
+/** A database server's product and release. */
 export interface DatabaseServer {
   readonly product: 'mariadb' | 'mysql';
   /** `10.11.19`, `8.0.36`. */
   readonly version: string;
 }
 
-/** How long a server binary may take to say its version. */
-const VERSION_TIMEOUT_MS = 5_000;
-
-/** Where distributions install the servers, besides PATH: RHEL's mysqld is in /usr/libexec. */
+/** Where distributions install the servers: RHEL's mysqld is in /usr/libexec. */
 const SERVER_DIRECTORIES = [...SERVER_TOOL_PATH.split(':'), '/usr/libexec'];
 
 /**
- * `Server version: Apache/2.4.71 (Debian)` from `apache2 -v`; the release,
- * or undefined when the text is not httpd's.
- */
-export function parseHttpdVersion(output: string): string | undefined {
-  return /^Server version: Apache\/(\d+\.\d+\.\d+)/m.exec(output)?.[1];
-}
-
-/**
- * `mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu` or
- * `/usr/sbin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)`
- * from `--version`: the product is MariaDB when the version says so.
+ * The version a server reports (`SELECT VERSION()` with `version_comment`, or
+ * `mysqld --version`): the product is MariaDB when the text says so.
  */
 export function parseDatabaseVersion(output: string): DatabaseServer | undefined {
   const match = /\bVer (\d+\.\d+\.\d+)(\S*)/.exec(output);
@@ -37,19 +26,43 @@ export function parseDatabaseVersion(output: string): DatabaseServer | undefined
   return { product, version: match[1] as string };
 }
 
-/** What the servers' binaries said: the facts, and a note for each that said nothing usable. */
+/** httpd's AP_SERVER_BASEVERSION, `Apache/2.4.71`, the string `apache2 -v` prints. */
+const findHttpdVersion: RodataSearch<string> = (chunk) => matchNear(chunk, 'Apache/', /Apache\/(\d+\.\d+\.\d+)/)?.[1];
+
+/**
+ * MariaDB's MYSQL_SERVER_VERSION is `10.11.19-MariaDB`. MySQL's is a bare
+ * `9.7.4`, so its series comes first from MYSQL_BASE_VERSION, the option
+ * group `mysqld-9.7` (which MariaDB has too, followed by its own
+ * `mariadb-10.11`), and then the release from the first `9.7.N` string.
+ */
+function databaseVersionSearch(): RodataSearch<DatabaseServer> {
+  let series: { readonly version: string; readonly mariadb: boolean } | undefined;
+  return (chunk) => {
+    const mariadb = matchNear(chunk, '-MariaDB', /(?:^|[^\d.])(\d+\.\d+\.\d+)-MariaDB/)?.[1];
+    if (mariadb !== undefined) return { product: 'mariadb', version: mariadb };
+    if (series === undefined) {
+      const group = matchNear(chunk, '\0mysqld-', /\0mysqld-(\d+\.\d+)\0(mariadb-)?/, 0);
+      if (group !== undefined) series = { version: group[1] as string, mariadb: group[2] !== undefined };
+    }
+    if (series === undefined || series.mariadb) return undefined;
+    const escaped = series.version.replace('.', '\\.');
+    const release = matchNear(chunk, `${series.version}.`, new RegExp(`(?:^|[^\\d.])(${escaped}\\.\\d+)(?!\\d)`), 1, 8)?.[1];
+    return release === undefined ? undefined : { product: 'mysql', version: release };
+  };
+}
+
+/** What the servers' binaries say: the facts, and a note for each binary whose version could not be read. */
 export interface ServerVersions {
   readonly facts: { httpdVersion?: Fact<string>; databaseServer?: Fact<string> };
   readonly notes: readonly string[];
 }
 
 /**
- * The release of the httpd and the database server of this host: the binary
- * of the running process when there is one (it is what serves), else the one
- * installed. Only the system's own binaries are run, with a clean
- * environment and a time limit; a binary that says nothing usable is a note.
- * Both run at once: each takes 15-30 ms to print its version, which one
- * after the other was most of what a probe waited for.
+ * The release of the httpd and the database server of this host, read from
+ * the binary: the running process's (`/proc/PID/exe`, which is what serves,
+ * even when an upgrade has replaced the file), else the installed one. The
+ * processes given are the trusted ones only (trust.ts); an installed binary
+ * counts only when root owns it and every directory above it. Nothing is run.
  */
 export async function probeServerVersions(
   reader: ProcReader,
@@ -57,72 +70,50 @@ export async function probeServerVersions(
 ): Promise<ServerVersions> {
   const httpd = binaryOf(reader, running.apache, ['apache2', 'httpd']);
   const database = binaryOf(reader, running.mysql, ['mariadbd', 'mysqld']);
-  const [httpdRun, databaseRun] = await Promise.all([
-    httpd === undefined ? undefined : runForVersion(httpd.path, ['-v'], parseHttpdVersion),
-    database === undefined ? undefined : runForVersion(database.path, ['--version'], parseDatabaseVersion),
+  const [httpdRead, databaseRead] = await Promise.all([
+    httpd === undefined ? undefined : searchRodata(httpd.file, findHttpdVersion),
+    database === undefined ? undefined : searchRodata(database.file, databaseVersionSearch()),
   ]);
   const facts: { httpdVersion?: Fact<string>; databaseServer?: Fact<string> } = {};
   const notes: string[] = [];
-  if (httpd !== undefined && httpdRun !== undefined) {
-    if (httpdRun.value !== undefined) facts.httpdVersion = { value: httpdRun.value, source: `probe (${httpd.path} -v${httpd.pid})` };
-    else notes.push(httpdRun.note);
-  }
-  if (database !== undefined && databaseRun !== undefined) {
-    const server = databaseRun.value;
-    if (server !== undefined) {
-      facts.databaseServer = { value: `${server.product}=${server.version}`, source: `probe (${database.path} --version${database.pid})` };
-    } else notes.push(databaseRun.note);
-  }
+  const take = <T>(
+    binary: { shown: string; file: string } | undefined,
+    read: BinaryRead<T> | undefined,
+    use: (value: T, source: string) => void,
+  ) => {
+    if (binary === undefined || read === undefined) return;
+    if (read.found) use(read.value, `probe (version in ${binary.shown})`);
+    else notes.push(`no version read from ${binary.shown}: ${read.why}`);
+  };
+  take(httpd, httpdRead, (value, source) => (facts.httpdVersion = { value, source }));
+  take(database, databaseRead, (server, source) => {
+    facts.databaseServer = { value: `${server.product}=${server.version}`, source };
+  });
   return { facts, notes };
 }
 
-/** The running process's executable, else the installed binary of the first name found. */
+/**
+ * The running process's executable, read through `/proc/PID/exe` (named in
+ * messages by where the link points), else the first installed binary of
+ * these names that root owns.
+ */
 function binaryOf(
   reader: ProcReader,
   running: readonly ProcessInfo[],
   names: readonly string[],
-): { path: string; pid: string } | undefined {
+): { file: string; shown: string } | undefined {
   for (const process of running) {
-    const exe = reader.link(`/proc/${process.pid}/exe`);
-    // A binary replaced by a package upgrade reads `/usr/sbin/mariadbd (deleted)`: its path runs the new one.
-    if (exe !== undefined) return { path: exe.replace(/ \(deleted\)$/, ''), pid: `, PID ${process.pid}` };
+    const link = `/proc/${process.pid}/exe`;
+    const exe = reader.link(link);
+    // A binary replaced by a package upgrade reads `/usr/sbin/mariadbd (deleted)`; the link still opens the running one.
+    if (exe !== undefined) return { file: reader.path(link), shown: `${exe.replace(/ \(deleted\)$/, '')}, PID ${process.pid}` };
   }
   // None runs (or none can be seen): the installed binary is what the configs are for. Under the probe's root, as /proc is.
-  const directories = SERVER_DIRECTORIES.map((directory) => (reader.root === '/' ? directory : path.join(reader.root, directory)));
   for (const name of names) {
-    const found = findServerTool(name, directories);
-    if (found !== undefined) return { path: found, pid: ', installed' };
+    for (const directory of SERVER_DIRECTORIES) {
+      const file = reader.path(path.posix.join(directory, name));
+      if (isSystemFile(file, reader.root)) return { file, shown: `${path.posix.join(directory, name)}, installed` };
+    }
   }
   return undefined;
-}
-
-/** What a binary printed, parsed, or why nothing could be. */
-type VersionRun<T> = { readonly value: T; readonly note?: undefined } | { readonly value: undefined; readonly note: string };
-
-/** Output past this is no version line: the rest of it is not kept. */
-const VERSION_OUTPUT_BYTES = 64 * 1024;
-
-function runForVersion<T>(binary: string, args: readonly string[], parse: (output: string) => T | undefined): Promise<VersionRun<T>> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      binary,
-      args,
-      { encoding: 'utf8', timeout: VERSION_TIMEOUT_MS, maxBuffer: VERSION_OUTPUT_BYTES, env: { PATH: SERVER_TOOL_PATH, LANG: 'C' } },
-      (error, stdout, stderr) => {
-        const parsed = parse(`${stdout}\n${stderr}`);
-        if (parsed !== undefined) resolve({ value: parsed });
-        else resolve({ value: undefined, note: `${binary} ${args.join(' ')} said no version (${failureOf(error)})` });
-      },
-    );
-    child.stdin?.end();
-  });
-}
-
-/** How a run ended, for a note: the error, the signal that ended it, or its exit status. */
-function failureOf(error: (Error & { code?: unknown; signal?: unknown; killed?: boolean }) | null): string {
-  if (error === null) return 'exit 0';
-  if (error.killed === true) return `no answer in ${VERSION_TIMEOUT_MS} ms`;
-  if (typeof error.code === 'number') return `exit ${error.code}`;
-  if (typeof error.signal === 'string') return `exit ${error.signal}`;
-  return error.message;
 }

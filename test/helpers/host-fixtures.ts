@@ -33,8 +33,8 @@ export function writeTree(root: string, files: Record<string, string>): void {
   }
 }
 
-/** A /proc/PID/status as the kernel writes it, with the fields the probe reads. */
-export function statusFile(name: string, pid: number, ppid: number, rssKb?: number): string {
+/** A /proc/PID/status as the kernel writes it, with the fields the probe reads; root's process unless `uid` says otherwise. */
+export function statusFile(name: string, pid: number, ppid: number, rssKb?: number, uid = 0): string {
   const lines = [
     `Name:\t${name}`,
     'Umask:\t0022',
@@ -42,7 +42,7 @@ export function statusFile(name: string, pid: number, ppid: number, rssKb?: numb
     `Tgid:\t${pid}`,
     `Pid:\t${pid}`,
     `PPid:\t${ppid}`,
-    'Uid:\t33\t33\t33\t33',
+    `Uid:\t${uid}\t${uid}\t${uid}\t${uid}`,
   ];
   if (rssKb !== undefined) lines.push(`VmRSS:\t${String(rssKb).padStart(8)} kB`);
   lines.push('Threads:\t1');

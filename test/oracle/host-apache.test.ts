@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import { describe, test } from 'node:test';
-import { findApacheProcesses, childMemoryFrom, measureChildren, probeHost } from '../../src/host/probe.js';
+import { childMemoryFrom, measureChildren, probeHost } from '../../src/host/probe.js';
+import { apacheProcesses } from '../../src/host/running.js';
 import { listProcesses, ProcReader } from '../../src/host/proc.js';
 import { startApache } from '../helpers/host-apache.js';
 import { NOBODY, probeInChildProcess, unreadableByNobody } from '../helpers/host-probe-runner.js';
@@ -57,7 +58,7 @@ describe(
 
       const reader = new ProcReader();
       const processes = listProcesses(reader) ?? [];
-      const split = findApacheProcesses(processes);
+      const split = apacheProcesses(reader, processes);
       assert.ok(
         split.parents.some((process) => process.pid === apache.pid),
         'the parent is a parent',

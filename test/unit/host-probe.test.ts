@@ -7,7 +7,8 @@ import { filesystemTypeOf } from '../../src/host/facts.js';
 import { listProcesses, parseMountInfo, ProcReader } from '../../src/host/proc.js';
 import type { MemoryTotals } from '../../src/host/probe.js';
 import { probeHost } from '../../src/host/probe.js';
-import { parseDatabaseVersion, parseHttpdVersion } from '../../src/host/servers.js';
+import { parseDatabaseVersion } from '../../src/host/servers.js';
+import { elfWithRodata } from '../helpers/elf.js';
 import { cgroupV1ShouldBeCreatable, createV1Group } from '../helpers/host-cgroup.js';
 import { smapsRollup, statusFile, temporaryDirectory, writeTree } from '../helpers/host-fixtures.js';
 import { NOBODY, probeInChildProcess, unreadableByNobody } from '../helpers/host-probe-runner.js';
@@ -286,7 +287,7 @@ describe('probe on prepared /proc and /sys trees', () => {
     const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
     assert.deepEqual(facts.apacheRunning, { value: true, source: 'probe (httpd PID 100)' });
     assert.equal(facts.perChild, undefined);
-    assert.deepEqual(facts.mysqlRunning, { value: false, source: 'probe (no mysqld or mariadbd process)' });
+    assert.deepEqual(facts.mysqlRunning, { value: false, source: 'probe (no mysqld or mariadbd process of root or mysql)' });
     assert.deepEqual(facts.notes, [
       'httpd PID 100 runs without children to measure',
       'net.core.somaxconn unreadable (ENOENT)',
@@ -363,77 +364,132 @@ describe('parseMountInfo', () => {
   });
 });
 
-describe('the servers a host runs, from their own binaries', () => {
-  test('versions as the binaries print them, MySQL and MariaDB told apart', () => {
-    assert.equal(parseHttpdVersion('Server version: Apache/2.4.71 (Debian)\nServer built:   2026-11-12T08:58:41\n'), '2.4.71');
-    assert.equal(parseHttpdVersion('httpd: command not found'), undefined);
-    assert.deepEqual(parseDatabaseVersion('mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)'), {
-      product: 'mariadb',
-      version: '10.11.19',
-    });
-    assert.deepEqual(parseDatabaseVersion('/usr/sbin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)'), {
-      product: 'mysql',
-      version: '8.0.36',
-    });
-    assert.deepEqual(parseDatabaseVersion('/usr/sbin/mysqld  Ver 8.0.36-28 for Linux on x86_64 (Percona Server (GPL), Release 28)'), {
-      product: 'mysql',
-      version: '8.0.36',
-    });
+describe('the servers a host runs: trusted by owner, versions read from their binaries, nothing run', () => {
+  test('the version a server reports, MySQL and MariaDB told apart', () => {
+    assert.deepEqual(parseDatabaseVersion('Ver 10.11.19-MariaDB-0+deb12u1 Debian 12'), { product: 'mariadb', version: '10.11.19' });
+    assert.deepEqual(parseDatabaseVersion('Ver 8.0.36 MySQL Community Server - GPL'), { product: 'mysql', version: '8.0.36' });
+    assert.deepEqual(parseDatabaseVersion('Ver 8.0.36-28 Percona Server (GPL), Release 28'), { product: 'mysql', version: '8.0.36' });
   });
 
-  test('the running server is the one asked, by its /proc/PID/exe; a --help --verbose run is no server', async (t) => {
+  /** A fake root with `/proc/self` and these processes, each `[name, pid, ppid, uid, exe]`; an exe is linked as /proc/PID/exe. */
+  const hostWith = (t: { after: (fn: () => void) => void }, processes: readonly [string, number, number, number, string?][]) => {
     const { dir, remove } = temporaryDirectory('tune-lint-servers-');
     t.after(remove);
-    const fakeMysqld = path.join(dir, 'mysqld');
-    fs.writeFileSync(fakeMysqld, '#!/bin/sh\necho "/usr/sbin/mysqld  Ver 8.0.36 for Linux on x86_64 (MySQL Community Server - GPL)"\n', {
-      mode: 0o755,
-    });
-    writeTree(dir, {
-      '/proc/self/status': statusFile('node', 4242, 1, 50000),
-      '/proc/200/status': statusFile('mysqld', 200, 1, 90000),
-      '/proc/200/cmdline': 'mysqld\0--user=mysql\0',
-      '/proc/300/status': statusFile('mariadbd', 300, 1, 60000),
-      '/proc/300/cmdline': 'mariadbd\0--defaults-file=/tmp/x.cnf\0--help\0--verbose\0',
-    });
-    fs.symlinkSync(fakeMysqld, path.join(dir, 'proc', '200', 'exe'));
-    const facts = await probeHost({ root: dir, memory: totals(GIB), cpuAffinity: () => 2 });
-    assert.deepEqual(facts.databaseServer, { value: 'mysql=8.0.36', source: `probe (${fakeMysqld} --version, PID 200)` });
-    assert.equal(facts.mysqlRunning?.source, 'probe (mysqld PID 200)');
-    assert.equal(facts.httpdVersion, undefined, 'no httpd runs or is installed under this root');
-  });
+    const files: Record<string, string> = { '/proc/self/status': statusFile('node', 4242, 1, 50000) };
+    for (const [name, pid, ppid, uid] of processes) {
+      files[`/proc/${pid}/status`] = statusFile(name, pid, ppid, 9000, uid);
+      files[`/proc/${pid}/cmdline`] = `${name}\0`;
+    }
+    writeTree(dir, files);
+    for (const [, pid, , , exe] of processes) if (exe !== undefined) fs.symlinkSync(exe, path.join(dir, 'proc', String(pid), 'exe'));
+    return dir;
+  };
 
-  test('both running servers are asked; one that prints no version is a note, the other still a fact', async (t) => {
-    const { dir, remove } = temporaryDirectory('tune-lint-servers-');
+  /** A program that leaves `ran` beside itself if anything ever runs it. */
+  const tripwire = (dir: string, name: string): { program: string; ran: () => boolean } => {
+    const program = path.join(dir, name);
+    fs.writeFileSync(
+      program,
+      `#!/bin/sh\ntouch "${dir}/ran"\necho "${name}  Ver 99.1.1 for Linux"\necho "Server version: Apache/9.9.9"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    return { program, ran: () => fs.existsSync(path.join(dir, 'ran')) };
+  };
+
+  test("a local user's program named mariadbd or apache2 is not run, not believed, not measured", async (t) => {
+    const { dir: bin, remove } = temporaryDirectory('tune-lint-tripwire-');
     t.after(remove);
-    const fakeHttpd = path.join(dir, 'apache2');
-    const fakeMysqld = path.join(dir, 'mysqld');
-    fs.writeFileSync(fakeHttpd, '#!/bin/sh\necho "apache2: bad user name ${APACHE_RUN_USER}" >&2\nexit 3\n', { mode: 0o755 });
-    fs.writeFileSync(fakeMysqld, '#!/bin/sh\necho "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64"\n', {
-      mode: 0o755,
-    });
-    writeTree(dir, {
-      '/proc/self/status': statusFile('node', 4242, 1, 50000),
-      '/proc/100/status': statusFile('apache2', 100, 1, 9000),
-      '/proc/200/status': statusFile('mariadbd', 200, 1, 90000),
-      '/proc/200/cmdline': 'mariadbd\0--user=mysql\0',
-    });
-    fs.symlinkSync(fakeHttpd, path.join(dir, 'proc', '100', 'exe'));
-    fs.symlinkSync(fakeMysqld, path.join(dir, 'proc', '200', 'exe'));
-    const facts = await probeHost({ root: dir, memory: totals(GIB), cpuAffinity: () => 2 });
+    const mariadbd = tripwire(bin, 'mariadbd');
+    const root = hostWith(t, [
+      ['mariadbd', 300, 1, 1000, mariadbd.program],
+      ['apache2', 400, 1, 1000, mariadbd.program],
+      ['apache2', 401, 400, 1000],
+    ]);
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.equal(mariadbd.ran(), false, 'the program was run');
+    assert.equal(facts.databaseServer, undefined);
     assert.equal(facts.httpdVersion, undefined);
-    assert.ok(facts.notes?.includes(`${fakeHttpd} -v said no version (exit 3)`), JSON.stringify(facts.notes));
-    assert.deepEqual(facts.databaseServer, { value: 'mariadb=10.11.19', source: `probe (${fakeMysqld} --version, PID 200)` });
+    assert.deepEqual(facts.mysqlRunning, { value: false, source: 'probe (no mysqld or mariadbd process of root or mysql)' });
+    assert.deepEqual(facts.apacheRunning, { value: false, source: 'probe (no apache2 or httpd process of root)' });
+    assert.equal(facts.perChild, undefined, "the look-alike's children are not measured");
+    assert.ok(
+      facts.notes?.includes(
+        'mariadbd PID 300 runs as uid 1000, not as root, this user or mysql: not taken for the database server, nor measured, nor asked',
+      ),
+      JSON.stringify(facts.notes),
+    );
+    assert.ok(facts.notes?.some((note) => note.startsWith('apache2 PID 400 runs as uid 1000, not as root or this user')));
+  });
+
+  test("even root's own server is not run for its version: a binary that is not ELF gives a note", async (t) => {
+    const { dir: bin, remove } = temporaryDirectory('tune-lint-tripwire-');
+    t.after(remove);
+    const mysqld = tripwire(bin, 'mysqld');
+    const root = hostWith(t, [['mysqld', 200, 1, 0, mysqld.program]]);
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.equal(mysqld.ran(), false, 'the binary was run');
+    assert.deepEqual(facts.mysqlRunning, { value: true, source: 'probe (mysqld PID 200)' });
+    assert.equal(facts.databaseServer, undefined);
+    assert.ok(facts.notes?.includes(`no version read from ${mysqld.program}, PID 200: not an ELF binary`), JSON.stringify(facts.notes));
+  });
+
+  test("the mysql account's server is believed; MySQL's release from its .rodata, MariaDB's and httpd's too", async (t) => {
+    const { dir: bin, remove } = temporaryDirectory('tune-lint-elf-');
+    t.after(remove);
+    const binary = (name: string, rodata: string, padding = 0) => {
+      const file = path.join(bin, name);
+      fs.writeFileSync(file, elfWithRodata(rodata, padding), { mode: 0o755 });
+      return file;
+    };
+    // As in MySQL 9.7.4's mysqld: "9.7.4.0" before the option group "mysqld-9.7", "MySQL 9.7.4" after.
+    const mysqld = binary('mysqld', 'x\x009.7.4.0\0option 9.7.45x\0mysqld-9.7\0init\0MySQL 9.7.4\0');
+    // MariaDB has its "mysqld-10.11" group too, followed by "mariadb-10.11"; its version names the product.
+    const mariadbd = binary('mariadbd', '8.0.36\0mysqld-10.11\0mariadb-10.11\0' + 'y'.repeat(100) + '10.11.19-MariaDB\0', 2 * MIB);
+    const httpd = binary('httpd', 'Apache/2\0Apache/2.4.62 (Red Hat)\0');
+    const root = hostWith(t, [
+      ['mysqld', 200, 1, 27, mysqld],
+      ['httpd', 100, 1, 0, httpd],
+    ]);
+    writeTree(root, { '/etc/passwd': 'root:x:0:0:root:/root:/bin/bash\nmysql:x:27:27:MySQL Server:/var/lib/mysql:/sbin/nologin\n' });
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.databaseServer, { value: 'mysql=9.7.4', source: `probe (version in ${mysqld}, PID 200)` });
+    assert.deepEqual(facts.httpdVersion, { value: '2.4.62', source: `probe (version in ${httpd}, PID 100)` });
+    fs.unlinkSync(path.join(root, 'proc', '200', 'exe'));
+    fs.symlinkSync(mariadbd, path.join(root, 'proc', '200', 'exe'));
+    const again = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(again.databaseServer, { value: 'mariadb=10.11.19', source: `probe (version in ${mariadbd}, PID 200)` });
+  });
+
+  test('an installed binary counts only when root owns it and every directory above it', async (t) => {
+    if (process.geteuid?.() !== 0) {
+      if (inCI) assert.fail('CI=true runs as root: a file of another user is made here');
+      t.skip('needs root to give a file to another user');
+      return;
+    }
+    const root = hostWith(t, []);
+    writeTree(root, { '/usr/sbin/mariadbd': '', '/usr/libexec/mysqld': '' });
+    fs.writeFileSync(path.join(root, 'usr/sbin/mariadbd'), elfWithRodata('10.11.6-MariaDB\0'), { mode: 0o755 });
+    fs.writeFileSync(path.join(root, 'usr/libexec/mysqld'), elfWithRodata('\0mysqld-8.0\0 8.0.36\0'), { mode: 0o755 });
+    for (const dir of ['', 'usr', 'usr/sbin', 'usr/libexec']) fs.chmodSync(path.join(root, dir), 0o755);
+    const installed = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(installed.databaseServer, { value: 'mariadb=10.11.6', source: 'probe (version in /usr/sbin/mariadbd, installed)' });
+    fs.chownSync(path.join(root, 'usr/sbin/mariadbd'), 1000, 1000);
+    const userOwned = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(userOwned.databaseServer, { value: 'mysql=8.0.36', source: 'probe (version in /usr/libexec/mysqld, installed)' });
+    fs.chmodSync(path.join(root, 'usr/libexec'), 0o777);
+    const writableDirectory = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.equal(writableDirectory.databaseServer, undefined);
   });
 
   test('a --help --verbose run alone: no server runs', async (t) => {
-    const { dir, remove } = temporaryDirectory('tune-lint-servers-');
-    t.after(remove);
-    writeTree(dir, {
-      '/proc/self/status': statusFile('node', 4242, 1, 50000),
+    const root = hostWith(t, []);
+    writeTree(root, {
       '/proc/300/status': statusFile('mariadbd', 300, 1, 60000),
       '/proc/300/cmdline': 'mariadbd\0--help\0--verbose\0',
     });
-    const facts = await probeHost({ root: dir, memory: totals(GIB), cpuAffinity: () => 2 });
-    assert.deepEqual(facts.mysqlRunning, { value: false, source: 'probe (no mysqld or mariadbd process)' });
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.mysqlRunning, { value: false, source: 'probe (no mysqld or mariadbd process of root or mysql)' });
   });
 });
