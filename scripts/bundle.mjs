@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 
-const EXTERNAL = ['ora', 'systeminformation', 'mysql2/promise'];
+const EXTERNAL = ['ora', 'systeminformation', 'mysql2/promise', 'mysql2'];
 const OUTFILE = 'dist/bundle/cli/cli.js';
 
 // commander requires node:child_process at load time, for executable

@@ -1,6 +1,6 @@
 import type { EngineUse, Fact, MysqlLive } from '../host/facts.js';
 import { parseDatabaseVersion } from '../host/servers.js';
-import type { MysqlLogin } from './mysql-client.js';
+import type { MysqlAccount, ServerSocket } from './mysql-client.js';
 
 /** Connecting, and each statement: a server that accepts and never answers costs the lint at most this. */
 const STATEMENT_TIMEOUT_MS = 2_000;
@@ -13,24 +13,21 @@ type Connection = import('mysql2/promise').Connection;
 type Row = Record<string, unknown>;
 
 /**
- * Reads the running server over its local socket: version, SHOW GLOBAL
+ * Reads the running server over its own socket: version, SHOW GLOBAL
  * VARIABLES, SHOW GLOBAL STATUS and the data size per engine. Only SHOW and
  * SELECT are sent. Never throws: whatever cannot be read is a note, and the
  * lint goes on without it. mysql2 is loaded here, only when a server is asked.
  */
-export async function askMysql(login: MysqlLogin, notes: string[]): Promise<Fact<MysqlLive> | undefined> {
-  if (login.socket === undefined) {
-    notes.push("MySQL/MariaDB not asked: no socket in the option files and none at the distributions' paths (give --mysql-defaults-file)");
-    return undefined;
-  }
-  const where = `${login.socket} as ${login.user}`;
+export async function askMysql(account: MysqlAccount, socket: ServerSocket, notes: string[]): Promise<Fact<MysqlLive> | undefined> {
+  const where = `${socket.path} as ${account.user}`;
   let connection: Connection | undefined;
   try {
-    const { createConnection } = await import('mysql2/promise');
+    const [{ createConnection }, { authPlugins }] = await Promise.all([import('mysql2/promise'), import('mysql2')]);
     connection = await createConnection({
-      socketPath: login.socket,
-      user: login.user,
-      ...(login.password === undefined ? {} : { password: login.password }),
+      socketPath: socket.path,
+      user: account.user,
+      ...(account.password === undefined ? {} : { password: account.password }),
+      authPlugins: passwordNeverInClear(authPlugins),
       connectTimeout: STATEMENT_TIMEOUT_MS,
       // Values as the server prints them: sizes above 2^53 and decimals stay exact.
       supportBigNumbers: true,
@@ -52,13 +49,36 @@ export async function askMysql(login: MysqlLogin, notes: string[]): Promise<Fact
       status,
       ...(engines === undefined ? {} : { engines }),
     };
-    return { value: live, source: `live (${variables.version ?? version.version} via ${where}; account from ${login.userSource})` };
+    return { value: live, source: `live (${variables.version ?? version.version} via ${where}; account from ${account.source})` };
   } catch (error) {
     notes.push(`MySQL/MariaDB at ${where} not asked: ${reason(error)}`);
     return undefined;
   } finally {
     connection?.destroy();
   }
+}
+
+type AuthPlugins = (typeof import('mysql2'))['authPlugins'];
+type AuthPlugin = NonNullable<import('mysql2').ConnectionOptions['authPlugins']>[string];
+
+/**
+ * The authentication plugins, set so that no password ever crosses the
+ * socket in clear. mysql2 answers caching_sha2_password's full
+ * authentication, and sha256_password, with the bare password on any unix
+ * socket, taking the socket for a secure channel; here both encrypt it with
+ * the server's RSA key instead (asked of the server, as the `mysql` client
+ * does with --get-server-public-key). Naming them also keeps mysql2 from
+ * putting a clear password in its first answer when the server asks for
+ * them by default. mysql_clear_password is refused outright.
+ */
+function passwordNeverInClear(plugins: AuthPlugins): Record<string, AuthPlugin> {
+  return {
+    caching_sha2_password: plugins.caching_sha2_password({ overrideIsSecure: false }),
+    sha256_password: plugins.sha256_password({}),
+    mysql_clear_password: () => () => {
+      throw new Error('the server asked for the password in clear text (mysql_clear_password), which tune-lint never sends');
+    },
+  };
 }
 
 async function nameValueRows(connection: Connection, sql: string): Promise<Record<string, string>> {

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CLI, CLI_NODE, runCli } from '../helpers/cli.js';
 import { startMariadb, type PrivateMariadb } from '../helpers/mariadb-server.js';
 import { findTool, inCI } from '../helpers/tools.js';
+import { impostorUnavailable, startImpostor, type Impostor } from '../helpers/impostor.js';
+import { NOBODY } from '../helpers/host-probe-runner.js';
 
 /*
  * The live part against a real MariaDB this test starts itself: its own
@@ -97,10 +98,16 @@ describe(
       for (const stop of stops.reverse()) await stop();
     });
 
-    const lint = (args: readonly string[]): { report: Report; stdout: string; stderr: string; status: number | null } => {
+    const lint = (
+      args: readonly string[],
+      options: { file?: string; home?: string } = {},
+    ): { report: Report; stdout: string; stderr: string; status: number | null } => {
       // No OOM kills: the kernel log is the machine's (a container's is often its host's), not this test's.
       fs.writeFileSync(path.join(db.root, '.tune-lint.yaml'), `host:\n  oomKills: []\nrules:\n${YOUNG_COUNTERS}\n`);
-      const run = runCli([db.optionFile, '--host-ram', '4G', '--format', 'json', ...args], { cwd: db.root });
+      const run = runCli([options.file ?? db.optionFile, '--host-ram', '4G', '--format', 'json', ...args], {
+        cwd: db.root,
+        ...(options.home === undefined ? {} : { env: { HOME: options.home } }),
+      });
       return { report: JSON.parse(run.stdout) as Report, stdout: run.stdout, stderr: run.stderr, status: run.status };
     };
 
@@ -162,19 +169,21 @@ describe(
       );
       assert.ok(!denied.stdout.includes('nope'));
 
+      // A socket the account's file names that no running server listens on: not asked at all, not another socket instead.
       const dead = path.join(db.root, 'dead.cnf');
       fs.writeFileSync(dead, `[client]\nsocket = ${path.join(db.root, 'no.sock')}\n`);
-      assert.match(lint(['--mysql-defaults-file', dead]).report.live?.notes?.join('\n') ?? '', /no\.sock as \w+ not asked: connect ENOENT/);
+      assert.match(
+        lint(['--mysql-defaults-file', dead]).report.live?.notes?.join('\n') ?? '',
+        /MySQL\/MariaDB not asked: the socket \S*no\.sock that \S*dead\.cnf \[client\] names is not one a running server listens on/,
+      );
 
-      const silentSocket = path.join(db.root, 'silent.sock');
-      const silent = net.createServer(() => undefined);
-      await new Promise<void>((resolve) => silent.listen(silentSocket, resolve));
+      // A server of root's that accepts and never answers: asked, and given up after the statement timeout.
+      const hanging = await startImpostor('mariadbd', { socketName: 'mysqld.sock', asRoot: true, silent: true });
       try {
         const hung = path.join(db.root, 'hung.cnf');
-        fs.writeFileSync(hung, `[client]\nsocket = ${silentSocket}\n`);
+        fs.writeFileSync(hung, `[client]\nsocket = ${hanging.socket}\n`);
         const started = Date.now();
         const run = await new Promise<{ stdout: string; status: number | null }>((resolve) => {
-          // Asynchronously, so this process's silent server can accept while the CLI waits.
           const child = spawnCli(['--mysql-defaults-file', hung]);
           let stdout = '';
           child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -182,11 +191,76 @@ describe(
         });
         assert.ok(Date.now() - started < 15_000);
         const report = JSON.parse(run.stdout) as Report;
-        assert.match(report.live?.notes?.join('\n') ?? '', /silent\.sock as \w+ not asked: .*(ETIMEDOUT|timeout|timed out)/i);
+        assert.match(report.live?.notes?.join('\n') ?? '', /mysqld\.sock as \w+ not asked: .*(ETIMEDOUT|timeout|timed out)/i);
         assert.ok(run.status === 0 || run.status === 1);
       } finally {
-        silent.close();
+        await hanging.stop();
       }
+    });
+
+    describe('on a shared host: the login goes to the running server and nowhere else', { skip: impostorUnavailable() ?? false }, () => {
+      let impostor: Impostor;
+      let home: string;
+      before(async () => {
+        impostor = await startImpostor('mariadbd', { socketName: 'mysql.sock' });
+        home = fs.mkdtempSync(path.join(db.root, 'home-'));
+      });
+      after(async () => {
+        await impostor.stop();
+      });
+      const homeFile = (text: string) => fs.writeFileSync(path.join(home, '.my.cnf'), text, { mode: 0o600 });
+
+      it("root's ~/.my.cnf password never reaches a local user's look-alike, whatever the linted tree names", () => {
+        homeFile(`[client]\nuser = tl\npassword = ${PASSWORD}\n`);
+        // The tree names the look-alike's socket for the client and for the server, and includes a file with another account.
+        const tree = path.join(db.root, 'tree.cnf');
+        const included = path.join(db.root, 'included.cnf');
+        fs.writeFileSync(included, `[client]\nuser = app\npassword = app\nsocket = ${impostor.socket}\n`);
+        fs.writeFileSync(tree, `[client]\nsocket = ${impostor.socket}\n[mysqld]\nsocket = ${impostor.socket}\n!include ${included}\n`);
+        const { report, stdout } = lint([], { file: tree, home });
+        assert.equal(impostor.received(), '', 'the look-alike was connected to');
+        assert.match(report.live?.mysql?.source ?? '', new RegExp(`as tl; account from \\S*\\.my\\.cnf \\[client\\]`));
+        assert.doesNotMatch(report.live?.mysql?.source ?? '', /impostor/);
+        assert.ok(!stdout.includes(PASSWORD));
+        assert.ok(!(report.live?.notes?.some((note) => note.includes('impostor')) ?? false), JSON.stringify(report.live?.notes));
+      });
+
+      it("an account file that names the look-alike's socket is not used at all", () => {
+        homeFile(`[client]\nuser = tl\npassword = ${PASSWORD}\nsocket = ${impostor.socket}\n`);
+        const { report } = lint([], { home });
+        assert.equal(impostor.received(), '');
+        assert.equal(report.live?.mysql, undefined);
+        assert.ok(
+          report.live?.notes?.some((note) => note.includes(`the socket ${impostor.socket} that`)),
+          JSON.stringify(report.live?.notes),
+        );
+      });
+
+      it('host= in ~/.my.cnf names another server: no local server is asked with that account', () => {
+        homeFile(`[client]\nhost = db.example.com\nuser = tl\npassword = ${PASSWORD}\n`);
+        const { report } = lint([], { home });
+        assert.equal(report.live?.mysql, undefined);
+        assert.ok(
+          report.live?.notes?.includes(
+            `MySQL/MariaDB not asked: ${path.relative(db.root, path.join(home, '.my.cnf'))} [client] names host db.example.com: its account is for that server, not this machine's`,
+          ),
+          JSON.stringify(report.live?.notes),
+        );
+      });
+
+      it("a ~/.my.cnf that others may write, or that is another user's, is not read", () => {
+        homeFile(`[client]\nuser = tl\npassword = ${PASSWORD}\n`);
+        fs.chmodSync(path.join(home, '.my.cnf'), 0o666);
+        const writable = lint([], { home });
+        assert.equal(writable.report.live?.mysql, undefined);
+        assert.ok(writable.report.live?.notes?.some((note) => note.endsWith('not used: others may write it (mode 666)')));
+        fs.chmodSync(path.join(home, '.my.cnf'), 0o600);
+        fs.chownSync(path.join(home, '.my.cnf'), NOBODY, NOBODY);
+        const foreign = lint([], { home });
+        assert.ok(
+          foreign.report.live?.notes?.some((note) => note.endsWith(`not used: it belongs to uid ${NOBODY}, not to this user or root`)),
+        );
+      });
     });
 
     it('--no-live asks nothing, and --no-probe implies it', () => {
