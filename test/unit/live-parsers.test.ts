@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -7,6 +8,7 @@ import { parseKmsgRecord } from '../../src/host/kernel-log.js';
 import { hostFactsToProfileYaml, parseHostProfile } from '../../src/host/profile.js';
 import { maxWorkersLines, parseStatusPage } from '../../src/live/apache.js';
 import { temporaryDirectory } from '../helpers/host-fixtures.js';
+import { inCI } from '../helpers/tools.js';
 
 describe('live evidence parsers', () => {
   it("reads mod_status's ?auto page as httpd 2.4 writes it", () => {
@@ -36,7 +38,7 @@ describe('live evidence parsers', () => {
     assert.equal(parseStatusPage('http://127.0.0.1/', '<html>Not Found</html>'), undefined);
   });
 
-  it('counts AH00161 and AH00484 in the error log with the first and last date, and nothing else', (t) => {
+  it('counts AH00161 and AH00484 in the error log with the first and last date, and nothing else', async (t) => {
     const { dir, remove } = temporaryDirectory('tune-lint-log-');
     t.after(remove);
     const log = path.join(dir, 'error.log');
@@ -51,14 +53,33 @@ describe('live evidence parsers', () => {
       ].join('\n'),
     );
     const notes: string[] = [];
-    assert.deepEqual(maxWorkersLines(log, notes), {
+    assert.deepEqual(await maxWorkersLines(log, notes), {
       file: log,
       count: 2,
       first: 'Mon Nov 30 09:14:11.000001 2026',
       last: 'Wed Dec 02 11:40:13.987654 2026',
     });
-    assert.equal(maxWorkersLines(path.join(dir, 'missing.log'), notes), undefined);
+    assert.equal(await maxWorkersLines(path.join(dir, 'missing.log'), notes), undefined);
     assert.deepEqual(notes, [`Apache error log ${path.join(dir, 'missing.log')} not read: ENOENT`]);
+  });
+
+  it('an ErrorLog that is a FIFO or a directory is not read, and nothing waits for a writer', async (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-log-');
+    t.after(remove);
+    const fifo = path.join(dir, 'error.log');
+    const made = spawnSync('mkfifo', [fifo]);
+    if (made.status !== 0) {
+      if (inCI) assert.fail('mkfifo (coreutils) is missing');
+      t.skip('mkfifo is not installed');
+      return;
+    }
+    const notes: string[] = [];
+    assert.equal(await maxWorkersLines(fifo, notes), undefined);
+    assert.equal(await maxWorkersLines(dir, notes), undefined);
+    assert.deepEqual(notes, [
+      `Apache error log ${fifo} not read: not a regular file`,
+      `Apache error log ${dir} not read: not a regular file`,
+    ]);
   });
 
   it("takes the kernel's OOM kills of server processes from /dev/kmsg records, and no other", () => {
