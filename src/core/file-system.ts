@@ -40,48 +40,70 @@ function withDefaults(given: Partial<Limits> | undefined): Limits {
   return { ...DEFAULT_LIMITS, ...given, maxInputBytes };
 }
 
-/** What the reader of one main file has read so far, against {@link Limits.maxInputBytes} and {@link Limits.maxInputLines}. */
+/**
+ * What the reader of one main file has read so far, against the limits every
+ * reader shares ({@link Limits.maxFiles}, {@link Limits.maxInputBytes},
+ * {@link Limits.maxInputLines}, {@link Limits.maxIncludeDepth}): each of
+ * Apache's, the option files' and php-fpm's readers charges every file it
+ * reads here, so no language reads without bounds.
+ */
 export class InputBudget {
   private used = 0;
   private usedLines = 0;
+  private included = 0;
   private spent = false;
 
-  constructor(
-    private readonly limit: number,
-    private readonly lineLimit: number,
-  ) {}
+  constructor(private readonly limits: Limits) {}
 
   /** Nothing more is read once a file has not fitted: the rest is not even opened. */
   get exhausted(): boolean {
     return this.spent;
   }
 
-  /**
-   * Counts a file read (again). Undefined when it fits; else it is not read:
-   * the first time with why, for one TL0006 at its include, then ''.
-   */
+  /** Why an include at this depth (the main file is 0) goes too deep, if it does. */
+  tooDeep(depth: number): string | undefined {
+    return depth > this.limits.maxIncludeDepth
+      ? `includes nested deeper than ${this.limits.maxIncludeDepth} levels; what is inside is not read`
+      : undefined;
+  }
+
   /** Counts the main file, which is read whole or not at all: one over the line limit is an input error. */
   chargeMain(file: SourceFile): void {
-    const refused = this.charge(file);
+    const refused = this.chargeSize(file);
     if (refused !== undefined) {
       throw new FileAccessError(
-        `${file.displayPath} has ${lineCount(file.text)} lines, over the limit of ${this.lineLimit} lines (--max-lines)`,
+        `${file.displayPath} has ${lineCount(file.text)} lines, over the limit of ${this.limits.maxInputLines} lines (--max-lines)`,
         'too-large',
       );
     }
   }
 
+  /**
+   * Counts a file an include read (again). Undefined when it fits; else it is
+   * not read, nor anything after it: the first time with why, for one TL0006
+   * at its include, then ''.
+   */
   charge(file: SourceFile): string | undefined {
     if (this.spent) return '';
-    const total = this.used + file.byteLength;
-    if (total > this.limit && this.used > 0) {
+    if (this.included >= this.limits.maxFiles) {
       this.spent = true;
-      return `${file.displayPath} would bring what this config reads, counting every inclusion, to ${total} bytes, over the limit of ${this.limit} bytes (--max-input-size); it and the rest are not read`;
+      return `more than ${this.limits.maxFiles} files read through includes; the rest is not read (--max-files)`;
+    }
+    const refused = this.chargeSize(file);
+    if (refused === undefined) this.included++;
+    return refused;
+  }
+
+  private chargeSize(file: SourceFile): string | undefined {
+    const total = this.used + file.byteLength;
+    if (total > this.limits.maxInputBytes && this.used > 0) {
+      this.spent = true;
+      return `${file.displayPath} would bring what this config reads, counting every inclusion, to ${total} bytes, over the limit of ${this.limits.maxInputBytes} bytes (--max-input-size); it and the rest are not read`;
     }
     const lines = this.usedLines + lineCount(file.text);
-    if (lines > this.lineLimit) {
+    if (lines > this.limits.maxInputLines) {
       this.spent = true;
-      return `${file.displayPath} would bring what this config reads, counting every inclusion, to ${lines} lines, over the limit of ${this.lineLimit} lines (--max-lines); it and the rest are not read`;
+      return `${file.displayPath} would bring what this config reads, counting every inclusion, to ${lines} lines, over the limit of ${this.limits.maxInputLines} lines (--max-lines); it and the rest are not read`;
     }
     this.used = total;
     this.usedLines = lines;

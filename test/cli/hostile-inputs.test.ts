@@ -198,7 +198,9 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     const limited = await runTuneLint(['--format', 'json', '--max-files', '1000', 'glob.conf'], { cwd: scratch });
     assert.equal(limited.status, 1, limited.stderr);
     assert.equal(jsonFiles(limited.stdout).length, 1001, 'the main file and the 1,000 files its includes may read');
-    assert.deepEqual(messages(limited, 'TL0006'), ['glob.conf:2 more than 1000 files included; the rest is not read (--max-files)']);
+    assert.deepEqual(messages(limited, 'TL0006'), [
+      'glob.conf:2 more than 1000 files read through includes; the rest is not read (--max-files)',
+    ]);
   });
 
   it('an !includedir of 50,000 .cnf files reads them all in bounded memory, and --max-files cuts it with a TL0006', async (t) => {
@@ -213,7 +215,7 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     assert.equal(limited.status, 1, limited.stderr);
     assert.equal(jsonFiles(limited.stdout).length, 1001, 'the main file and the 1,000 files its includes may read');
     assert.deepEqual(messages(limited, 'TL0006'), [
-      'includedir.cnf:3 more than 1000 option files read; the rest is not read (--max-files)',
+      'includedir.cnf:3 more than 1000 files read through includes; the rest is not read (--max-files)',
     ]);
   });
 
@@ -221,7 +223,7 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     writeTree(scratch, { 'one.conf': `${MPM}Include one-a.conf\nInclude one-b.conf\n`, 'one-a.conf': '# a\n', 'one-b.conf': '# b\n' });
     const run = await runTuneLint(['--format', 'json', '--max-files', '1', 'one.conf'], { cwd: scratch });
     assert.deepEqual(jsonFiles(run.stdout).sort(), ['one-a.conf', 'one.conf']);
-    assert.deepEqual(messages(run, 'TL0006'), ['one.conf:3 more than 1 files included; the rest is not read (--max-files)']);
+    assert.deepEqual(messages(run, 'TL0006'), ['one.conf:3 more than 1 files read through includes; the rest is not read (--max-files)']);
   });
 
   it('100 symlinks to one 5 MB file of comments: the input budget stops the reading with one TL0006, in bounded memory', async (t) => {
@@ -296,6 +298,48 @@ describe('hostile inputs: file count', { timeout: 600_000 }, () => {
     const peak = run.peakRssKiB ?? Infinity;
     t.diagnostic(`peak RSS ${(peak / MIB).toFixed(0)} MiB for ${lines} lines`);
     assert.ok(peak < 1024 * MIB, `peak RSS ${peak} KiB`);
+  });
+
+  it('php-fpm is bounded as the others are: a pool that includes itself three times ends, and --max-lines and --max-files apply', async () => {
+    // The 217-byte repository that hung the pre-commit hook: php-fpm itself would recurse until it runs out of file handles.
+    const pool =
+      '[www]\npm = static\npm.max_children = 5\ninclude = ${scratch}/self.conf\ninclude = ${scratch}/self.conf\ninclude = ${scratch}/self.conf\n';
+    writeTree(scratch, { 'self.conf': pool.replaceAll('${scratch}', scratch) });
+    const looped = await runTuneLint(['--format', 'json', '--lang', 'phpfpm', 'self.conf'], { cwd: scratch, timeoutMs: 60_000 });
+    assert.ok(looped.status === 0 || looped.status === 1, looped.stderr);
+    assert.deepEqual(
+      messages(looped, 'TL0006'),
+      [4, 5, 6].map(
+        (line) =>
+          `self.conf:${line} include cycle self.conf -> self.conf; php-fpm would read these files again and again until it runs out of file handles`,
+      ),
+    );
+
+    writeTree(scratch, {
+      'fpm-lines.conf': `[global]\ninclude = ${scratch}/fpm-pools/*.conf\n`,
+      'fpm-pools/a.conf': `[a]\npm = static\npm.max_children = 2\n${'; c\n'.repeat(50)}`,
+      'fpm-pools/b.conf': '[b]\npm = static\npm.max_children = 2\n',
+    });
+    const lines = await runTuneLint(['--format', 'json', '--lang', 'phpfpm', '--max-lines', '20', 'fpm-lines.conf'], { cwd: scratch });
+    assert.deepEqual(messages(lines, 'TL0006'), [
+      'fpm-lines.conf:2 fpm-pools/a.conf would bring what this config reads, counting every inclusion, to 55 lines, over the limit of 20 lines (--max-lines); it and the rest are not read',
+    ]);
+    const files = await runTuneLint(['--format', 'json', '--lang', 'phpfpm', '--max-files', '1', 'fpm-lines.conf'], { cwd: scratch });
+    assert.deepEqual(messages(files, 'TL0006'), [
+      'fpm-lines.conf:2 more than 1 files read through includes; the rest is not read (--max-files)',
+    ]);
+    const main = await runTuneLint(['--lang', 'phpfpm', '--max-lines', '20', 'fpm-pools/a.conf'], { cwd: scratch });
+    assert.equal(main.status, 2);
+    assert.equal(main.stderr, 'tune-lint: fpm-pools/a.conf has 53 lines, over the limit of 20 lines (--max-lines)\n');
+  });
+
+  it('php-fpm includes nested deeper than the include depth limit stop there with a TL0006', async () => {
+    const chain: Record<string, string> = {};
+    for (let level = 0; level < 140; level++) chain[`fpm-chain/${level}.conf`] = `include = ${scratch}/fpm-chain/${level + 1}.conf\n`;
+    chain['fpm-chain/140.conf'] = '[deep]\npm.max_children = 1\n';
+    writeTree(scratch, chain);
+    const run = await runTuneLint(['--format', 'json', '--lang', 'phpfpm', 'fpm-chain/0.conf'], { cwd: scratch });
+    assert.deepEqual(messages(run, 'TL0006'), ['fpm-chain/128.conf:1 includes nested deeper than 128 levels; what is inside is not read']);
   });
 
   it('--max-files takes a whole number of at least 1', async () => {

@@ -323,7 +323,7 @@ export class ApacheConfig {
     this.conditionals = walked?.conditionals ?? [];
     this.referencing = walked?.referencing ?? { uses: [], sections: [] };
     this.fs = options.fs;
-    this.budget = new InputBudget(this.fs.limits.maxInputBytes, this.fs.limits.maxInputLines);
+    this.budget = new InputBudget(this.fs.limits);
     this.httpd = options.httpd;
     this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
     for (const name of options.defines ?? []) this.defines.set(name, undefined);
@@ -728,17 +728,6 @@ export class ApacheConfig {
         continue;
       }
       if (this.budget.exhausted) return;
-      // The main file is one of `files`, and --max-files counts only what the includes read.
-      if (this.files.length > this.fs.limits.maxFiles) {
-        this.problem(
-          'TL0006',
-          'error',
-          `more than ${this.fs.limits.maxFiles} files included; the rest is not read (--max-files)`,
-          base.file,
-          base.range,
-        );
-        return;
-      }
       let source: SourceFile;
       try {
         source = this.fs.read(hostPath, this.displayOf(serverPath, hostPath));

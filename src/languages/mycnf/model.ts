@@ -160,13 +160,12 @@ class MycnfModel implements MycnfConfig {
   private readonly resolvedNames = new Map<string, ResolvedOption>();
   private readonly groupContexts = new Map<string, readonly string[]>();
   private readonly stack: string[] = [];
-  private reads = 0;
   private readonly budget: InputBudget;
   private aborted = false;
 
   constructor(options: MycnfLoadOptions, rootHostPath: string) {
     this.fs = options.fs;
-    this.budget = new InputBudget(this.fs.limits.maxInputBytes, this.fs.limits.maxInputLines);
+    this.budget = new InputBudget(this.fs.limits);
     this.target = options.target;
     this.includeBase = options.includeBase;
     this.serverGroups = serverGroups(options.target, options.groupSuffix);
@@ -268,19 +267,6 @@ class MycnfModel implements MycnfConfig {
   }
 
   private readFile(hostPath: string, depth: number, includedFrom: MycnfFileEntry['includedFrom'], via: MycnfFileEntry['via']): void {
-    // `reads` counts the main file, and --max-files only what the includes read.
-    if (this.reads > this.fs.limits.maxFiles) {
-      if (includedFrom !== undefined) {
-        this.problem(
-          'TL0006',
-          'error',
-          `more than ${this.fs.limits.maxFiles} option files read; the rest is not read (--max-files)`,
-          includedFrom.file,
-          includedFrom.directive.range,
-        );
-      }
-      return;
-    }
     if (this.budget.exhausted) return;
     const opened = this.open(hostPath);
     if (opened instanceof FileAccessError) {
@@ -307,7 +293,6 @@ class MycnfModel implements MycnfConfig {
         this.problem('TL0006', 'error', overBudget, includedFrom.file, includedFrom.directive.range);
       return;
     }
-    this.reads++;
     const entry: { -readonly [Key in keyof MycnfFileEntry]: MycnfFileEntry[Key] } = {
       source: opened.source,
       document: opened.document,

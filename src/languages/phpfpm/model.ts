@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { FileAccessError, type ConfigFileSystem } from '../../core/file-system.js';
+import { FileAccessError, InputBudget, type ConfigFileSystem } from '../../core/file-system.js';
 import type { ConfigProblem } from '../../core/problem.js';
 import type { SourceFile } from '../../core/source-file.js';
 import type { Located } from '../../core/types.js';
@@ -9,8 +9,6 @@ import { asciiLowerCase } from '../../util/ascii.js';
 
 /** php-fpm's compiled-in prefix on Debian, Ubuntu and RHEL: relative `include` paths are under it (fpm_conf.c). */
 const FPM_PREFIX = '/usr';
-/** Includes nested deeper than this are taken for a loop (php-fpm itself recurses until it runs out of file handles). */
-const MAX_INCLUDE_DEPTH = 32;
 
 interface PhpFpmFileEntry {
   readonly source: SourceFile;
@@ -92,7 +90,15 @@ export function loadPhpFpm(rootPath: string, fs: ConfigFileSystem): PhpFpmConfig
     return pool;
   };
 
+  // The shared input budget (files, bytes, lines, depth): a pool that includes itself three times would otherwise never end.
+  const budget = new InputBudget(fs.limits);
+  const including: string[] = [];
+  const refuse = (message: string, at: Located): void => {
+    problems.push({ ruleId: 'TL0006', severity: 'error', message, file: at.file, range: at.range });
+  };
+
   const readFile = (hostPath: string, depth: number, from: Located | undefined): void => {
+    if (budget.exhausted) return;
     let source: SourceFile;
     try {
       source = fs.read(hostPath);
@@ -106,6 +112,14 @@ export function loadPhpFpm(rootPath: string, fs: ConfigFileSystem): PhpFpmConfig
         range: from.range,
       });
       return;
+    }
+    if (from === undefined) budget.chargeMain(source);
+    else {
+      const refused = budget.charge(source);
+      if (refused !== undefined) {
+        if (refused !== '') refuse(refused, from);
+        return;
+      }
     }
     root ??= source;
     const lines = parsePhpFpm(source.text);
@@ -126,19 +140,7 @@ export function loadPhpFpm(rootPath: string, fs: ConfigFileSystem): PhpFpmConfig
         const key = asciiLowerCase(line.key);
         const at: Located = { file: source, range: line.range };
         if (line.key === 'include') {
-          for (const included of includedFiles(fs, line.value, problems, at)) {
-            if (depth >= MAX_INCLUDE_DEPTH) {
-              problems.push({
-                ruleId: 'TL0006',
-                severity: 'error',
-                message: `includes nested deeper than ${MAX_INCLUDE_DEPTH}: a loop`,
-                file: source,
-                range: line.range,
-              });
-              break;
-            }
-            readFile(included, depth + 1, at);
-          }
+          includeFiles(line.value, depth, at);
           continue;
         }
         const pool = current ?? poolNamed('global', at);
@@ -148,6 +150,30 @@ export function loadPhpFpm(rootPath: string, fs: ConfigFileSystem): PhpFpmConfig
     }
   };
 
+  /** What an `include` names, each read where it stands; a file that includes itself (at any distance) is a loop, not read again. */
+  const includeFiles = (pattern: string, depth: number, at: Located): void => {
+    const tooDeep = budget.tooDeep(depth + 1);
+    if (tooDeep !== undefined) {
+      refuse(tooDeep, at);
+      return;
+    }
+    for (const included of includedFiles(fs, pattern, problems, at)) {
+      const real = fs.resolve(included);
+      if (including.includes(real)) {
+        const cycle = [...including.slice(including.indexOf(real)), real].map((file) => fs.display(file)).join(' -> ');
+        refuse(`include cycle ${cycle}; php-fpm would read these files again and again until it runs out of file handles`, at);
+        continue;
+      }
+      including.push(real);
+      try {
+        readFile(included, depth + 1, at);
+      } finally {
+        including.pop();
+      }
+    }
+  };
+
+  including.push(fs.resolve(path.resolve(fs.cwd, rootPath)));
   readFile(rootPath, 0, undefined);
   const global = pools.get('global') ?? new Pool('global', { file: root as SourceFile, range: [0, 0] });
   const config: PhpFpmConfig = {
