@@ -84,4 +84,28 @@ describe('ansible/site.yml', () => {
       /^Hosts, most over-committed first:\n {2}small-vps +peak 3 GiB of 500 MiB, 2\.5 GiB over RAM .*\n {2}big-box +peak /m,
     );
   });
+
+  it('installs the package through a private directory, never through a fixed /tmp path', async () => {
+    const { parse } = await import('yaml');
+    const tasks = parse(fs.readFileSync(repoPath('ansible/roles/tune_lint/tasks/main.yml'), 'utf8')) as Record<string, unknown>[];
+    const strings = (value: unknown): string[] =>
+      typeof value === 'string' ? [value] : typeof value === 'object' && value !== null ? Object.values(value).flatMap(strings) : [];
+    assert.deepEqual(
+      strings(tasks).filter((text) => /(^|[\s"'])\/tmp\b/.test(text)),
+      [],
+      'a path in /tmp, where any local user may create or replace the package between copy and install',
+    );
+    const install = tasks.find((task) => Array.isArray(task.block)) as {
+      block: Record<string, Record<string, string>>[];
+      always: unknown[];
+    };
+    const [made, copied, ...installs] = install.block;
+    assert.deepEqual(made?.['ansible.builtin.tempfile'], { state: 'directory', prefix: 'tune-lint-' });
+    assert.equal(copied?.['ansible.builtin.copy']?.dest, '{{ tune_lint_package_dir.path }}/{{ tune_lint_package | basename }}');
+    for (const task of installs) {
+      const module = task['ansible.builtin.apt'] ?? task['ansible.builtin.dnf'];
+      assert.ok((module?.deb ?? module?.name ?? '').startsWith('{{ tune_lint_package_dir.path }}/'), JSON.stringify(task));
+    }
+    assert.match(JSON.stringify(install.always), /"state":"absent"/);
+  });
 });
