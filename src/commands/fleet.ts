@@ -42,6 +42,8 @@ interface HostLine {
   readonly notInEffect: number;
   /** Every finding of the host: the per-rule counts and SARIF read them. */
   readonly diagnostics: readonly ReportDiagnostic[];
+  /** Why the host's report could not be read; the host is listed with it, and the others are shown. */
+  readonly unreadable?: string;
 }
 
 /** Rules whose findings mean the files and the running servers differ. */
@@ -56,7 +58,8 @@ export interface FleetOptions {
  * (`<host>.json`, as the Ansible role fetches them, or any other way): hosts
  * by how far their peak memory goes past RAM, errors per rule across the
  * fleet, and the hosts whose files differ from their running servers.
- * Exit 1 when any host has an error, as the lint itself.
+ * Exit 1 when any host has an error, as the lint itself, or a report that
+ * cannot be read (it is listed as unreadable, and the rest are shown).
  */
 export function runFleet(dir: string, options: FleetOptions): number {
   const hosts = readReports(dir).sort(byOvercommit);
@@ -67,12 +70,14 @@ export function runFleet(dir: string, options: FleetOptions): number {
   } else if (options.format === 'html') stdout.write(fleetHtml(hosts, rules));
   else if (options.format === 'sarif') stdout.write(`${JSON.stringify(fleetSarif(hosts), null, 2)}\n`);
   else stdout.write(fleetStylish(hosts, rules));
-  return hosts.some((host) => host.errors > 0) ? 1 : 0;
+  return hosts.some((host) => host.errors > 0 || host.unreadable !== undefined) ? 1 : 0;
 }
 
 function readReports(dir: string): HostLine[] {
   let names: string[];
+  let real: string;
   try {
+    real = fs.realpathSync(dir);
     names = fs
       .readdirSync(dir)
       .filter((name) => name.endsWith('.json'))
@@ -82,17 +87,9 @@ function readReports(dir: string): HostLine[] {
   }
   if (names.length === 0) throw new ConfigError(`fleet ${dir}: no <host>.json reports (tune-lint --format json > <host>.json)`);
   return names.map((name) => {
-    const file = path.join(dir, name);
-    let report: unknown;
-    try {
-      report = JSON.parse(fs.readFileSync(file, 'utf8'));
-    } catch (error) {
-      throw new ConfigError(
-        `${file}: not a tune-lint JSON report (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`,
-      );
-    }
-    if (!isReport(report)) throw new ConfigError(`${file}: not a tune-lint JSON report (no results)`);
     const host = name.slice(0, -'.json'.length);
+    const report = readReport(path.join(dir, name), real);
+    if (typeof report === 'string') return unreadableHost(host, report);
     const diagnostics = report.results.flatMap((result) => result.diagnostics);
     return {
       name: host,
@@ -108,8 +105,86 @@ function readReports(dir: string): HostLine[] {
   });
 }
 
-function isReport(value: unknown): value is HostReport {
-  return typeof value === 'object' && value !== null && Array.isArray((value as { results?: unknown }).results);
+function unreadableHost(name: string, unreadable: string): HostLine {
+  return {
+    name,
+    ram: undefined,
+    peak: undefined,
+    peakAfterPatch: undefined,
+    consumers: [],
+    errors: 0,
+    warnings: 0,
+    notInEffect: 0,
+    diagnostics: [],
+    unreadable,
+  };
+}
+
+/** Reports larger than this are not a host's lint: no file of 10,000 vhosts' findings comes near it. */
+const MAX_REPORT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * One host's report, or why it cannot be read. A symlink is followed only to
+ * a file inside the directory (the reports may come from many hosts; none
+ * of them chooses what else the controller reads), and no reason quotes the
+ * file's bytes.
+ */
+function readReport(file: string, directory: string): HostReport | string {
+  let text: string;
+  try {
+    const target = fs.realpathSync(file);
+    if (path.dirname(target) !== directory && !target.startsWith(`${directory}${path.sep}`))
+      return 'a symlink to a file outside the directory, not followed';
+    const stat = fs.statSync(target);
+    if (!stat.isFile()) return 'not a regular file';
+    if (stat.size > MAX_REPORT_BYTES) return `${stat.size} bytes, more than a report`;
+    text = fs.readFileSync(target, 'utf8');
+  } catch (error) {
+    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+  let report: unknown;
+  try {
+    report = JSON.parse(text);
+  } catch (error) {
+    const position = /position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
+    return `not JSON${position === undefined ? '' : ` (at byte ${position})`}`;
+  }
+  const problem = reportProblem(report);
+  return problem === undefined ? (report as HostReport) : `not a tune-lint JSON report (${problem})`;
+}
+
+const DIAGNOSTIC_STRINGS = ['ruleId', 'ruleName', 'severity', 'message', 'file'] as const;
+const DIAGNOSTIC_NUMBERS = ['line', 'column', 'endLine', 'endColumn'] as const;
+
+/** What in a parsed report is not as `--format json` writes it, if anything: the overview reads exactly these fields. */
+function reportProblem(value: unknown): string | undefined {
+  if (!isObject(value) || !Array.isArray(value.results)) return 'no results';
+  for (const [index, result] of value.results.entries()) {
+    if (!isObject(result) || !Array.isArray(result.diagnostics)) return `results[${index}] has no diagnostics`;
+    for (const diagnostic of result.diagnostics as unknown[]) {
+      if (!isObject(diagnostic)) return `results[${index}] holds a diagnostic that is not an object`;
+      const field =
+        DIAGNOSTIC_STRINGS.find((key) => typeof diagnostic[key] !== 'string') ??
+        DIAGNOSTIC_NUMBERS.find((key) => typeof diagnostic[key] !== 'number');
+      if (field !== undefined) return `a diagnostic of results[${index}] has no ${field}`;
+    }
+  }
+  if (value.budget === undefined) return undefined;
+  const budget = value.budget;
+  if (!isObject(budget)) return 'budget is not an object';
+  const number = (['ram', 'peak', 'peakAfterPatch'] as const).find((key) => typeof budget[key] !== 'number');
+  if (number !== undefined) return `budget has no ${number}`;
+  if (!Array.isArray(budget.consumers)) return 'budget.consumers is not a list';
+  const consumers = budget.consumers as unknown[];
+  const bad = consumers.findIndex(
+    (consumer) =>
+      !isObject(consumer) || typeof consumer.label !== 'string' || typeof consumer.kind !== 'string' || typeof consumer.bytes !== 'number',
+  );
+  return bad === -1 ? undefined : `budget.consumers[${bad}] is not a consumer`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Peak over RAM, worst first; hosts without a budget last, by name. */
@@ -164,9 +239,11 @@ function fleetStylish(hosts: readonly HostLine[], rules: readonly RuleLine[]): s
   const width = Math.max(4, ...hosts.map((host) => printable(host.name).length));
   const lines = ['Hosts, most over-committed first:'];
   for (const host of hosts) {
-    lines.push(
-      `  ${printable(host.name).padEnd(width)}  ${verdict(host)}; ${count(host.errors, 'error')}, ${count(host.warnings, 'warning')}`,
-    );
+    const said =
+      host.unreadable === undefined
+        ? `${verdict(host)}; ${count(host.errors, 'error')}, ${count(host.warnings, 'warning')}`
+        : `unreadable: ${host.unreadable}`;
+    lines.push(`  ${printable(host.name).padEnd(width)}  ${said}`);
   }
   lines.push('', 'Errors per rule across the fleet:');
   if (rules.length === 0) lines.push('  none');
@@ -209,7 +286,7 @@ function fleetHtml(hosts: readonly HostLine[], rules: readonly RuleLine[]): stri
     const parts = host.consumers
       .map((consumer, index) => `<span class="part"><i style="background:${colour(consumer.kind)}"></i>${named[index] ?? ''}</span>`)
       .join(' ');
-    return `<tr><th>${escapeHtml(host.name)}</th><td class="memory"><div class="track">${segments}${mark}</div><div class="parts">${parts}</div></td><td>${escapeHtml(verdict(host))}</td><td>${host.errors}</td><td>${host.warnings}</td><td>${host.notInEffect}</td></tr>`;
+    return `<tr><th>${escapeHtml(host.name)}</th><td class="memory"><div class="track">${segments}${mark}</div><div class="parts">${parts}</div></td><td>${escapeHtml(host.unreadable === undefined ? verdict(host) : `unreadable: ${host.unreadable}`)}</td><td>${host.errors}</td><td>${host.warnings}</td><td>${host.notInEffect}</td></tr>`;
   });
   const ruleRows = rules.map(
     (rule) =>
@@ -270,6 +347,16 @@ function fleetSarif(hosts: readonly HostLine[]): object {
           },
         },
         automationDetails: { id: `tune-lint/${host.name}/` },
+        ...(host.unreadable === undefined
+          ? {}
+          : {
+              invocations: [
+                {
+                  executionSuccessful: false,
+                  toolExecutionNotifications: [{ level: 'error', message: { text: `${host.name}.json unreadable: ${host.unreadable}` } }],
+                },
+              ],
+            }),
         results: host.diagnostics.map((entry) => ({
           ruleId: entry.ruleId,
           ruleIndex: index.get(entry.ruleId),

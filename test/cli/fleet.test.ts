@@ -72,19 +72,55 @@ describe('tune-lint fleet', () => {
     assert.ok(dbRun.tool.driver.rules.some((rule) => rule.id === 'MY1010'));
   });
 
-  it('a directory without reports, or a file that is not one, is one line and exit 2', () => {
+  it('a directory without reports is one line and exit 2', () => {
     const empty = scratchDir('tune-lint-fleet-empty-');
     try {
       const none = runCli(['fleet', empty], { cwd: empty });
       assert.equal(none.status, 2);
       assert.match(none.stderr, /^tune-lint: fleet .*: no <host>\.json reports/);
-      fs.writeFileSync(path.join(empty, 'broken.json'), '{"results": [');
-      const broken = runCli(['fleet', empty], { cwd: empty });
-      assert.equal(broken.status, 2);
-      assert.match(broken.stderr, /^tune-lint: .*broken\.json: not a tune-lint JSON report \(/);
-      assert.equal(broken.stderr.split('\n').length, 2);
     } finally {
       removeScratch(empty);
+    }
+  });
+
+  it('a report that cannot be read is that host, unreadable, beside the rest; a symlink out of the directory is not followed', () => {
+    const mixed = scratchDir('tune-lint-fleet-mixed-');
+    const outside = scratchDir('tune-lint-fleet-outside-');
+    try {
+      fs.copyFileSync(path.join(dir, 'small-vps.json'), path.join(mixed, 'small-vps.json'));
+      fs.writeFileSync(path.join(mixed, 'truncated.json'), '{"results": [');
+      fs.writeFileSync(path.join(mixed, 'null-result.json'), '{"results": [null]}');
+      fs.writeFileSync(
+        path.join(mixed, 'bad-consumers.json'),
+        '{"results": [], "budget": {"ram": 1, "peak": 1, "peakAfterPatch": 1, "consumers": 7}}',
+      );
+      fs.writeFileSync(path.join(outside, 'secret'), 'root:x:0:0:root:/root:/bin/bash\n');
+      fs.symlinkSync(path.join(outside, 'secret'), path.join(mixed, 'passwd.json'));
+      fs.symlinkSync('small-vps.json', path.join(mixed, 'alias.json'));
+      const run = runCli(['fleet', mixed], { cwd: mixed });
+      assert.equal(run.status, 1, run.stderr);
+      assert.equal(run.stderr, '');
+      assert.match(run.stdout, /^ {2}small-vps +peak 3 GiB of 500 MiB/m);
+      assert.match(run.stdout, /^ {2}alias +peak 3 GiB of 500 MiB/m, 'a symlink to a report inside the directory is read');
+      assert.match(run.stdout, /^ {2}truncated +unreadable: not JSON( \(at byte \d+\))?$/m);
+      assert.match(run.stdout, /^ {2}null-result +unreadable: not a tune-lint JSON report \(results\[0\] has no diagnostics\)$/m);
+      assert.match(run.stdout, /^ {2}bad-consumers +unreadable: not a tune-lint JSON report \(budget\.consumers is not a list\)$/m);
+      assert.match(run.stdout, /^ {2}passwd +unreadable: a symlink to a file outside the directory, not followed$/m);
+      assert.doesNotMatch(run.stdout, /root:x/);
+      const html = runCli(['fleet', mixed, '--format', 'html'], { cwd: mixed });
+      assert.match(html.stdout, /<th>null-result<\/th>.*unreadable: not a tune-lint JSON report/);
+      const sarif = JSON.parse(runCli(['fleet', mixed, '--format', 'sarif'], { cwd: mixed }).stdout) as object;
+      assertValidSarif(sarif, 'fleet --format sarif with unreadable hosts');
+      const json = JSON.parse(runCli(['fleet', mixed, '--format', 'json'], { cwd: mixed }).stdout) as {
+        hosts: { name: string; unreadable?: string }[];
+      };
+      assert.deepEqual(
+        json.hosts.filter((host) => host.unreadable !== undefined).map((host) => host.name),
+        ['bad-consumers', 'null-result', 'passwd', 'truncated'],
+      );
+    } finally {
+      removeScratch(mixed);
+      removeScratch(outside);
     }
   });
 });
