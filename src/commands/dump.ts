@@ -10,7 +10,7 @@ import { givenEnvironment } from '../config/env-file.js';
 import { ConfigError } from '../config/types.js';
 import { writeJson, writeLines } from '../util/streamed-output.js';
 import { dumpTextLines } from './dump-text.js';
-import { mainPath } from './paths.js';
+import { checkReadingFlags, mainPath } from './paths.js';
 import { stdout } from '../util/stdio.js';
 
 export interface DumpOptions {
@@ -28,6 +28,7 @@ export interface DumpOptions {
 /** `tune-lint dump PATH`: the effective config as the server would read it, like `apache2 -D DUMP_*` or `my_print_defaults`. */
 export async function runDump(file: string, options: DumpOptions): Promise<number> {
   const cwd = process.cwd();
+  checkReadingFlags(options, cwd);
   const fs = new ConfigFileSystem({ sysroot: options.sysroot, sysrootAt: options.sysrootAt, cwd });
   let targets = DEFAULT_TARGETS;
   if (options.target !== undefined) {

@@ -17,7 +17,7 @@ import { ProbeCache, resolveHostFacts, type HostSources } from '../host/resolve.
 import { lint, type LintInput, type LintResult, type LoadedConfigs } from '../lint.js';
 import { parseFriendlySize } from '../util/units.js';
 import type { LintCommandOptions } from './options.js';
-import { mainPath, mainPaths } from './paths.js';
+import { checkReadingFlags, mainPath, mainPaths } from './paths.js';
 import { readVersion } from './version.js';
 import { stderr, stdout } from '../util/stdio.js';
 
@@ -49,6 +49,7 @@ interface Run {
  */
 export async function runLint(paths: readonly string[], options: LintCommandOptions): Promise<number> {
   const cwd = process.cwd();
+  checkReadingFlags(options, cwd);
   const config = await loadRunConfig(options, cwd);
   const timingShown = timingRows(process.env.TIMING);
   const timer = timingShown === undefined ? undefined : new LintTimer();

@@ -17,6 +17,7 @@ export interface Sysroot {
  * (`/etc/apache2/apache2.conf`) and is looked up inside it.
  */
 export function mainPath(file: string, where: Sysroot, cwd: string): string {
+  if (file === '') throw new ConfigError('an empty path was given as a config to read; give the file (apache2.conf, my.cnf, a pool)');
   const resolved = path.resolve(cwd, file);
   if (where.sysroot === undefined || !path.isAbsolute(file)) return resolved;
   const root = path.resolve(cwd, where.sysroot);
@@ -59,6 +60,22 @@ function phpFpmConfigs(etcPhp: string | undefined): string[] {
     versions = [];
   }
   return [...versions.map((version) => `/etc/php/${version}/fpm/php-fpm.conf`), '/etc/php-fpm.conf'];
+}
+
+/**
+ * The flags that say how the servers would read the files, checked before
+ * anything is read: an empty value or a directory that is not there is a
+ * mistake on the command line, not something a server would do.
+ */
+export function checkReadingFlags(
+  options: { readonly includeBase?: string | undefined; readonly serverRoot?: string | undefined; readonly define?: readonly string[] },
+  cwd: string,
+): void {
+  if (options.serverRoot === '') throw new ConfigError('--server-root: empty; give the directory httpd takes as its ServerRoot (httpd -d)');
+  if (options.define?.includes('') === true) throw new ConfigError('--define: an empty name; give the name httpd would get with -D');
+  if (options.includeBase !== undefined && !isDirectory(path.resolve(cwd, options.includeBase))) {
+    throw new ConfigError(`--include-base ${options.includeBase}: not a directory`);
+  }
 }
 
 /** Where a server path is under the sysroot root; undefined outside the directory --sysroot-at names. */

@@ -80,10 +80,11 @@ export const HTTPD_TARGET_VERSION = /^2\.[24](\.\d+)?$/;
 export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): Targets {
   let httpd = base.httpd;
   let db = base.db;
-  for (const part of spec
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
+  for (const part of spec.split(',').map((p) => p.trim())) {
+    if (part === '')
+      throw new TargetSpecError(
+        `invalid target "${spec}": an empty item; expected httpd=2.4, mysql=8.0 or mariadb=10.11, separated by commas`,
+      );
     const match = TARGET_PART.exec(part);
     if (!match) throw new TargetSpecError(`invalid target "${part}": expected httpd=2.4, mysql=8.0 or mariadb=10.11`);
     const product = (match[1] as string).toLowerCase();

@@ -131,6 +131,20 @@ describe('exit code 2: one clear line on stderr, no stack trace', () => {
       ['--sysroot', 'clean.conf', 'clean.conf'],
       /^tune-lint: --sysroot clean\.conf: not a directory$/m,
     ],
+    [
+      '--target with an empty item',
+      ['--target', 'httpd=2.4,,,', 'clean.conf'],
+      /^tune-lint: --target: invalid target "httpd=2\.4,,,": an empty item/m,
+    ],
+    [
+      '--include-base that is no directory',
+      ['--include-base', '/nonexistent', 'clean.conf'],
+      /^tune-lint: --include-base \/nonexistent: not a directory$/m,
+    ],
+    ['an empty --server-root', ['--server-root', '', 'clean.conf'], /^tune-lint: --server-root: empty; /m],
+    ['an empty --define', ['--define', '', 'clean.conf'], /^tune-lint: --define: an empty name; /m],
+    ['an empty path', [''], /^tune-lint: an empty path was given as a config to read; /m],
+    ['an empty path to dump', ['dump', ''], /^tune-lint: an empty path was given as a config to read; /m],
     ['php.ini', ['php.ini'], /^tune-lint: php\.ini: php\.ini \(its \[PHP\] section\)/m],
     [
       'no path and no system config under --sysroot',
