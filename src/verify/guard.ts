@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { ApacheNode } from '../languages/apache/cst.js';
 import { parseApache } from '../languages/apache/parser.js';
 import { legacySetVariable, normaliseOptionName } from '../languages/mycnf/names.js';
+import { parsePhpFpm } from '../languages/phpfpm/parser.js';
 import { parseMyCnf } from '../languages/mycnf/parser.js';
 import { loadedPlugins } from '../languages/mycnf/plugins.js';
 import { LineIndex } from '../core/line-index.js';
@@ -173,6 +174,26 @@ export function mycnfVerifyHazards(files: readonly GuardedFile[]): string[] {
     const untrusted = untrustedLibraries(set.value);
     if (untrusted.length > 0)
       hazards.push(`${written}: ${untrusted.join(', ')} is not a root-owned library of ${SYSTEM_PLUGIN_DIRS.join(', ')}`);
+  }
+  return hazards;
+}
+
+/**
+ * Why php-fpm must not read these files, if anything: a pool entry that
+ * names an extension (`php_admin_value[extension]`, `zend_extension`) is
+ * loaded by the workers, not by `-t`, as php-fpm 8.2 does it; the check is
+ * not run on such a pool all the same, so no later php-fpm that loads them
+ * sooner runs a library the repository chose.
+ */
+export function phpFpmVerifyHazards(files: readonly GuardedFile[]): string[] {
+  const hazards: string[] = [];
+  for (const file of files) {
+    for (const line of parsePhpFpm(file.text)) {
+      if (line.kind !== 'entry') continue;
+      const ini = /^php_(?:admin_)?(?:value|flag)\[\s*(zend_extension|extension)\s*\]$/i.exec(line.key.trim());
+      if (ini !== null)
+        hazards.push(`${line.key} = ${line.value} (${file.displayPath}:${line.number}): php-fpm loads the library it names`);
+    }
   }
   return hazards;
 }

@@ -43,6 +43,8 @@ export interface SandboxCommand {
   /** A directory inside the root. */
   readonly cwd: string;
   readonly timeoutMs: number;
+  /** Files of tune-lint's own, each bound writable at a server path whose mount point the root holds: logs a checker must open to write. */
+  readonly writable?: readonly { readonly hostPath: string; readonly serverPath: string }[];
 }
 
 export class Sandbox {
@@ -147,6 +149,7 @@ export class Sandbox {
     for (const [name, value] of Object.entries(command.env)) args.push('--setenv', name, value);
     args.push('--ro-bind', root, '/');
     for (const dir of SYSTEM_DIRS) if (isRealDirectory(dir)) args.push('--ro-bind', dir, dir);
+    for (const file of command.writable ?? []) args.push('--bind', file.hostPath, file.serverPath);
     args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
     // A configuration under /tmp (a checkout there) stays visible, read-only, in the sandbox's own /tmp.
     for (const name of fs.readdirSync(path.join(root, 'tmp')))

@@ -1,4 +1,11 @@
-import { apacheVerifyHazards, mycnfVerifyHazards, visitApacheNodes, type GuardedFile, type TrustedLibrary } from './guard.js';
+import {
+  apacheVerifyHazards,
+  mycnfVerifyHazards,
+  phpFpmVerifyHazards,
+  visitApacheNodes,
+  type GuardedFile,
+  type TrustedLibrary,
+} from './guard.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -6,6 +13,7 @@ import type { ApacheConfig, GivenEnvironment } from '../languages/apache/model.j
 import { parseApache } from '../languages/apache/parser.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { parseMyCnf } from '../languages/mycnf/parser.js';
+import type { PhpFpmConfig } from '../languages/phpfpm/model.js';
 import type { FileFix, LintResult } from '../engine/result.js';
 import { withoutFix } from '../fix/apply.js';
 import { compareDiagnostics } from '../engine/linter.js';
@@ -75,6 +83,8 @@ interface Extras {
   /** Server paths of files and directories the server checks for, stood in for by empty ones. */
   readonly files: readonly string[];
   readonly directories: readonly string[];
+  /** Server paths of logs the server opens for writing while it checks (php-fpm's error_log and access.log): empty files it may write. */
+  readonly writable?: readonly string[];
 }
 
 interface Subject {
@@ -208,6 +218,7 @@ export class FixVerifier {
   private subjects(result: LintResult): Subject[] {
     const subjects: Subject[] = result.configs.apache.map((config) => this.apacheSubject(config));
     if (result.configs.mycnf !== undefined) subjects.push(this.mycnfSubject(result.configs.mycnf));
+    for (const config of result.configs.phpfpm) subjects.push(this.phpFpmSubject(config));
     return subjects;
   }
 
@@ -350,6 +361,45 @@ export class FixVerifier {
     };
   }
 
+  /**
+   * `php-fpm -n -t -y MAIN`: php-fpm reads the pools and checks them as it
+   * would at start, without php.ini (-n), so no `extension=` it names loads;
+   * a pool that names an extension for its workers is not run at all. It
+   * opens error_log and each pool's access.log for writing and checks that
+   * chdir and chroot are directories: those are stood in for.
+   */
+  private phpFpmSubject(config: PhpFpmConfig): Subject {
+    const main = this.serverPath(config.root.path);
+    const pools = [config.global, ...config.pools];
+    return {
+      label: `php-fpm -t on ${config.root.displayPath}`,
+      files: config.files.map((entry) => entry.source),
+      hazards: (texts) => phpFpmVerifyHazards(texts),
+      extras: () => {
+        const absolute = (key: string) =>
+          pools.flatMap((pool) => pool.effective(key)?.value ?? []).filter((value) => path.posix.isAbsolute(value) && standsIn(value));
+        const logs = [...absolute('error_log'), ...absolute('access.log'), ...absolute('slowlog')];
+        const directories = [...absolute('chdir'), ...absolute('chroot'), ...logs.map((log) => path.posix.dirname(log)).filter(standsIn)];
+        return { links: [], files: [], directories, writable: logs };
+      },
+      check: async (tree) => {
+        const versioned = /\/php\/(\d+\.\d+)\/fpm\//.exec(main)?.[1];
+        const names = [...(versioned === undefined ? [] : [`php-fpm${versioned}`]), ...PHP_FPM_BINARIES];
+        const binary = this.tool(names, 'the php-fpm patch is not verified');
+        if (binary === undefined) return undefined;
+        const run = await tree.run(binary, ['-n', '-t', '-y', main], { PATH: SERVER_TOOL_PATH, LANG: 'C' }, '/');
+        if (run.timedOut) return [this.timedOut];
+        if (run.exitCode === 0) return [];
+        const said = run.stderr
+          .split('\n')
+          .map((line) => line.replace(/^\[[^\]]*\]\s*/, ''))
+          .filter((line) => /^(ALERT|ERROR): /.test(line) && !PHP_FPM_SUMMARY.test(line))
+          .map((line) => oneLine(`${path.basename(binary)}: ${line}`));
+        return said.length > 0 ? said : [`${path.basename(binary)}: ${describeExit(run)}`];
+      },
+    };
+  }
+
   private serverPath(hostPath: string): string {
     return this.paths.serverPath(hostPath);
   }
@@ -370,6 +420,11 @@ export class FixVerifier {
     this.options.onNote?.(`--verify: ${text}`);
   }
 }
+
+/** php-fpm's binaries, newest first: Debian's and Ubuntu's carry the PHP version, RHEL's and the upstream build's do not. */
+const PHP_FPM_BINARIES = ['php-fpm8.4', 'php-fpm8.3', 'php-fpm8.2', 'php-fpm8.1', 'php-fpm8.0', 'php-fpm7.4', 'php-fpm'];
+/** The lines php-fpm -t ends every refusal with; the line before them says what it refused. */
+const PHP_FPM_SUMMARY = /^ERROR: (failed to post process the configuration|FPM initialization failed)$/;
 
 /** The files an error's location names: mod_macro names the file of the definition and of the use. */
 function quotedFiles(location: string): string[] {
@@ -419,6 +474,8 @@ class SandboxTree {
   private readonly root: string;
   /** The files as the check reads them. */
   readonly files: GuardedFile[] = [];
+  /** Empty files of tune-lint's bound writable over their stand-ins. */
+  private readonly writable: { hostPath: string; serverPath: string }[] = [];
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -446,12 +503,20 @@ class SandboxTree {
     for (const link of extras.links) this.place(link.serverPath, (target) => fs.symlinkSync(link.systemPath, target));
     for (const file of extras.files) this.place(file, (target) => fs.writeFileSync(target, '\n', { flag: 'wx', mode: 0o600 }));
     for (const dir of extras.directories) this.place(dir, (target) => fs.mkdirSync(target, { recursive: true }));
+    const logs = path.join(this.dir, 'writable');
+    fs.mkdirSync(logs);
+    for (const [index, serverPath] of (extras.writable ?? []).entries()) {
+      const hostPath = path.join(logs, String(index));
+      fs.writeFileSync(hostPath, '', { mode: 0o600 });
+      this.place(serverPath, (target) => fs.writeFileSync(target, '', { flag: 'wx', mode: 0o600 }));
+      if (fs.statSync(this.at(serverPath)).isFile()) this.writable.push({ hostPath, serverPath });
+    }
     prepareRoot(this.root);
     handOver(this.dir);
   }
 
   run(binary: string, args: readonly string[], env: Readonly<Record<string, string>>, cwd: string): Promise<ToolRun> {
-    return this.sandbox.run(this.root, { binary, args, env, cwd, timeoutMs: this.timeoutMs });
+    return this.sandbox.run(this.root, { binary, args, env, cwd, timeoutMs: this.timeoutMs, writable: this.writable });
   }
 
   dispose(): void {

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
-import { defineApacheRule, defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineApacheRule, defineMycnfRule, definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 import { selectRules } from '../../src/engine/selection.js';
 import type { Rule } from '../../src/engine/types.js';
 import { FixVerifier, VERIFY_RULE, type VerifyOptions } from '../../src/verify/verify.js';
@@ -105,6 +106,50 @@ const goodMycnfInsert = defineMycnfRule({
       if (mycnf.effective('max_connections') !== undefined) return;
       const plan = insertMycnfOption(mycnf, 'max_connections', '15');
       if (plan !== null) ctx.report({ at: { file: plan.edit.file, range: [0, 0] }, messageId: 'm', fix: () => plan.edit });
+    },
+  }),
+});
+
+/** `pm.max_children = 1` in a dynamic pool whose spare servers are 1 to 3: php-fpm refuses it ("cannot be greater than pm.max_children"). */
+const badPoolFix = definePhpFpmRule({
+  meta: {
+    id: 'PF9101',
+    name: 'test-bad-pool-fix',
+    category: 'style',
+    description: 'test',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: { m: 'bad' },
+  },
+  create: (ctx) => ({
+    end: () => {
+      for (const pool of ctx.phpfpm.pools) {
+        const use = pool.effective('pm.max_children');
+        if (use !== undefined && use.value !== '1') ctx.report({ at: use, messageId: 'm', fix: () => replacePhpFpmValue(use, '1') });
+      }
+    },
+  }),
+});
+
+/** `pm.max_requests = 500`: a value php-fpm accepts. */
+const goodPoolFix = definePhpFpmRule({
+  meta: {
+    id: 'PF9102',
+    name: 'test-good-pool-fix',
+    category: 'style',
+    description: 'test',
+    defaultSeverity: 'warn',
+    recommended: true,
+    fix: 'tune',
+    messages: { m: 'good' },
+  },
+  create: (ctx) => ({
+    end: () => {
+      for (const pool of ctx.phpfpm.pools) {
+        const use = pool.effective('pm.max_requests');
+        if (use !== undefined && use.value === '0') ctx.report({ at: use, messageId: 'm', fix: () => replacePhpFpmValue(use, '500') });
+      }
     },
   }),
 });
@@ -280,5 +325,60 @@ describe('FixVerifier with my_print_defaults and mariadbd', () => {
     assert.deepEqual(notes, [
       '--verify: the option names and values are checked with mariadbd only for MariaDB targets; for mysql 8.0 only the reader (my_print_defaults) checked the patch',
     ]);
+  });
+});
+
+describe('FixVerifier with php-fpm -t', () => {
+  /** Debian's layout under a sysroot: php-fpm.conf with its error_log, a pool that logs access and changes directory. */
+  function fpmTree(t: TestContext, pool: string): string | undefined {
+    if (requireTool(t, 'php-fpm8.2') === undefined || requireTool(t, 'bwrap') === undefined) return undefined;
+    const root = fs.mkdtempSync(path.join(scratch, 'fpm-'));
+    const fpm = path.join(root, 'etc/php/8.2/fpm');
+    fs.mkdirSync(path.join(fpm, 'pool.d'), { recursive: true });
+    fs.mkdirSync(path.join(root, 'srv/www'), { recursive: true });
+    fs.writeFileSync(
+      path.join(fpm, 'php-fpm.conf'),
+      '[global]\npid = /run/php/php8.2-fpm.pid\nerror_log = /var/log/php8.2-fpm.log\ninclude = /etc/php/8.2/fpm/pool.d/*.conf\n',
+    );
+    fs.writeFileSync(path.join(fpm, 'pool.d/www.conf'), pool);
+    return root;
+  }
+  const POOL =
+    '[www]\nuser = www-data\ngroup = www-data\nlisten = /run/php/php8.2-fpm.sock\npm = dynamic\npm.max_children = 5\npm.start_servers = 2\n' +
+    'pm.min_spare_servers = 1\npm.max_spare_servers = 3\npm.max_requests = 0\nchdir = /srv/www\naccess.log = /var/log/php-fpm-www.access.log\n';
+
+  it('drops a pool fix php-fpm refuses, keeps one it accepts, in the sandbox with its logs stood in for', async (t) => {
+    const root = fpmTree(t, POOL);
+    if (root === undefined) return;
+    const before = snapshotTree(root);
+    const input = { paths: [path.join(root, 'etc/php/8.2/fpm/php-fpm.conf')], cwd: root, sysroot: root };
+    const bad = await run(input, [badPoolFix]);
+    assert.equal(bad.fixes.length, 1);
+    const checked = await verifier({ cwd: root, sysroot: root }).verify(bad);
+    assert.deepEqual(checked.fixes, []);
+    assert.match(
+      rejections(checked)[0] ?? '',
+      /^etc\/php\/8\.2\/fpm\/pool\.d\/www\.conf:\d+ .*php-fpm -t on etc\/php\/8\.2\/fpm\/php-fpm\.conf: php-fpm8\.2: ALERT: \[pool www\] pm\.min_spare_servers\(1\) and pm\.max_spare_servers\(3\) cannot be greater than pm\.max_children\(1\)/,
+    );
+    const good = await run(input, [goodPoolFix]);
+    assert.deepEqual(await verifier({ cwd: root, sysroot: root }).verify(good), {
+      ...good,
+      verifiedBy: ['php-fpm -t on etc/php/8.2/fpm/php-fpm.conf'],
+    });
+    assert.deepEqual(snapshotTree(root), before);
+  });
+
+  it('a pool that names an extension for its workers is not run, and the patch is said to be unverified', async (t) => {
+    const root = fpmTree(t, `${POOL}php_admin_value[extension] = /srv/www/evil.so\n`);
+    if (root === undefined) return;
+    const result = await run({ paths: [path.join(root, 'etc/php/8.2/fpm/php-fpm.conf')], cwd: root, sysroot: root }, [goodPoolFix]);
+    const notes: string[] = [];
+    const checked = await verifier({ cwd: root, sysroot: root }, notes).verify(result);
+    assert.equal(checked.verifiedBy, undefined);
+    assert.equal(checked.fixes.length, 1);
+    assert.match(
+      notes[0] ?? '',
+      /^--verify: php-fpm -t on .* is not run: .*php_admin_value\[extension\] = \/srv\/www\/evil\.so .*php-fpm loads the library it names\); not verified$/,
+    );
   });
 });
