@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
+import { isSystemFile } from '../host/trust.js';
 import { findServerTool, SERVER_TOOL_PATH } from '../util/system-tools.js';
 import { decodeLines, type ToolRun } from './server-tools.js';
 
@@ -58,10 +59,14 @@ export class Sandbox {
   static open(searchPath: readonly string[] = SERVER_TOOL_PATH.split(':')): Sandbox | string {
     const bwrap = findServerTool('bwrap', searchPath);
     if (bwrap === undefined) return 'bubblewrap (bwrap) is not installed';
+    if (!isSystemFile(bwrap))
+      return `${bwrap} is not root's alone (its file or a directory above it belongs to, or may be written by, someone else)`;
     const prlimit = findServerTool('prlimit', searchPath);
-    if (prlimit === undefined || !underSystemDirs(prlimit)) return 'prlimit (util-linux) is not installed in the system directories';
+    if (prlimit === undefined || !underSystemDirs(prlimit) || !isSystemFile(prlimit))
+      return 'prlimit (util-linux) is not installed in the system directories';
     const timeout = findServerTool('timeout', searchPath);
-    if (timeout === undefined || !underSystemDirs(timeout)) return 'timeout (coreutils) is not installed in the system directories';
+    if (timeout === undefined || !underSystemDirs(timeout) || !isSystemFile(timeout))
+      return 'timeout (coreutils) is not installed in the system directories';
     const sandbox = new Sandbox(bwrap, prlimit, timeout);
     const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'tune-lint-sandbox-probe-'));
     const root = path.join(dir, 'root');

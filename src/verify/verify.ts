@@ -21,6 +21,7 @@ import { handOver, prepareRoot, Sandbox, underSystemDirs } from './sandbox.js';
 import { findServerTool, SERVER_TOOL_PATH } from '../util/system-tools.js';
 import { apacheEnvironment, parseApacheStderr, type ToolRun } from './server-tools.js';
 import { ConfigFileSystem } from '../core/file-system.js';
+import { isSystemFile } from '../host/trust.js';
 import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic } from '../engine/types.js';
 
@@ -404,11 +405,15 @@ export class FixVerifier {
     return this.paths.serverPath(hostPath);
   }
 
-  /** The first of these binaries that is installed in the system directories the sandbox shows; when none is, says once what that means. */
+  /**
+   * The first of these binaries that is installed in the system directories
+   * the sandbox shows, as root's file that no one else may change; when none
+   * is, says once what that means.
+   */
   private tool(names: readonly string[], consequence: string): string | undefined {
     for (const name of names) {
       const found = findServerTool(name, this.options.searchPath);
-      if (found !== undefined && underSystemDirs(fs.realpathSync(found))) return found;
+      if (found !== undefined && underSystemDirs(fs.realpathSync(found)) && isSystemFile(found)) return found;
     }
     this.note(`${names.join(' or ')} not installed: ${consequence}`);
     return undefined;
