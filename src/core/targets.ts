@@ -80,7 +80,9 @@ export const HTTPD_TARGET_VERSION = /^2\.[24](\.\d+)?$/;
 export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): Targets {
   let httpd = base.httpd;
   let db = base.db;
-  for (const part of spec.split(',').map((p) => p.trim())) {
+  // No spec at all is no target change; an empty item among others is a typo the user should see.
+  const parts = spec.trim() === '' ? [] : spec.split(',').map((p) => p.trim());
+  for (const part of parts) {
     if (part === '')
       throw new TargetSpecError(
         `invalid target "${spec}": an empty item; expected httpd=2.4, mysql=8.0 or mariadb=10.11, separated by commas`,
