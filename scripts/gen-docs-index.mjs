@@ -7,10 +7,10 @@ import { writeOrCheck } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { builtinRules } = await import(join(root, 'dist', 'rules', 'index.js'));
+const { builtinLanguages } = await import(join(root, 'dist', 'src', 'languages', 'index.js'));
+// Each language's rule family as its definition names it, then the families that are no language's.
 const FAMILIES = [
-  ['AP', 'Apache httpd'],
-  ['MY', 'MySQL / MariaDB option files'],
-  ['PF', 'php-fpm pools'],
+  ...builtinLanguages.map((language) => [language.rules.prefix, language.rules.title]),
   ['HO', 'Across the servers of one host'],
   ['TL', 'The tool itself'],
 ];

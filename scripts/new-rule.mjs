@@ -14,20 +14,25 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const FAMILIES = {
-  AP: { language: 'apache', helper: 'defineApacheRule', fence: 'apache', extension: 'conf', comment: '#' },
-  MY: { language: 'mycnf', helper: 'defineMycnfRule', fence: 'ini', extension: 'cnf', comment: '#' },
-  PF: { language: 'phpfpm', helper: 'definePhpFpmRule', fence: 'ini', extension: 'conf', comment: ';' },
-  HO: { language: 'host', helper: 'defineHostRule', fence: 'apache', extension: 'conf', comment: '#' },
-};
+const registry = join(root, 'dist', 'src', 'languages', 'index.js');
+if (!existsSync(registry)) fail('the rule families come from the built registry: run `npm run build` first');
+const { builtinLanguages } = await import(registry);
+// A family per language, as its definition names it (src/languages/<id>/language.ts), and the host's.
+const FAMILIES = Object.fromEntries([
+  ...builtinLanguages.map((language) => [language.rules.prefix, { language: language.id, ...language.rules.sample }]),
+  ['HO', { language: 'host', fence: 'apache', extension: 'conf', comment: '#' }],
+]);
 const CATEGORIES = { 1: 'correctness', 2: 'performance', 3: 'security', 4: 'deprecation', 5: 'style' };
 
 const [id, name, description] = process.argv.slice(2);
 const usage = 'usage: npm run new-rule -- ID name "description", e.g. AP2017 listen-twice "The same address is given to Listen twice"';
 if (id === undefined || name === undefined || description === undefined) fail(usage);
-const match = /^(AP|MY|PF|HO)([1-5])\d{3}$/.exec(id);
+const prefixes = Object.keys(FAMILIES);
+const match = new RegExp(`^(${prefixes.join('|')})([1-5])\\d{3}$`).exec(id);
 if (match === null)
-  fail(`${id}: an id is AP, MY, PF or HO and four digits, the first its category (1 correctness ... 5 style); TL ids are the tool's own`);
+  fail(
+    `${id}: an id is ${prefixes.join(', ')} and four digits, the first its category (1 correctness ... 5 style); TL ids are the tool's own`,
+  );
 if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(name)) fail(`${name}: a name is kebab-case, like listen-twice`);
 if (/\.$/.test(description)) fail('the description is one sentence without a final period');
 const family = FAMILIES[match[1]];
@@ -38,12 +43,15 @@ const page = join(root, 'docs', 'rules', `${id}.md`);
 const fixtures = join(root, 'fixtures', 'rules', id);
 for (const path of [module, page, fixtures]) if (existsSync(path)) fail(`${relative(root, path)} exists already`);
 
-const context = family.language === 'host' ? 'ctx.apache, ctx.mycnf' : `ctx.${family.language}`;
+const context =
+  family.language === 'host'
+    ? "ctx.configs.of('apache'), ctx.configs.first('mycnf') are the configs of the host"
+    : 'ctx.config is the config this rule runs on';
 writeFileSync(
   module,
-  `import { ${family.helper} } from '../../src/engine/define-rule.js';
+  `import { defineRule } from '../../src/engine/define-rule.js';
 
-export default ${family.helper}({
+export default defineRule('${family.language}', {
   meta: {
     id: '${id}',
     name: '${name}',
@@ -51,12 +59,22 @@ export default ${family.helper}({
     description: ${tsString(description)},
     defaultSeverity: 'warn',
     recommended: true,
+    // With a fix: fix: 'safe' (keeps what the server does, or repairs what it refuses) or 'tune' (a value from host facts or policy).
+    // Options, each read from .tune-lint.yaml, the JSON Schema and the docs' Options table from here, typed into ctx.options:
+    //   options: {
+    //     threshold: { type: 'integer', default: 10, description: 'a whole number of at least 0' },
+    //     ratio: { type: 'number', default: 1.5, description: 'any number' },
+    //     share: { type: 'share', default: 0.5, description: 'above 0 and at most 1' },
+    //     buffer: { type: 'size', default: '64M', description: 'a size, reaching the rule as bytes' },
+    //     timeout: { type: 'seconds', default: 5, description: 'a whole number of seconds' },
+    //     modules: { type: 'names', default: ['mod_php'], description: 'a list of strings' },
+    //   },
     messages: {
       found: { message: 'what was found; expected what should be there, with the numbers', detail: 'why: the arithmetic, the sources, the server\\'s own words' },
     },
   },
-  // Rename _ctx to ctx as you use it: ${context} is the config this rule runs on, and
-  // ctx.report({ at, messageId: 'found', data: { ... } }) reports what it finds.
+  // Rename _ctx to ctx as you use it: ${context}, and
+  // ctx.report({ at, messageId: 'found', data: { ... }, fix: () => edit }) reports what it finds (CONTRIBUTING.md).
   create(_ctx) {
     return {};
   },

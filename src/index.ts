@@ -1,6 +1,7 @@
 /**
- * The library API of tune-lint (docs/usage.md): the lossless parsers, the linter
- * and the formatters. `import { lint } from 'tune-lint'`.
+ * The library API of tune-lint (docs/usage.md): every language's lossless
+ * parser and loader, the linter, the formatters, and what a rule of one's own
+ * needs (defineRule, testRule, the language contract). `import { lint } from 'tune-lint'`.
  */
 import { builtinRules } from '../rules/index.js';
 import { selectRules, type Preset, type UserRuleSetting } from './engine/selection.js';
@@ -12,41 +13,48 @@ import { formatStylish } from './formatters/stylish.js';
 import type { Formatter } from './formatters/types.js';
 import { lint as lintUnitOfConfigs, type LintInput, type LintResult } from './lint.js';
 
-export { parseApache, ApacheDocument } from './languages/apache/parser.js';
+// Every registered language's parser and loader, and their types, by the names each definition's `api` gives.
+export * from './languages/index.js';
+export { defineRule, defineToolRule } from './engine/define-rule.js';
+export { testRule } from './testing/rule-tester.js';
+export type { RuleTestCase, InvalidRuleTestCase, ExpectedFinding } from './testing/rule-tester.js';
 export type {
-  ApacheArg,
-  ApacheNode,
-  BlankNode,
-  CloseTag,
-  CommentNode,
-  DirectiveNode,
-  ErrorNode,
-  SectionNode,
-} from './languages/apache/cst.js';
-export { parseMyCnf } from './languages/mycnf/parser.js';
-export type {
-  Eol,
-  MycnfBlankLine,
-  MycnfCommentLine,
-  MycnfDocument,
-  MycnfGroupLine,
-  MycnfIncludeLine,
-  MycnfLine,
-  MycnfOptionLine,
-  MycnfOtherLine,
-} from './languages/mycnf/parser.js';
-export { loadApache } from './languages/apache/model.js';
-export type { ApacheConfig } from './languages/apache/model.js';
-export { loadMycnf } from './languages/mycnf/model.js';
-export type { MycnfConfig } from './languages/mycnf/model.js';
+  AnyLanguageDefinition,
+  ConfigSet,
+  ConsumerRole,
+  LanguageConfig,
+  LanguageConfigs,
+  LanguageDefinition,
+  LanguageId,
+  LanguageReaderOptions,
+  LanguageDetection,
+  LanguageRuleFamily,
+  LanguageVisitors,
+  ListDirectory,
+  LoadContext,
+  MemoryConsumer,
+  NameMatch,
+  TunableLimit,
+} from './core/language.js';
 export { ConfigFileSystem } from './core/file-system.js';
 export { parseTargetSpec, DEFAULT_TARGETS } from './core/targets.js';
 export type { Targets } from './core/targets.js';
-export { unifiedDiff } from './fix/patch.js';
+export { FilePatches, unifiedDiff } from './fix/patch.js';
 export { LintTimer } from './engine/timing.js';
 export { builtinRules };
-export type { Diagnostic, Fix, Rule, RuleMeta, Severity, TextEdit } from './engine/types.js';
-export type { HostFacts } from './host/facts.js';
+export type {
+  Diagnostic,
+  Fix,
+  HostRuleContext,
+  LanguageRuleContext,
+  Rule,
+  RuleLanguage,
+  RuleMeta,
+  Severity,
+  TextEdit,
+  Visitors,
+} from './engine/types.js';
+export type { HostFacts } from './core/host-facts.js';
 export type { FormatInput, Formatter, UnitOutcome } from './formatters/types.js';
 export type { LintResult, FileFix } from './lint.js';
 export type { Preset, UserRuleSetting };

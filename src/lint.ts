@@ -1,33 +1,41 @@
 import { UserError } from './util/user-error.js';
 import * as path from 'node:path';
-import type { HostFacts } from './host/facts.js';
+import type { HostFacts } from './core/host-facts.js';
+import { Configs } from './core/config-set.js';
 import { ConfigFileSystem, FileAccessError, type Limits } from './core/file-system.js';
+import type {
+  AnyLanguageDefinition,
+  ConfigSet,
+  LanguageConfig,
+  LanguageDefinition,
+  LanguageId,
+  LanguageReaderOptions,
+} from './core/language.js';
+import { languageOfFile } from './core/language-of-file.js';
 import type { FixType } from './fix/apply.js';
 import { runFixPasses } from './fix/passes.js';
 import { lintUnit, type LintUnit, type RuleSelection } from './engine/linter.js';
 import { DEFAULT_BUDGET, type Budget } from './analysis/sizing.js';
+import { budgetPicture } from './analysis/budget.js';
 import type { SourceFile } from './core/source-file.js';
 import { DEFAULT_TARGETS, type Targets } from './core/targets.js';
 import type { LintTimer } from './engine/timing.js';
-import type { Language } from './engine/types.js';
-import { detectLanguage, languageFromName } from './languages/detect.js';
-import { phpConfigKind } from './languages/foreign.js';
-import { ApacheConfig, loadApache, type GivenEnvironment } from './languages/apache/model.js';
-import { loadMycnf, type MycnfConfig } from './languages/mycnf/model.js';
-import { loadPhpFpm, type PhpFpmConfig } from './languages/phpfpm/model.js';
+import { builtinLanguages } from './languages/index.js';
 import type { LintResult } from './engine/result.js';
 
 export { MAX_FIX_PASSES } from './fix/passes.js';
 
 export interface LintInput {
-  /** Main config files: apache2.conf/httpd.conf and my.cnf; included files are found from them. */
+  /** Main config files: apache2.conf/httpd.conf, my.cnf, php-fpm.conf; included files are found from them. */
   readonly paths: readonly string[];
   readonly cwd?: string;
   readonly sysroot?: string;
   /** The server path the sysroot holds (`/etc/httpd` for a repository of its files); `/` when not given. */
   readonly sysrootAt?: string;
   /** Forces the language of every path (`--lang`). */
-  readonly language?: Language;
+  readonly language?: LanguageId;
+  /** The languages files are read in, in the order their rules run: the built-in ones unless given. */
+  readonly languages?: readonly AnyLanguageDefinition[];
   readonly targets?: Targets;
   readonly host?: HostFacts;
   readonly budget?: Partial<Budget>;
@@ -35,44 +43,30 @@ export interface LintInput {
   /** Which fixes to compute; 'none' skips the fix passes. */
   readonly fixType?: FixType | 'none';
   readonly limits?: Partial<Limits>;
-  readonly apache?: { readonly serverRoot?: string; readonly defines?: readonly string[]; readonly env?: readonly GivenEnvironment[] };
-  /**
-   * Base directory for relative `!include` paths (the server resolves them
-   * against its working directory): a path on this disk, which under a
-   * sysroot is taken as the server path it stands for.
-   */
-  readonly includeBase?: string;
+  /** What each language's reader takes besides the path, by language: Apache's ServerRoot, defines and environment, the option files' include base. */
+  readonly readers?: Partial<LanguageReaderOptions>;
   /**
    * Asks the running servers (src/live) once the configs are read, since the
    * login and the status page come from them; what it returns joins the host
    * facts. The CLI gives it on a probed host unless --no-live.
    */
-  readonly askServers?: (configs: LoadedConfigs) => Promise<HostFacts>;
+  readonly askServers?: (configs: ConfigSet) => Promise<HostFacts>;
   /** Collects where the time went, per rule and reading the configs (the CLI's TIMING). */
   readonly timer?: LintTimer;
 }
 
 export type { FileFix, LintResult } from './engine/result.js';
 
-/** The configs of one host as read, for askServers. */
-export interface LoadedConfigs {
-  readonly apache: readonly ApacheConfig[];
-  readonly mycnf: MycnfConfig | undefined;
-  readonly phpfpm: readonly PhpFpmConfig[];
-}
-
 /** A problem with the input itself (a main file that cannot be read): exit code 2. */
 class InputError extends UserError {}
 
 interface Loaded {
-  readonly apache: ApacheConfig[];
-  readonly mycnf: MycnfConfig | undefined;
-  readonly phpfpm: PhpFpmConfig[];
+  readonly configs: Configs;
   readonly files: SourceFile[];
-  readonly languages: Map<SourceFile, Language>;
-  readonly guessedLanguages: { readonly file: SourceFile; readonly language: Language }[];
+  readonly languages: Map<SourceFile, LanguageId>;
+  readonly guessedLanguages: { readonly file: SourceFile; readonly language: LanguageId; readonly how: string }[];
   /** The language each main file given was read as, by its absolute path. */
-  readonly mainLanguages: Map<string, Language>;
+  readonly mainLanguages: Map<string, AnyLanguageDefinition>;
 }
 
 /**
@@ -88,22 +82,18 @@ export async function lint(input: LintInput): Promise<LintResult> {
     cwd,
     ...(input.limits === undefined ? {} : { limits: input.limits }),
   });
+  const languages = input.languages ?? builtinLanguages;
   const targets = input.targets ?? DEFAULT_TARGETS;
   const given = input.host ?? {};
   const budget = { ...DEFAULT_BUDGET, ...input.budget };
   const { timer } = input;
   const load = (view: ConfigFileSystem, previous?: Loaded): Loaded =>
-    timer === undefined ? loadAll(input, view, targets, cwd, previous) : timer.reading(() => loadAll(input, view, targets, cwd, previous));
-  const unitOf = (loaded: Loaded): LintUnit => ({
-    apache: loaded.apache,
-    mycnf: loaded.mycnf,
-    phpfpm: loaded.phpfpm,
-    host,
-    targets,
-    budget,
-  });
+    timer === undefined
+      ? loadAll(input, languages, view, targets, cwd, previous)
+      : timer.reading(() => loadAll(input, languages, view, targets, cwd, previous));
+  const unitOf = (loaded: Loaded): LintUnit => ({ languages, configs: loaded.configs, host, targets, budget });
   const first = load(fs);
-  const host = input.askServers === undefined ? given : withLiveFacts(given, await input.askServers(first));
+  const host = input.askServers === undefined ? given : withLiveFacts(given, await input.askServers(first.configs));
   const initial = lintUnit(unitOf(first), input.rules, { timer });
   const fixed = runFixPasses({
     first,
@@ -118,13 +108,18 @@ export async function lint(input: LintInput): Promise<LintResult> {
     files: first.files,
     languages: first.languages,
     guessedLanguages: first.guessedLanguages,
+    assumptions: languages.flatMap((language) =>
+      // Each definition gets the configs of its own id.
+      first.configs.of(language.id).flatMap((config) => (language as LanguageDefinition).assumed?.(config as never) ?? []),
+    ),
     host,
     sizing: initial.sizing,
     sizingAfter: fixed.sizingAfter,
+    budget: budgetPicture(initial.sizing, fixed.sizingAfter),
     fixes: fixed.fixes,
     passes: fixed.passes,
     followUps: fixed.followUps,
-    configs: { apache: first.apache, mycnf: first.mycnf, phpfpm: first.phpfpm },
+    configs: first.configs,
   };
 }
 
@@ -135,26 +130,25 @@ function withLiveFacts(host: HostFacts, live: HostFacts): HostFacts {
 }
 
 /**
- * Reads the configs through `fs`. A fix pass gives the configs of the pass
- * before: an Apache config whose changed files keep their structure is
- * rebased on it instead of walked again (on 10,000 vhosts, most of a pass),
- * and an option-file config none of whose files changed is kept.
+ * Reads the configs through `fs`, each main file by its language. A fix pass
+ * gives the configs of the pass before, which a language may reuse where the
+ * files it read did not change (see LanguageDefinition.load).
  */
-function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: string, previous: Loaded | undefined): Loaded {
-  const loaded = {
-    apache: [] as ApacheConfig[],
-    mycnf: undefined as MycnfConfig | undefined,
-    phpfpm: [] as PhpFpmConfig[],
-    files: [] as SourceFile[],
-    languages: new Map<SourceFile, Language>(),
-    guessedLanguages: [] as { readonly file: SourceFile; readonly language: Language }[],
-    mainLanguages: new Map<string, Language>(),
-  };
-  const record = (entries: readonly { readonly source: SourceFile }[], language: Language): void => {
-    for (const entry of entries) {
-      loaded.files.push(entry.source);
-      loaded.languages.set(entry.source, language);
-    }
+function loadAll(
+  input: LintInput,
+  languages: readonly AnyLanguageDefinition[],
+  fs: ConfigFileSystem,
+  targets: Targets,
+  cwd: string,
+  previous: Loaded | undefined,
+): Loaded {
+  const byLanguage = new Map<LanguageId, LanguageConfig[]>(languages.map((language) => [language.id, []]));
+  const loaded: Loaded = {
+    configs: new Configs(byLanguage),
+    files: [],
+    languages: new Map(),
+    guessedLanguages: [],
+    mainLanguages: new Map(),
   };
   for (const given of input.paths) {
     const hostPath = path.resolve(cwd, given);
@@ -162,26 +156,28 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
       // A fix pass reads each main file as the language its first read found: the fixes were made for that
       // reading, and telling the language again (the php-fpm and php.ini checks go through every line of
       // the main file) was 0.8 M of the stock Debian lint's instructions.
-      const language = previous?.mainLanguages.get(hostPath) ?? languageOf(input, fs, hostPath);
+      const earlier = previous?.mainLanguages.get(hostPath);
+      const { language, guessed } =
+        earlier === undefined ? languageOf(input, languages, fs, hostPath) : { language: earlier, guessed: false };
       loaded.mainLanguages.set(hostPath, language);
-      const guessed = input.language === undefined && languageFromName(hostPath) !== language;
-      if (language === 'apache') {
-        const config = readApache(input, fs, targets, hostPath, previous);
-        loaded.apache.push(config);
-        record(config.files, 'apache');
-        if (guessed) loaded.guessedLanguages.push({ file: config.root, language });
-      } else if (language === 'phpfpm') {
-        const config = loadPhpFpm(hostPath, fs);
-        loaded.phpfpm.push(config);
-        record(config.files, 'phpfpm');
-        if (guessed) loaded.guessedLanguages.push({ file: config.root, language });
-      } else {
-        if (loaded.mycnf !== undefined)
-          throw new InputError(`${given}: only one my.cnf can be linted per host; ${loaded.mycnf.root.displayPath} is already given`);
-        loaded.mycnf = readMycnf(input, fs, targets, hostPath, previous);
-        record(loaded.mycnf.files, 'mycnf');
-        if (guessed) loaded.guessedLanguages.push({ file: loaded.mycnf.root, language });
+      const configs = byLanguage.get(language.id) as LanguageConfig[];
+      const existing = configs[0];
+      if (language.onePerHost !== undefined && existing !== undefined)
+        throw new InputError(`${given}: ${language.onePerHost}; ${existing.root.displayPath} is already given`);
+      const before = previous?.configs.of(language.id).find((config) => config.root.path === hostPath);
+      const config = read(language, hostPath, {
+        fs,
+        targets,
+        options: (input.readers as Readonly<Record<string, unknown>> | undefined)?.[language.id] as never,
+        previous: before,
+      });
+      configs.push(config);
+      for (const entry of config.files) {
+        loaded.files.push(entry.source);
+        loaded.languages.set(entry.source, language.id);
       }
+      if (guessed && earlier === undefined)
+        loaded.guessedLanguages.push({ file: config.root, language: language.id, how: language.guessedAs });
     } catch (error) {
       if (error instanceof FileAccessError) throw new InputError(error.message);
       throw error;
@@ -190,69 +186,46 @@ function loadAll(input: LintInput, fs: ConfigFileSystem, targets: Targets, cwd: 
   return loaded;
 }
 
-/** The language a main file is read as: --lang, its name, or its first lines (php-fpm's pools are found by their keys); php.ini is refused. */
-function languageOf(input: LintInput, fs: ConfigFileSystem, hostPath: string): Language {
-  if (input.language !== undefined) return input.language;
-  const start = peek(fs, hostPath);
-  const php = start === undefined ? undefined : phpConfigKind(start);
-  if (php !== undefined && 'refused' in php) {
-    throw new InputError(
-      `${fs.display(hostPath)}: ${php.refused}; tune-lint reads Apache httpd configs, MySQL/MariaDB option files and php-fpm pools, not this one (--lang apache, mycnf or phpfpm reads it as one of them anyway)`,
-    );
-  }
-  return php?.language ?? languageFromName(hostPath) ?? detectLanguage(hostPath, start);
-}
-
-function readApache(
-  input: LintInput,
-  fs: ConfigFileSystem,
-  targets: Targets,
-  hostPath: string,
-  previous: Loaded | undefined,
-): ApacheConfig {
-  const earlier = previous?.apache.find((config) => config.root.path === hostPath);
-  const rebased = earlier === undefined ? undefined : ApacheConfig.rebased(earlier, fs);
-  return (
-    rebased ??
-    loadApache(hostPath, {
-      fs,
-      httpd: targets.httpd,
-      ...(input.apache?.serverRoot === undefined ? {} : { serverRoot: input.apache.serverRoot }),
-      ...(input.apache?.defines === undefined ? {} : { defines: input.apache.defines }),
-      ...(input.apache?.env === undefined ? {} : { givenEnv: input.apache.env }),
-    })
-  );
-}
-
-function readMycnf(input: LintInput, fs: ConfigFileSystem, targets: Targets, hostPath: string, previous: Loaded | undefined): MycnfConfig {
-  // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error, as for Apache.
-  fs.read(hostPath);
-  const earlier = previous?.mycnf;
-  if (earlier !== undefined && readsTheSame(earlier.files, fs)) return earlier;
-  return loadMycnf(hostPath, {
-    fs,
-    target: targets.db,
-    ...(input.includeBase === undefined ? {} : { includeBase: fs.serverPath(input.includeBase) }),
-  });
+/** A language's load, whatever the language: each definition reads its own configs. */
+function read(language: LanguageDefinition, hostPath: string, context: Parameters<LanguageDefinition['load']>[1]): LanguageConfig {
+  return language.load(hostPath, context);
 }
 
 /**
- * Whether every file a config read reads the same through `fs`. A fix pass
- * changes only texts of files that were read, so then reading the config
- * again would give the same config: a pass that fixed only Apache keeps the
- * option files' config as it is.
+ * The language a main file is read as: --lang, else what its first lines
+ * and its name say (core/language-of-file.ts); a file of a kind tune-lint
+ * does not read (php.ini) is refused. `guessed` when the name did not say it.
  */
-function readsTheSame(files: readonly { readonly source: SourceFile }[], fs: ConfigFileSystem): boolean {
-  for (const { source } of files) {
-    let current: SourceFile;
-    try {
-      current = fs.read(source.path, source.displayPath);
-    } catch {
-      return false;
-    }
-    if (current !== source && current.text !== source.text) return false;
+function languageOf(
+  input: LintInput,
+  languages: readonly AnyLanguageDefinition[],
+  fs: ConfigFileSystem,
+  hostPath: string,
+): { language: AnyLanguageDefinition; guessed: boolean } {
+  if (input.language !== undefined) {
+    const forced = languages.find((language) => language.id === input.language);
+    if (forced === undefined)
+      throw new InputError(`--lang ${input.language}: no such language (${languages.map((language) => language.id).join(', ')})`);
+    return { language: forced, guessed: false };
   }
-  return true;
+  const choice = languageOfFile(languages, hostPath, peek(fs, hostPath));
+  if ('refused' in choice) {
+    throw new InputError(
+      `${fs.display(hostPath)}: ${choice.refused}; tune-lint reads ${listed(
+        languages.map((language) => language.files),
+        'and',
+      )}, not this one (--lang ${listed(
+        languages.map((language) => language.id),
+        'or',
+      )} reads it as one of them anyway)`,
+    );
+  }
+  return { language: choice.language, guessed: choice.byName?.id !== choice.language.id };
+}
+
+/** `a, b and c`. */
+function listed(items: readonly string[], conjunction: 'and' | 'or'): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1] ?? ''}`;
 }
 
 function peek(fs: ConfigFileSystem, hostPath: string): string | undefined {

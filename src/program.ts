@@ -4,6 +4,7 @@ import type { FleetOptions } from './commands/fleet.js';
 import type { LintCommandOptions } from './commands/options.js';
 import type { ProbeCommandOptions } from './commands/probe.js';
 import { readVersion } from './commands/version.js';
+import { builtinLanguages } from './languages/index.js';
 import { stderr, stdout } from './util/stdio.js';
 
 /** commander wiring only: flags -> options -> the command runners, which load lazily. */
@@ -42,7 +43,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--max-warnings <n>', 'exit 1 when there are more warnings than this (a negative number: no limit)', integer)
     .option('--quiet', 'report and count errors only', false)
     .option('--no-color', 'no colour even on a terminal')
-    .addOption(new Option('--lang <language>', 'read every path as this language').choices(['apache', 'mycnf', 'phpfpm']))
+    .addOption(new Option('--lang <language>', 'read every path as this language').choices(builtinLanguages.map((language) => language.id)))
     .option('--print-config <path>', 'print the configuration that applies to PATH and exit')
     .option('--include-base <dir>', 'directory relative !include paths resolve against (the server uses its working directory)')
     .option('--server-root <dir>', 'Apache ServerRoot before the config sets one (httpd -d)')
@@ -76,7 +77,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--sysroot <dir>', 'resolve absolute include paths under DIR')
     .option('--sysroot-at <path>', 'the server directory --sysroot holds (default /)')
     .option('--target <spec>', 'versions, e.g. httpd=2.4,mariadb=10.11')
-    .addOption(new Option('--lang <language>', 'read the path as this language').choices(['apache', 'mycnf', 'phpfpm']))
+    .addOption(new Option('--lang <language>', 'read the path as this language').choices(builtinLanguages.map((language) => language.id)))
     .option('--server-root <dir>', 'Apache ServerRoot before the config sets one')
     .option('--include-base <dir>', 'directory relative !include paths resolve against')
     .option('--env <name=value>', 'a variable of the environment httpd starts with, for ${NAME} (repeatable)', collect, [])

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { argumentCountError, commentError, directiveSpec, flagError, isFlag } from '../../src/languages/apache/directives.js';
@@ -6,7 +6,7 @@ import { indentationOf } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import type { SourceFile } from '../../src/core/source-file.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1001',
     name: 'trailing-comment',
@@ -41,7 +41,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     // The argument shapes are httpd 2.4's (2.2's KeepAlive, for one, took exactly one word).
     const modern = versionAtLeast(ctx.targets.httpd, '2.4');
     const mpm = apache.mpm?.name;

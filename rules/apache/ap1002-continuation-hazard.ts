@@ -1,10 +1,10 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { SourceFile } from '../../src/core/source-file.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import type { ApacheNode } from '../../src/languages/apache/cst.js';
 import { mayContinue, type LogicalLine } from '../../src/languages/apache/lexer.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1002',
     name: 'continuation-hazard',
@@ -28,7 +28,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const seen = new Set<string>();
         for (const { source, document } of apache.files) {
           // Both hazards need a backslash that may continue a line: most files have none, and are neither walked line by line

@@ -1,11 +1,11 @@
 import * as path from 'node:path';
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
-import { hasWildcard } from '../../src/languages/apache/fnmatch.js';
+import { hasWildcard } from '../../src/util/fnmatch.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1003',
     name: 'include-whole-directory',
@@ -26,7 +26,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     // The directory semantics (every entry, recursively, dotfiles too) are 2.4's, as verified with apache2.
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const check = (use: ApacheDirectiveUse): void => {

@@ -1,9 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { Located } from '../../src/engine/types.js';
 
 const REFERENCE = /\$\{([^}]*)\}/g;
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1004',
     name: 'undefined-variable',
@@ -28,7 +28,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     const sources = apache.environmentSources;
     const environment =
       sources.length === 0

@@ -1,7 +1,7 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { directiveCount } from '../../src/languages/apache/blocks.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1005',
     name: 'ifmodule-before-loadmodule',
@@ -25,7 +25,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const modules = [...apache.modules.values()];
         for (const evaluation of apache.conditionals) {
           if (evaluation.section.name !== 'ifmodule') continue;

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { directiveCount } from '../../src/languages/apache/blocks.js';
 import type { ApacheConfig, ConditionalEvaluation } from '../../src/languages/apache/model.js';
@@ -18,7 +18,7 @@ socache_shmcb speling ssl status substitute suexec unique_id userdir usertrack v
     .split(/\s+/)
     .map((name) => `${name}_module`);
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1006',
     name: 'ifmodule-unknown-name',
@@ -48,7 +48,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const known = knownNames(apache);
         for (const evaluation of apache.conditionals) {
           if (evaluation.section.name !== 'ifmodule' || evaluation.subject === '') continue;

@@ -1,7 +1,7 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1007',
     name: 'mpm-count',
@@ -24,7 +24,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         // httpd 2.2 has its MPM compiled in.
         if (!versionAtLeast(ctx.targets.httpd, '2.4')) return;
         const loaded = apache

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { directiveCount } from '../../src/languages/apache/blocks.js';
@@ -13,7 +13,7 @@ import { lookupTable } from '../../src/util/lookup.js';
 /** The directives only some MPMs define: the lines this rule looks at (lower case). */
 const MPM_ONLY = DIRECTIVES.filter((spec) => spec.mpms !== undefined).map((spec) => spec.name.toLowerCase());
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1008',
     name: 'foreign-mpm-directive',
@@ -36,7 +36,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     // On 2.2 the MPM is compiled in and cannot be known from the configuration.
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const active = apache.mpm;

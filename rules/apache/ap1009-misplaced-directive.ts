@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { contextError, directiveSpec, type DirectiveSpec } from '../../src/languages/apache/directives.js';
 import type { ReportDescriptor } from '../../src/engine/types.js';
@@ -9,7 +9,7 @@ const USELESS_FOR_OVERRIDES: ReadonlyMap<string, string> = new Map(
   ['Location', 'LocationMatch', 'Files', 'FilesMatch', 'If', 'ElseIf', 'Else'].map((name) => [name.toLowerCase(), name]),
 );
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1009',
     name: 'misplaced-directive',
@@ -27,7 +27,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     // The wording quoted is httpd 2.4.71's ("not allowed in <Directory> context"; older releases say "not allowed here").
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const mpm = apache.mpm?.name;

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import type { MpmAdjustment, MpmDirective, MpmSettings } from '../../src/languages/apache/mpm.js';
@@ -10,7 +10,7 @@ const CAUSES: Partial<Record<MpmDirective, readonly MpmDirective[]>> = {
   ThreadsPerChild: ['ThreadLimit'],
 };
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1010',
     name: 'mpm-limit-clamped',
@@ -29,7 +29,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mpm = apache.mpm;
         if (mpm === undefined) return;
         const modern = versionAtLeast(apache.httpd, '2.4');

@@ -1,8 +1,8 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { isPhpModule } from '../../src/languages/apache/names.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1011',
     name: 'modphp-threaded-mpm',
@@ -22,7 +22,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mpm = apache.mpm;
         // httpd 2.2's MPM is compiled in and cannot be known from the configuration.
         if (mpm?.name === undefined || mpm.name === 'prefork' || !versionAtLeast(apache.httpd, '2.4')) return;

@@ -1,11 +1,11 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 
 /** Words whose plain meaning is "off" although httpd 2.2 read them as On: the intent cannot be told. */
 const SAYS_OFF = /^(false|no|n|f|none|disable|disabled)$/i;
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1012',
     name: 'keepalive-invalid-value',

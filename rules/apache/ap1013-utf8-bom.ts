@@ -1,11 +1,11 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { SourceFile } from '../../src/core/source-file.js';
 import { EXEC_ON_READ_DIRECTIVES } from '../../src/languages/apache/names.js';
 
 /** How httpd shows the three bytes EF BB BF in its messages. */
 const BOM_ESCAPED = '\\xef\\xbb\\xbf';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1013',
     name: 'utf8-bom',
@@ -35,7 +35,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const seen = new Set<string>();
         for (const { source } of apache.files) {
           // The mark first: a file without one, nearly all of them, needs no entry among those seen.

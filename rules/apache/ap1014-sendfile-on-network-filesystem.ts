@@ -1,8 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
-import { describeMount, flagOnNetworkPlaces, placeLabel, servesTls } from '../../src/languages/apache/docroots.js';
+import { defineRule } from '../../src/engine/define-rule.js';
+import { placeLabel, servesTls } from '../../src/languages/apache/docroots.js';
+import { describeMount, flagOnNetworkPlaces } from '../../src/analysis/network-places.js';
 import { planDirectoryFlag } from '../../src/languages/apache/directory-edits.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1014',
     name: 'sendfile-on-network-filesystem',
@@ -22,7 +23,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mounts = ctx.host.mounts;
         if (mounts === undefined) return;
         // mod_ssl reads file contents to encrypt them: sendfile is not used for a TLS server.

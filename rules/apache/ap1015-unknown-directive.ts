@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { directiveOwners, isShippedModule, likelyDirective, MPM_SOURCES } from '../../src/languages/apache/directive-owners.js';
 import { DIRECTIVES } from '../../src/languages/apache/directives.js';
@@ -21,7 +21,7 @@ const REPORTED_ELSEWHERE: ReadonlySet<string> = new Set([
 
 const INVALID = "Invalid command '{{command}}', perhaps misspelled or defined by a module not included in the server configuration";
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1015',
     name: 'unknown-directive',
@@ -42,7 +42,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     // The table is httpd 2.4's; 2.2 had other modules and names. Without an MPM the config is a fragment
     // (a file that is included elsewhere) or misses its module includes, and AP1007 says so: which
     // modules the server loads is then unknown.

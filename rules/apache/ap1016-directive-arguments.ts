@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import {
   argumentCheck,
@@ -14,7 +14,7 @@ import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 /** KeepAlive's value is AP1012's, with the fix it has. */
 const REPORTED_ELSEWHERE: ReadonlySet<string> = new Set(['keepalive']);
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1016',
     name: 'directive-arguments',
@@ -28,7 +28,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     // The table is httpd 2.4's, and without an MPM the file is a fragment whose modules are unknown (AP1007).
     if (!versionAtLeast(ctx.targets.httpd, '2.4') || apache.mpm === undefined) return {};
     const mpm = apache.mpm.name;

@@ -1,6 +1,6 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP1017',
     name: 'running-mpm-differs',
@@ -22,11 +22,11 @@ export default defineApacheRule({
       end() {
         const fact = ctx.host.perChild;
         const running = fact?.value.measuredOn?.mpm;
-        const mpm = ctx.apache.mpm;
+        const mpm = ctx.config.mpm;
         const configured = mpm?.name;
         if (fact === undefined || running === undefined || mpm === undefined || configured === undefined || configured === running) return;
         ctx.report({
-          at: mpm.module?.use ?? { file: ctx.apache.root, range: [0, 0] as const },
+          at: mpm.module?.use ?? { file: ctx.config.root, range: [0, 0] as const },
           messageId: 'differs',
           data: { configured, running, source: `the children's mapped libraries (${fact.source})` },
         });

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/core/types.js';
 import type { ApacheConfig } from '../../src/languages/apache/model.js';
@@ -11,7 +11,7 @@ import { oomEvidence } from '../../src/analysis/mysql-live.js';
 /** The processes of an Apache: Debian's apache2, RHEL's httpd. */
 const APACHE_PROCESS = /^(apache2|httpd)/;
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2001',
     name: 'apache-memory-overcommit',
@@ -41,7 +41,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const sizing = ctx.sizing.apache.find((entry) => entry.config === apache);
         const budget = ctx.sizing.apacheBudget;
         const mpm = apache.mpm;

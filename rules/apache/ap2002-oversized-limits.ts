@@ -1,8 +1,8 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { mpmDefaults } from '../../src/languages/apache/mpm.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2002',
     name: 'oversized-limits',
@@ -35,7 +35,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mpm = apache.mpm;
         if (mpm?.name === undefined) return;
         const { factor, eventHeadroom } = ctx.options;

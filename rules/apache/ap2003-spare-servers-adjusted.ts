@@ -1,12 +1,12 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
-import type { ApacheRuleContext } from '../../src/engine/types.js';
+import type { LanguageRuleContext } from '../../src/engine/types.js';
 import type { ApacheConfig, ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import { atoi, C_INT_MAX, mpmDefaults, type MpmDirective, type MpmSettings, type MpmValue } from '../../src/languages/apache/mpm.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2003',
     name: 'spare-servers-adjusted',
@@ -51,7 +51,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mpm = apache.mpm;
         if (mpm?.name === undefined) return;
         // With listener buckets (ListenCoresBucketsRatio) httpd scales these bounds by a CPU count the config does not hold.
@@ -68,7 +68,7 @@ export default defineApacheRule({
   },
 });
 
-type Context = ApacheRuleContext<{ readonly minSpareShare: number }>;
+type Context = LanguageRuleContext<'apache', { readonly minSpareShare: number }>;
 
 /** What the checks share: the rule's context, the config, its MPM and the MPM's defaults. */
 interface MpmView {

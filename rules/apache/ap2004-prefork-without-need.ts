@@ -1,11 +1,11 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { isNonThreadSafeModule } from '../../src/languages/apache/names.js';
 
 /** event's compiled-in ThreadsPerChild. */
 const EVENT_THREADS = 25;
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2004',
     name: 'prefork-without-need',
@@ -24,7 +24,7 @@ export default defineApacheRule({
     messages: {
       prefork: {
         message:
-          'prefork without a module that needs it; expected event: {{workersName}} {{workers}} as {{processes}} processes of {{threads}} threads',
+          'prefork without a module that needs it; expected event: {{workersName}} {{workers}} as {{processes}} of {{threads}} threads',
         detail:
           'prefork runs one process per connection, and no loaded module needs it (no mod_php or other module that is not thread-safe); switch {{how}}, then restart (a graceful restart cannot change the MPM)',
       },
@@ -33,7 +33,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mpm = apache.mpm;
         const load = mpm?.module?.use;
         if (mpm?.name !== 'prefork' || load === undefined || !versionAtLeast(apache.httpd, '2.4')) return;

@@ -1,8 +1,8 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
 import { isPhpModule } from '../../src/languages/apache/names.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2005',
     name: 'child-recycling',
@@ -38,7 +38,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mpm = apache.mpm;
         if (mpm?.name === undefined) return;
         const setting = mpm.values.MaxConnectionsPerChild;

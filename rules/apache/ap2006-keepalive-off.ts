@@ -1,9 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { inCaseOf, replaceApacheArg } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 import { keepsAlive, perServer } from '../../src/languages/apache/vhosts.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2006',
     name: 'keepalive-off',
@@ -28,7 +28,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mpm = apache.mpm?.name;
         if (mpm === undefined) return;
         const reported = new Set<ApacheDirectiveUse>();

@@ -1,10 +1,10 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { Severity } from '../../src/engine/types.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { durationSeconds } from '../../src/languages/apache/settings.js';
 import { keepAliveLines } from '../../src/languages/apache/vhosts.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2007',
     name: 'keepalive-timeout-too-long',
@@ -38,7 +38,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mpm = apache.mpm?.name;
         if (mpm === undefined) return;
         const { warnAbove, errorAbove, maxAnyMpm, fixTo } = ctx.options;

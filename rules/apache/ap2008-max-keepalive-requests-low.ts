@@ -1,9 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
 import { keepAliveLines } from '../../src/languages/apache/vhosts.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2008',
     name: 'max-keepalive-requests-low',
@@ -30,7 +30,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const { minimum } = ctx.options;
         for (const use of keepAliveLines(apache, 'maxkeepaliverequests')) {
           const value = atoi(use.args[0]);

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { filesystemTypeOf, isNetworkFilesystem } from '../../src/host/facts.js';
 import { documentRoots, servedPlaces, servesTls, settingAtPath } from '../../src/languages/apache/docroots.js';
@@ -8,7 +8,7 @@ import type { ApacheConfig, ApacheDirectiveUse } from '../../src/languages/apach
 /** Server-wide core settings next to which a new server-wide line reads naturally, in Debian's apache2.conf order. */
 const NEIGHBOURS = new Set(['timeout', 'keepalive', 'maxkeepaliverequests', 'keepalivetimeout', 'hostnamelookups', 'enablemmap']);
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2009',
     name: 'sendfile-off-local',
@@ -28,7 +28,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mounts = ctx.host.mounts;
         if (mounts === undefined) return;
         const filesystems = new Set<string>();

@@ -1,8 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
-import { describeMount, flagOnNetworkPlaces, placeLabel } from '../../src/languages/apache/docroots.js';
+import { defineRule } from '../../src/engine/define-rule.js';
+import { placeLabel } from '../../src/languages/apache/docroots.js';
+import { describeMount, flagOnNetworkPlaces } from '../../src/analysis/network-places.js';
 import { planDirectoryFlag } from '../../src/languages/apache/directory-edits.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2010',
     name: 'mmap-on-network-filesystem',
@@ -22,7 +23,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const mounts = ctx.host.mounts;
         if (mounts === undefined) return;
         for (const { place, setting, at } of flagOnNetworkPlaces(apache, mounts.value, 'enablemmap')) {

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { inCaseOf, replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { sectionLabel, type ApacheDirectiveUse, type ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { decidingLines, perServer } from '../../src/languages/apache/vhosts.js';
@@ -7,7 +7,7 @@ const ON = /^(on|double)$/i;
 /** A `Require host` line has the word in its (expanded) arguments' text. */
 const MAY_NAME_HOST = /host/i;
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2011',
     name: 'hostname-lookups',
@@ -35,7 +35,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     const doubleText = (value: string): string => (/^double$/i.test(value) ? ' and a forward lookup to confirm it' : '');
     const hostAccess = (use: ApacheDirectiveUse, keywords: readonly string[], hosts: readonly string[], instead: string): void => {
       if (hosts.length === 0) return;

@@ -1,10 +1,10 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { allowsOverrides, documentRoots, overrideSectionsAtPath, pathLevels } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { linesByContainer, scopedSetting, type ContainerLines } from '../../src/languages/apache/scopes.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2012',
     name: 'allowoverride-cost',
@@ -24,7 +24,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         if (!accessFilesAllowed(apache)) return;
         const deciding = new DecidingLines(apache);
         const reported = new Set<unknown>();

@@ -1,9 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { replaceApacheArg } from '../../src/languages/apache/edits.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
 import { decidingLines, perServer } from '../../src/languages/apache/vhosts.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2013',
     name: 'long-timeout',
@@ -27,7 +27,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const { warnAt, infoAbove, fixTo } = ctx.options;
         const mpm = apache.mpm?.name;
         const holder = mpm === undefined ? 'worker' : mpm === 'prefork' ? 'whole process' : 'worker thread';

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { vhostOf } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
@@ -8,7 +8,7 @@ import { formatBytes } from '../../src/util/units.js';
 /** mod_deflate's DeflateInflateRatioLimit when not set. */
 const DEFAULT_INFLATE_RATIO = 200;
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2014',
     name: 'costly-input-filter',
@@ -30,7 +30,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     const bodyAccess = new Map<ApacheSectionUse | undefined, ApacheDirectiveUse>();
     const inflating: ApacheDirectiveUse[] = [];
     const hasDeflate = (filters: string | undefined): boolean =>

@@ -1,8 +1,8 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { atoi } from '../../src/languages/apache/mpm.js';
 import { effectiveSetting } from '../../src/languages/apache/settings.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2015',
     name: 'listen-backlog-above-somaxconn',
@@ -22,7 +22,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const somaxconn = ctx.host.somaxconn;
         if (somaxconn === undefined) return;
         const use = effectiveSetting(apache, 'listenbacklog').use;

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { documentRoots, linesAtPath } from '../../src/languages/apache/docroots.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
@@ -8,7 +8,7 @@ import { effectiveSetting } from '../../src/languages/apache/settings.js';
 const ALL = ['indexes', 'includes', 'followsymlinks', 'execcgi'];
 const SYMLINK_WORDS = new Set(['followsymlinks', 'symlinksifownermatch', 'all', 'none']);
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2016',
     name: 'per-request-overheads',
@@ -34,7 +34,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         const reported = new Set<unknown>();
         for (const root of documentRoots(apache)) {
           const options = optionsAt(linesAtPath(apache, 'options', root.path, root.vhost), versionAtLeast(apache.httpd, '2.3.11'));

@@ -1,9 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { ApacheStatus, LogEvidence } from '../../src/host/facts.js';
 import { formatBytes } from '../../src/util/units.js';
 import { oomEvidence } from '../../src/analysis/mysql-live.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP2017',
     name: 'max-request-workers-reached',
@@ -35,8 +35,8 @@ export default defineApacheRule({
     return {
       end() {
         const live = ctx.host.apacheLive;
-        const mpm = ctx.apache.mpm;
-        const sizing = ctx.sizing.apache.find((entry) => entry.config === ctx.apache);
+        const mpm = ctx.config.mpm;
+        const sizing = ctx.sizing.apache.find((entry) => entry.config === ctx.config);
         if (live === undefined || mpm === undefined || sizing === undefined) return;
         const { status, maxWorkersReached } = live.value;
         const allBusy = status !== undefined && status.busyWorkers >= sizing.maxRequestWorkers;
@@ -55,7 +55,7 @@ export default defineApacheRule({
           budgetReason: ctx.sizing.apacheBudgetReason,
           killed: oomEvidence(ctx.host, /^(apache2|httpd)/),
         };
-        const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use ?? { file: ctx.apache.root, range: [0, 0] as const };
+        const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use ?? { file: ctx.config.root, range: [0, 0] as const };
         // Children killed for want of memory say the budget is not there, whatever the arithmetic says.
         if (data.killed !== '') ctx.report({ at, messageId: 'killed', data });
         else if (ctx.sizing.apacheBudget !== undefined && fits > sizing.maxRequestWorkers)

@@ -1,9 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { allowsOverrides } from '../../src/languages/apache/docroots.js';
 import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../src/languages/apache/model.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP3001',
     name: 'allowoverride-root',
@@ -30,7 +30,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         // Same-path sections merge in order, per virtual host: the last AllowOverride among them is the one in effect.
         const groups = new Map<ApacheSectionUse | undefined, ApacheSectionUse[]>();
         for (const section of apache.sections) {

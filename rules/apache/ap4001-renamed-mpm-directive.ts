@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { renameApacheDirective } from '../../src/languages/apache/edits.js';
 import { lookupTable } from '../../src/util/lookup.js';
@@ -8,7 +8,7 @@ const RENAMED: Readonly<Record<string, string>> = lookupTable({
   maxrequestsperchild: 'MaxConnectionsPerChild',
 });
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP4001',
     name: 'renamed-mpm-directive',
@@ -29,7 +29,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const report = (use: Parameters<typeof renameApacheDirective>[0]): void => {
       const canonical = RENAMED[use.name] as string;

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { inCaseOf, removeApacheLine } from '../../src/languages/apache/edits.js';
@@ -6,7 +6,7 @@ import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../../s
 
 const OLD_STYLE = ['order', 'allow', 'deny', 'satisfy'];
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP4002',
     name: 'access-control-22',
@@ -30,7 +30,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     return {
       end() {

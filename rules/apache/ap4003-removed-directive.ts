@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { inCaseOf, removeApacheLine } from '../../src/languages/apache/edits.js';
@@ -84,7 +84,7 @@ const REMOVED: Readonly<Record<string, Removed>> = lookupTable({
 /** The names httpd 2.4 no longer knows that this rule reports; AP1015 leaves them to it. */
 export const REMOVED_IN_24: ReadonlySet<string> = new Set(Object.keys(REMOVED));
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP4003',
     name: 'removed-directive',
@@ -102,7 +102,7 @@ export default defineApacheRule({
     },
   },
   create(ctx) {
-    const apache = ctx.apache;
+    const apache = ctx.config;
     if (!versionAtLeast(ctx.targets.httpd, '2.4')) return {};
     const report = (use: ApacheDirectiveUse): void => {
       const removed = REMOVED[use.name] as Removed;

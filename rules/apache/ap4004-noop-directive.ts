@@ -1,9 +1,9 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { removeApacheLine } from '../../src/languages/apache/edits.js';
 import type { ApacheDirectiveUse } from '../../src/languages/apache/model.js';
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP4004',
     name: 'noop-directive',

@@ -1,4 +1,4 @@
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { SourceFile } from '../../src/core/source-file.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
@@ -30,7 +30,7 @@ interface Finding {
   readonly lowered: number;
 }
 
-export default defineApacheRule({
+export default defineRule('apache', {
   meta: {
     id: 'AP4005',
     name: 'limit-order-22',
@@ -52,7 +52,7 @@ export default defineApacheRule({
   create(ctx) {
     return {
       end() {
-        const apache = ctx.apache;
+        const apache = ctx.config;
         // 2.4 checks the limits after reading everything; the order no longer matters.
         if (versionAtLeast(apache.httpd, '2.4')) return;
         const sequences: { kind: Kind; lines: Line[]; block: string }[] = [];

@@ -1,4 +1,4 @@
-import { defineHostRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { poolLimit, webTierLimit } from '../../src/analysis/sizing.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 
@@ -8,7 +8,7 @@ import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
  * while the child idles), so the web tier can open MaxRequestWorkers
  * connections.
  */
-export default defineHostRule({
+export default defineRule('host', {
   meta: {
     id: 'HO1001',
     name: 'max-connections-below-web-tier',
@@ -33,7 +33,7 @@ export default defineHostRule({
   create(ctx) {
     return {
       end() {
-        const mycnf = ctx.mycnf;
+        const mycnf = ctx.configs.first('mycnf');
         const mysql = ctx.sizing.mysql;
         const web = ctx.sizing.plannedWebDbConnections;
         if (mycnf === undefined || mysql === undefined || web === undefined) return;

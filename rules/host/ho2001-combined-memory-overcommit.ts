@@ -1,13 +1,12 @@
 import { reachedSoFar } from '../../src/analysis/mysql-live.js';
-import { defineHostRule } from '../../src/engine/define-rule.js';
-import type { MysqlSizing, Sizing } from '../../src/analysis/sizing.js';
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { Sizing } from '../../src/analysis/sizing.js';
+import type { MysqlUsage } from '../../src/languages/mycnf/consumption.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig } from '../../src/languages/mycnf/model.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
-import { formatBytes } from '../../src/util/units.js';
-
-const MIB = 1024 * 1024;
+import { formatBytes, MIB } from '../../src/util/units.js';
 
 /**
  * MySQL's caches that can give way, largest saving first, with the size below
@@ -21,7 +20,7 @@ const SHRINKABLE = [
   { name: 'innodb_buffer_pool_size', floor: 32 * MIB, step: 8 * MIB, mariadbOnly: false },
 ] as const;
 
-export default defineHostRule({
+export default defineRule('host', {
   meta: {
     id: 'HO2001',
     name: 'combined-memory-overcommit',
@@ -56,7 +55,7 @@ export default defineHostRule({
     return {
       end() {
         const { ram, mysql, osReserve } = ctx.sizing;
-        const mycnf = ctx.mycnf;
+        const mycnf = ctx.configs.first('mycnf');
         const webTier = ctx.sizing.apache.length + ctx.sizing.pools.length;
         if (ram === undefined || mysql === undefined || osReserve === undefined || mycnf === undefined || webTier === 0) return;
         // Apache counted as its sizing fix leaves it, so this rule reports what remains after AP2001, not the same excess twice.
@@ -125,7 +124,7 @@ function plannedApache(sizing: Sizing): { bytes: number; reason: string } {
  * until the excess is gone; when the floors leave too much, nothing is
  * changed and the advice says what else must give.
  */
-function shrinkGlobals(mycnf: MycnfConfig, mysql: MysqlSizing, excess: number): { edits: TextEdit[]; advice: string } {
+function shrinkGlobals(mycnf: MycnfConfig, mysql: MysqlUsage, excess: number): { edits: TextEdit[]; advice: string } {
   let remaining = excess;
   const changes: { name: string; from: number; to: number }[] = [];
   // A line is added only for an option the target product has: MySQL refuses Aria's.

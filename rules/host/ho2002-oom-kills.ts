@@ -1,4 +1,4 @@
-import { defineHostRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { OomKill } from '../../src/host/facts.js';
 import { formatUptime } from '../../src/host/format.js';
 
@@ -8,7 +8,7 @@ const SERVERS: readonly { readonly label: string; readonly pattern: RegExp }[] =
   { label: 'the database server', pattern: /^(mysqld|mariadbd)/ },
 ];
 
-export default defineHostRule({
+export default defineRule('host', {
   meta: {
     id: 'HO2002',
     name: 'oom-kills',
@@ -41,7 +41,7 @@ export default defineHostRule({
         const counts = SERVERS.map(({ label, pattern }) => ({ label, count: recent.filter((kill) => pattern.test(kill.process)).length }))
           .filter(({ count }) => count > 0)
           .map(({ label, count }) => `${label} ${count === 1 ? 'once' : `${count} times`}`);
-        const at = ctx.apache[0]?.root ?? ctx.mycnf?.root;
+        const at = ctx.configs.of('apache')[0]?.root ?? ctx.configs.first('mycnf')?.root;
         if (at === undefined) return;
         const last = recent[recent.length - 1] as OomKill;
         ctx.report({

@@ -1,12 +1,13 @@
-import { defineHostRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { plannedApachePeak, type ApacheSizing } from '../../src/analysis/sizing.js';
-import { handsOffTo, samePoolSocket, type PoolSizing } from '../../src/analysis/php-pools.js';
+import { handsOffTo, samePoolSocket } from '../../src/analysis/php-pools.js';
+import type { PoolUsage } from '../../src/languages/phpfpm/consumption.js';
 import type { HostRuleContext } from '../../src/engine/types.js';
 import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOf } from '../../src/core/located.js';
 
-export default defineHostRule({
+export default defineRule('host', {
   meta: {
     id: 'HO2003',
     name: 'php-children-vs-workers',
@@ -88,7 +89,7 @@ function limitsOf(senders: readonly ApacheSizing[]): string {
  */
 function reportStarved(
   ctx: HostRuleContext<{ readonly belowShare: number }, 'unreachable' | 'starved'>,
-  pool: PoolSizing,
+  pool: PoolUsage,
   senders: readonly ApacheSizing[],
   workers: number,
   children: number,

@@ -1,4 +1,4 @@
-import { defineHostRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { handsOffTo } from '../../src/analysis/php-pools.js';
 import { lineOf } from '../../src/core/located.js';
 import type { ApacheConfig } from '../../src/languages/apache/model.js';
@@ -20,7 +20,7 @@ function apacheWait(config: ApacheConfig): { seconds: number; from: string } | u
   return { seconds, from: `Timeout ${seconds} (${timeout.use === undefined ? `httpd's default` : lineOf(timeout.use)})` };
 }
 
-export default defineHostRule({
+export default defineRule('host', {
   meta: {
     id: 'HO2004',
     name: 'php-outlives-apache-timeout',

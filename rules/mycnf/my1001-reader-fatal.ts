@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 
 /**
  * Reported by the option-file reader (src/languages/mycnf/model.ts): an option
@@ -6,7 +6,7 @@ import { defineMycnfRule } from '../../src/engine/define-rule.js';
  * path. In the file the server is given these stop it from starting; in an
  * included file they end that file.
  */
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1001',
     name: 'reader-fatal',

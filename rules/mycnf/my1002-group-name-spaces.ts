@@ -1,11 +1,11 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
 import type { MycnfGroupLine } from '../../src/languages/mycnf/parser.js';
 
 /** Blanks the reader keeps after `[`: it trims only the blanks before `]`. */
 const LEADING_BLANKS = /^[\t ]+/;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1002',
     name: 'group-name-spaces',
@@ -26,7 +26,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     return {
       end() {
         const serverGroups = new Set(mycnf.serverGroups.map(groupKey));

@@ -1,5 +1,5 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
-import type { MycnfRuleContext, Range, RuleOptions, TextEdit } from '../../src/engine/types.js';
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { LanguageRuleContext, Range, RuleOptions, TextEdit } from '../../src/engine/types.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
@@ -17,7 +17,7 @@ const SEMICOLON_VALUES: ReadonlySet<string> = new Set([
   'tls_version',
 ]);
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1003',
     name: 'inline-semicolon',
@@ -72,7 +72,7 @@ export default defineMycnfRule({
   },
 });
 
-type Context = MycnfRuleContext<RuleOptions, 'name' | 'numeric' | 'numericIgnored' | 'boolean' | 'string'>;
+type Context = LanguageRuleContext<'mycnf', RuleOptions, 'name' | 'numeric' | 'numericIgnored' | 'boolean' | 'string'>;
 
 /** `key_buffer_size;` : the name itself holds the `;`. */
 function checkName(ctx: Context, use: MycnfOptionUse): void {

@@ -1,8 +1,8 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
-import type { MycnfRuleContext, RuleOptions } from '../../src/engine/types.js';
+import type { LanguageRuleContext, RuleOptions } from '../../src/engine/types.js';
 import {
   describeSizeWarning,
   formatServerSize,
@@ -18,7 +18,7 @@ const MARIADB_WITH_EVERY_SUFFIX: DatabaseTarget = { product: 'mariadb', version:
 /** strtoull skips these blanks before the sign. */
 const NEGATIVE = /^[\t\n\v\f\r ]*-/;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1004',
     name: 'invalid-size',
@@ -69,7 +69,7 @@ export default defineMycnfRule({
   },
 });
 
-type Context = MycnfRuleContext<RuleOptions, 'refused' | 'refusedPlugin' | 'negative' | 'trailing' | 'exponent' | 'misread'>;
+type Context = LanguageRuleContext<'mycnf', RuleOptions, 'refused' | 'refusedPlugin' | 'negative' | 'trailing' | 'exponent' | 'misread'>;
 
 function reportRefused(ctx: Context, use: MycnfOptionUse, name: string, value: string, wording: string): void {
   const target = ctx.targets.db;

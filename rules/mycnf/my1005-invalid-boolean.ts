@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
@@ -17,7 +17,7 @@ const MEANING: Readonly<Record<string, boolean>> = lookupTable({
   disabled: false,
 });
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1005',
     name: 'invalid-boolean',

@@ -1,5 +1,5 @@
 import { lineOf } from '../../src/core/located.js';
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { seriesOf } from '../../src/core/targets.js';
 import { isMariadbOption, mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
 import { mysqlOptionList, mysqlPluginOf } from '../../src/languages/mycnf/mysql-names.js';
@@ -19,7 +19,7 @@ import { printedArgument } from '../../src/languages/mycnf/parser.js';
  */
 const UNLISTED_PLUGINS = ['aws_key_management', 'columnstore'];
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1006',
     name: 'unknown-option',
@@ -83,7 +83,7 @@ export default defineMycnfRule({
           ? mysqlPluginOf(use.name.key, target)
           : (pluginLibraryOf(use.name.key) ?? UNLISTED_PLUGINS.find((prefix) => use.name.key.startsWith(`${prefix}_`)));
       if (plugin !== undefined) {
-        const reset = droppingLine(ctx.mycnf, plugin);
+        const reset = droppingLine(ctx.config, plugin);
         ctx.report({
           at: use,
           messageId: reset === undefined ? 'plugin' : 'pluginReplaced',

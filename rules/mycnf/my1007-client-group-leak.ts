@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
@@ -12,7 +12,7 @@ import { printedArgument } from '../../src/languages/mycnf/parser.js';
 /** Groups the client programs read: [client] always, and MariaDB's clients also [client-server] and [client-mariadb]. */
 const CLIENT_GROUPS = ['client', 'client-server', 'client-mariadb'];
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1007',
     name: 'client-group-leak',
@@ -38,7 +38,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = ctx.targets.db;
     const clientGroups = new Set(target.product === 'mariadb' ? CLIENT_GROUPS : ['client']);
     return {

@@ -1,11 +1,11 @@
 import * as path from 'node:path';
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 
 /** Names an editor, a package manager or an admin gives copies; inside an !includedir they are read like any other `.cnf`. */
 const BACKUP_NAME =
   /(?:~|[._-](?:bak|backup|old|orig|save|saved|copy|disabled|dist|rpmsave|rpmnew|dpkg-old|dpkg-dist|dpkg-new|ucf-old|ucf-dist|swp))\.cnf$/i;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1008',
     name: 'include-hazards',
@@ -31,7 +31,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     return {
       end() {
         const missing = new Set(

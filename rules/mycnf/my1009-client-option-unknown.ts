@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { clientVerdict, programsReading, type ClientProgram } from '../../src/languages/mycnf/client-programs.js';
 import { rewriteSetVariable } from '../../src/languages/mycnf/edits.js';
@@ -15,7 +15,7 @@ const ROUTINE_PROGRAMS = new Set(['mariadb', 'mariadb-dump', 'mariadb-admin', 'm
 /** The groups MY1007 reports a server option in. */
 const MY1007_GROUPS = new Set(['client', 'client-server', 'client-mariadb']);
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1009',
     name: 'client-option-unknown',
@@ -40,7 +40,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const serverUses = new Set(mycnf.uses);
     const check = (use: MycnfOptionUse): void => {
       if (!judged(use, mycnf.target, serverUses)) return;

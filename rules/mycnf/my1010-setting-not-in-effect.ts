@@ -1,8 +1,8 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { settingsNotInEffect } from '../../src/analysis/running-values.js';
 import { liveSource } from '../../src/analysis/mysql-live.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1010',
     name: 'setting-not-in-effect',
@@ -24,7 +24,7 @@ export default defineMycnfRule({
       end() {
         const fact = ctx.host.mysqlLive;
         if (fact === undefined) return;
-        for (const { use, running } of settingsNotInEffect(ctx.mycnf, fact.value)) {
+        for (const { use, running } of settingsNotInEffect(ctx.config, fact.value)) {
           ctx.report({
             at: use,
             messageId: 'differs',

@@ -1,11 +1,11 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { runtimeOnlyValues } from '../../src/analysis/running-values.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import { variableUnit } from '../../src/languages/mycnf/defaults.js';
 import { formatBytes } from '../../src/util/units.js';
 import { liveSource } from '../../src/analysis/mysql-live.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY1011',
     name: 'runtime-only-value',
@@ -28,10 +28,10 @@ export default defineMycnfRule({
       end() {
         const fact = ctx.host.mysqlLive;
         if (fact === undefined) return;
-        for (const { key, running, atRestart } of runtimeOnlyValues(ctx.mycnf, fact.value)) {
-          const plan = planMycnfSetting(ctx.mycnf, key, variableUnit(key) === 'bytes' ? { bytes: Number(running) } : running);
+        for (const { key, running, atRestart } of runtimeOnlyValues(ctx.config, fact.value)) {
+          const plan = planMycnfSetting(ctx.config, key, variableUnit(key) === 'bytes' ? { bytes: Number(running) } : running);
           ctx.report({
-            at: { file: ctx.mycnf.root, range: [0, 0] as const },
+            at: { file: ctx.config.root, range: [0, 0] as const },
             messageId: 'runtimeOnly',
             data: {
               name: key,

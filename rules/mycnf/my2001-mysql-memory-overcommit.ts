@@ -1,11 +1,10 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
-import { formatBytes, formatPercent } from '../../src/util/units.js';
+import { formatBytes, formatPercent, MIB } from '../../src/util/units.js';
 import { intendedOptions } from './support/intent.js';
 import { reachedSoFar } from '../../src/analysis/mysql-live.js';
 
-const MIB = 1024 * 1024;
 /** The buffer pool is sized in chunks of 128 MiB (innodb_buffer_pool_chunk_size's default); the fix keeps to whole chunks. */
 const POOL_STEP = 128 * MIB;
 
@@ -17,7 +16,7 @@ const POOL_STEP = 128 * MIB;
  * (with the OS reserve) with RAM; reporting the MySQL half here as well would
  * report the same excess twice.
  */
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2001',
     name: 'mysql-memory-overcommit',
@@ -36,7 +35,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     return {
       end() {
         const { ram, mysql, budget } = ctx.sizing;

@@ -1,15 +1,12 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
-import { formatBytes, formatPercent } from '../../src/util/units.js';
+import { defineRule } from '../../src/engine/define-rule.js';
+import { formatBytes, formatPercent, GIB, MIB } from '../../src/util/units.js';
 import { liveSource } from '../../src/analysis/mysql-live.js';
 import type { EngineUse } from '../../src/host/facts.js';
 import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
 import type { MycnfSize } from '../../src/languages/mycnf/model.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
 
-const GIB = 1024 ** 3;
-const MIB = 1024 ** 2;
-
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2002',
     name: 'buffer-pool-vs-ram',
@@ -40,7 +37,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     /** With the server's own InnoDB sizes there is nothing to guess from RAM: a pool far above the data is the finding. */
     const reportAgainstData = (pool: MycnfSize, innodb: EngineUse): void => {
       const data = innodb.dataBytes + innodb.indexBytes;

@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
@@ -16,7 +16,7 @@ const BUFFERS = [
   ['max_heap_table_size', 'tmpTable'],
 ] as const;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2003',
     name: 'large-per-connection-buffers',
@@ -56,7 +56,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = mycnf.target;
     return {
       end() {

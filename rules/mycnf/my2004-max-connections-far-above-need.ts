@@ -1,10 +1,10 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { poolLimit, webTierLimit } from '../../src/analysis/sizing.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOf } from '../../src/core/located.js';
-import type { Located, MycnfRuleContext } from '../../src/engine/types.js';
+import type { LanguageRuleContext, Located } from '../../src/engine/types.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { intendedEffective, type IntendedOption } from './support/intent.js';
 import { counter, runtimeCounters } from '../../src/analysis/mysql-live.js';
@@ -13,7 +13,7 @@ import { MIN_UPTIME_OPTION } from './support/runtime.js';
 /** max_connections' upper bound on MySQL and MariaDB: larger values are clamped at start (verified on MariaDB 10.11). */
 const MAX_CONNECTIONS_LIMIT = 100000;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2004',
     name: 'max-connections-far-above-need',
@@ -63,12 +63,15 @@ export default defineMycnfRule({
   },
 });
 
-type Context = MycnfRuleContext<{
-  readonly factor: number;
-  readonly slack: number;
-  readonly threshold: number;
-  readonly minUptime: number;
-}>;
+type Context = LanguageRuleContext<
+  'mycnf',
+  {
+    readonly factor: number;
+    readonly slack: number;
+    readonly threshold: number;
+    readonly minUptime: number;
+  }
+>;
 
 /** max_connections as the server takes it, and where it comes from. */
 interface MaxConnections {
@@ -82,7 +85,7 @@ interface MaxConnections {
 }
 
 function maxConnectionsOf(ctx: Context): MaxConnections | undefined {
-  const { mycnf } = ctx;
+  const { config: mycnf } = ctx;
   const mysql = ctx.sizing.mysql;
   if (mysql === undefined) return undefined;
   const intended = intendedEffective(mycnf, 'max_connections');
@@ -118,7 +121,7 @@ function reportAboveWebTier(ctx: Context, setting: MaxConnections, web: number):
   if (value <= factor * web + slack) return;
   const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
   const suggested = web + headroom;
-  const plan = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.mycnf, 'max_connections', String(suggested)) : null;
+  const plan = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.config, 'max_connections', String(suggested)) : null;
   const webReason = [...ctx.sizing.apache.filter((sizing) => sizing.php).map(webTierLimit), ...ctx.sizing.pools.map(poolLimit)].join(
     ' and ',
   );
@@ -153,7 +156,7 @@ function reportAboveUse(ctx: Context, setting: MaxConnections): boolean {
   const suggested = Math.ceil(factor * maxUsed + slack);
   if (setting.value <= suggested) return true;
   const { intended, editable } = setting;
-  const plan = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.mycnf, 'max_connections', String(suggested)) : null;
+  const plan = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.config, 'max_connections', String(suggested)) : null;
   ctx.report({
     at: setting.at,
     messageId: 'aboveUse',
@@ -174,7 +177,7 @@ function reportAboveUse(ctx: Context, setting: MaxConnections): boolean {
 }
 
 function reportWithoutWebTier(ctx: Context, setting: MaxConnections): void {
-  const { mycnf } = ctx;
+  const { config: mycnf } = ctx;
   const threshold = ctx.options.threshold;
   const handling = mycnf.effective('thread_handling')?.value?.toLowerCase();
   if (setting.value <= threshold || handling === 'pool-of-threads') return;

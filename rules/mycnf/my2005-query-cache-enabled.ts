@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
@@ -18,7 +18,7 @@ const TYPE_WORDS: Readonly<Record<string, 'OFF' | 'ON' | 'DEMAND'>> = lookupTabl
   demand: 'DEMAND',
 });
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2005',
     name: 'query-cache-enabled',
@@ -45,7 +45,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = mycnf.target;
     // MySQL 8.0.3 removed the query cache; its options are MY4002's.
     if (target.product === 'mysql' && versionAtLeast(target.version, '8.0.3')) return {};

@@ -1,16 +1,15 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
-import { formatBytes } from '../../src/util/units.js';
+import { formatBytes, MIB } from '../../src/util/units.js';
 import { liveSource } from '../../src/analysis/mysql-live.js';
 import type { EngineUse } from '../../src/host/facts.js';
 
 /** MariaDB's key cache works in blocks of key_cache_block_size (default 1024) and keeps none below 4096 bytes (verified: 1K reads as 0). */
 const SMALLEST_KEY_CACHE = 4096;
-const MIB = 1024 * 1024;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2006',
     name: 'key-buffer-unused',
@@ -48,7 +47,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = mycnf.target;
     // MySQL 8.0 keeps the data dictionary in InnoDB, MariaDB 10.4+ the mysql.* tables in Aria; older servers use MyISAM themselves.
     const engine =

@@ -1,9 +1,9 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import { removeMycnfLine, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2007',
     name: 'thread-cache',
@@ -25,7 +25,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = mycnf.target;
     // MySQL 5.6.8 and MariaDB size the cache from max_connections when it is not set (the manuals' thread_cache_size).
     const autosized = target.product === 'mariadb' || versionAtLeast(target.version, '5.6.8');

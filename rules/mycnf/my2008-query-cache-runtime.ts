@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
@@ -8,7 +8,7 @@ const POOR_EFFICIENCY = 0.2;
 /** Fewer SELECTs than this say nothing about the cache. */
 const MIN_SELECTS = 1_000;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2008',
     name: 'query-cache-runtime',
@@ -44,7 +44,7 @@ export default defineMycnfRule({
         const selects = counter(live, 'Com_select') ?? 0;
         if (hits + selects < MIN_SELECTS) return;
         const efficiency = hits / (hits + selects);
-        const at = lineOrTop(ctx.mycnf, 'query_cache_size');
+        const at = lineOrTop(ctx.config, 'query_cache_size');
         const data = { hits, selects, span, efficiency: percent(hits, hits + selects), threshold: percent(POOR_EFFICIENCY, 1) };
         if (efficiency < POOR_EFFICIENCY) {
           ctx.report({ at, messageId: 'inefficient', data });

@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
@@ -6,7 +6,7 @@ import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 /** Fewer connections than this say nothing about the cache. */
 const MIN_CONNECTIONS = 100;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2009',
     name: 'thread-cache-misses',
@@ -44,9 +44,9 @@ export default defineMycnfRule({
         if (1 - created / connections >= ctx.options.minHitRate || size >= maxUsed) return;
         // MariaDB and MySQL take at most 16384 cached threads.
         const suggested = Math.min(maxUsed, maxConnections, 16_384);
-        const plan = planMycnfSetting(ctx.mycnf, 'thread_cache_size', String(suggested));
+        const plan = planMycnfSetting(ctx.config, 'thread_cache_size', String(suggested));
         ctx.report({
-          at: lineOrTop(ctx.mycnf, 'thread_cache_size'),
+          at: lineOrTop(ctx.config, 'thread_cache_size'),
           messageId: 'misses',
           data: { hitRate: percent(connections - created, connections), suggested, created, connections, span, size, maxUsed },
           fix: () => plan?.edit ?? null,

@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
@@ -6,7 +6,7 @@ import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 /** Fewer temporary tables than this say nothing. */
 const MIN_TEMPORARY_TABLES = 100;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2010',
     name: 'temporary-tables-on-disk',
@@ -43,7 +43,7 @@ export default defineMycnfRule({
         const tmpTableSize = variableNumber(live, 'tmp_table_size') ?? 0;
         const maxHeap = variableNumber(live, 'max_heap_table_size') ?? 0;
         ctx.report({
-          at: lineOrTop(ctx.mycnf, 'tmp_table_size'),
+          at: lineOrTop(ctx.config, 'tmp_table_size'),
           messageId: 'onDisk',
           data: {
             share: percent(disk, all),

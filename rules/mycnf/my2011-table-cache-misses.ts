@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
@@ -8,7 +8,7 @@ const FULL = 0.95;
 /** MySQL's and MariaDB's upper bound of table_open_cache. */
 const MAX_TABLE_OPEN_CACHE = 1_048_576;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2011',
     name: 'table-cache-misses',
@@ -41,9 +41,9 @@ export default defineMycnfRule({
         const size = variableNumber(live, 'table_open_cache');
         if (size === undefined || size === 0 || open < FULL * size || opened === 0 || open / opened >= ctx.options.minHitRate) return;
         const suggested = Math.min(size * 2, MAX_TABLE_OPEN_CACHE);
-        const plan = planMycnfSetting(ctx.mycnf, 'table_open_cache', String(suggested));
+        const plan = planMycnfSetting(ctx.config, 'table_open_cache', String(suggested));
         ctx.report({
-          at: lineOrTop(ctx.mycnf, 'table_open_cache'),
+          at: lineOrTop(ctx.config, 'table_open_cache'),
           messageId: 'misses',
           data: {
             open,

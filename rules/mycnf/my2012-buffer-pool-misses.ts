@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
@@ -6,7 +6,7 @@ import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 /** Fewer page reads than this say nothing about the pool. */
 const MIN_READ_REQUESTS = 10_000;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2012',
     name: 'buffer-pool-misses',
@@ -44,7 +44,7 @@ export default defineMycnfRule({
         // A pool already larger than the data misses on first reads only: nothing to size.
         if (data !== undefined && size >= data && waitFree === 0) return;
         ctx.report({
-          at: lineOrTop(ctx.mycnf, 'innodb_buffer_pool_size'),
+          at: lineOrTop(ctx.config, 'innodb_buffer_pool_size'),
           messageId: 'misses',
           data: {
             missRate: percent(reads, requests),

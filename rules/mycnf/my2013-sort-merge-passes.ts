@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
@@ -6,7 +6,7 @@ import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 /** Fewer sorts than this say nothing. */
 const MIN_SORTS = 1_000;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2013',
     name: 'sort-merge-passes',
@@ -37,7 +37,7 @@ export default defineMycnfRule({
         const sorts = (counter(live, 'Sort_scan') ?? 0) + (counter(live, 'Sort_range') ?? 0);
         if (sorts < MIN_SORTS || passes / sorts <= ctx.options.maxShare) return;
         ctx.report({
-          at: lineOrTop(ctx.mycnf, 'sort_buffer_size'),
+          at: lineOrTop(ctx.config, 'sort_buffer_size'),
           messageId: 'merges',
           data: { share: percent(passes, sorts), passes, sorts, span, size: formatBytes(variableNumber(live, 'sort_buffer_size') ?? 0) },
         });

@@ -1,11 +1,11 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters } from '../../src/analysis/mysql-live.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
 /** Fewer connection attempts than this say nothing. */
 const MIN_CONNECTIONS = 100;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2014',
     name: 'aborted-connections',
@@ -43,7 +43,7 @@ export default defineMycnfRule({
           .filter(([, count]) => count > 0)
           .map(([name, count]) => `${name} ${count}`);
         ctx.report({
-          at: lineOrTop(ctx.mycnf, 'connect_timeout'),
+          at: lineOrTop(ctx.config, 'connect_timeout'),
           messageId: 'aborted',
           data: {
             share: percent(aborted, connections),

@@ -1,8 +1,8 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2015',
     name: 'connections-near-limit',
@@ -44,7 +44,7 @@ export default defineMycnfRule({
         const maxUsed = counter(live, 'Max_used_connections') ?? 0;
         const refused = counter(live, 'Connection_errors_max_connections') ?? 0;
         if (max === undefined || max === 0) return;
-        const at = lineOrTop(ctx.mycnf, 'max_connections');
+        const at = lineOrTop(ctx.config, 'max_connections');
         const data = { max, maxUsed, refused, span, share: percent(maxUsed, max) };
         if (refused > 0) ctx.report({ at, messageId: 'refused', severity: 'error', data });
         else if (maxUsed >= max) ctx.report({ at, messageId: 'atLimit', data });

@@ -1,9 +1,9 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY2016',
     name: 'full-joins',
@@ -34,7 +34,7 @@ export default defineMycnfRule({
         const perDay = Math.round((joins * 86_400) / Math.max(live.uptime, 1));
         if (perDay <= ctx.options.perDay) return;
         ctx.report({
-          at: lineOrTop(ctx.mycnf, 'join_buffer_size'),
+          at: lineOrTop(ctx.config, 'join_buffer_size'),
           messageId: 'fullJoins',
           data: { perDay, joins, span, joinBuffer: formatBytes(variableNumber(live, 'join_buffer_size') ?? 0) },
         });

@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { legacySetVariable } from '../../src/languages/mycnf/names.js';
@@ -6,7 +6,7 @@ import { rewriteSetVariable } from '../../src/languages/mycnf/edits.js';
 import { shownLine } from './support/intent.js';
 import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY4001',
     name: 'set-variable',

@@ -1,5 +1,5 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
-import type { MycnfRuleContext } from '../../src/engine/types.js';
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { LanguageRuleContext } from '../../src/engine/types.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { groupKey } from '../../src/languages/mycnf/groups.js';
@@ -18,7 +18,7 @@ import {
 } from '../../src/languages/mycnf/removed-options.js';
 import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY4002',
     name: 'removed-option',
@@ -51,7 +51,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = mycnf.target;
     return {
       end() {
@@ -69,9 +69,9 @@ export default defineMycnfRule({
 });
 
 /** Reports one removed, deprecated, renamed or ignored option, with the server's own wording where it refuses it. */
-function reportFinding(ctx: MycnfRuleContext, option: IntendedOption, written: string, finding: Finding): void {
+function reportFinding(ctx: LanguageRuleContext<'mycnf'>, option: IntendedOption, written: string, finding: Finding): void {
   const use = option.use;
-  const target = ctx.mycnf.target;
+  const target = ctx.config.target;
   const data = {
     written: shownLine(use),
     name: option.viaSetVariable ? option.name.raw : use.file.slice(use.line.nameRange).replace(/^loose[-_]/i, ''),

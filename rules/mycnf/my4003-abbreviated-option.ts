@@ -1,11 +1,11 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { renameMycnfOption } from '../../src/languages/mycnf/edits.js';
 import { inStyleOf, intendedOptions, shownLine, writtenKey } from './support/intent.js';
 import { isClientOnlyOption } from './support/ownership.js';
 import { removedOption } from '../../src/languages/mycnf/removed-options.js';
 import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY4003',
     name: 'abbreviated-option',
@@ -36,7 +36,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = mycnf.target;
     return {
       end() {

@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { everyReleaseAtLeast, seriesOf, versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
@@ -6,7 +6,7 @@ import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/mode
 import { formatServerSize, parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY4004',
     name: 'redo-log-settings',
@@ -37,7 +37,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = mycnf.target;
     return {
       end() {

@@ -1,4 +1,4 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { versionAtLeast } from '../../src/core/targets.js';
 import type { TextEdit } from '../../src/engine/types.js';
 import { removeMycnfLine, renameMycnfOption, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
@@ -7,7 +7,7 @@ import { printedArgument } from '../../src/languages/mycnf/parser.js';
 
 const DAY = 86400;
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY4005',
     name: 'expire-logs',
@@ -29,7 +29,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     const target = mycnf.target;
     // MariaDB accepts both (verified on 10.11); MySQL deprecated expire_logs_days in 8.0.3.
     if (target.product !== 'mysql' || !versionAtLeast(target.version, '8.0.3')) return {};

@@ -1,5 +1,5 @@
-import { defineMycnfRule } from '../../src/engine/define-rule.js';
-import type { MycnfRuleContext } from '../../src/engine/types.js';
+import { defineRule } from '../../src/engine/define-rule.js';
+import type { LanguageRuleContext } from '../../src/engine/types.js';
 import { removeMycnfLine } from '../../src/languages/mycnf/edits.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { booleanValue } from '../../src/languages/mycnf/names.js';
@@ -26,7 +26,7 @@ const CUMULATIVE: ReadonlySet<string> = new Set([
   'ignore_db_dir',
 ]);
 
-export default defineMycnfRule({
+export default defineRule('mycnf', {
   meta: {
     id: 'MY5001',
     name: 'duplicate-option',
@@ -51,7 +51,7 @@ export default defineMycnfRule({
     },
   },
   create(ctx) {
-    const mycnf = ctx.mycnf;
+    const mycnf = ctx.config;
     return {
       end() {
         const bySlot = new Map<string, MycnfOptionUse[]>();
@@ -95,7 +95,7 @@ export default defineMycnfRule({
 
 /** plugin_load_add lines before the last plugin_load: it replaces the list they added to. */
 function reportReplacedPluginLists(
-  ctx: MycnfRuleContext<Record<string, never>, 'replacedList'>,
+  ctx: LanguageRuleContext<'mycnf', Record<string, never>, 'replacedList'>,
   mycnf: MycnfConfig,
   lastLoad: MycnfOptionUse | undefined,
 ): void {

@@ -1,4 +1,4 @@
-import { definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { PhpFpmPool } from '../../src/languages/phpfpm/model.js';
 import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 
@@ -8,7 +8,7 @@ function numberOf(pool: PhpFpmPool, key: string): number {
   return use === undefined || !/^\s*-?\d+\s*$/.test(use.value) ? Number.NaN : Number(use.value);
 }
 
-export default definePhpFpmRule({
+export default defineRule('phpfpm', {
   meta: {
     id: 'PF1001',
     name: 'process-manager-refused',
@@ -46,7 +46,7 @@ export default definePhpFpmRule({
   create(ctx) {
     return {
       end() {
-        for (const pool of ctx.phpfpm.pools) checkPool(pool, (descriptor) => ctx.report(descriptor));
+        for (const pool of ctx.config.pools) checkPool(pool, (descriptor) => ctx.report(descriptor));
       },
     };
   },

@@ -1,4 +1,4 @@
-import { definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { ARRAY_ENTRIES, GLOBAL_ENTRIES, POOL_ENTRIES } from '../../src/languages/phpfpm/entries.js';
 import type { PhpFpmEntryUse } from '../../src/languages/phpfpm/model.js';
 import { asciiLowerCase, codePointsBeyondAscii } from '../../src/util/ascii.js';
@@ -8,7 +8,7 @@ const GLOBAL: ReadonlySet<string> = new Set(GLOBAL_ENTRIES);
 const POOL: ReadonlySet<string> = new Set(POOL_ENTRIES);
 const ARRAYS: ReadonlySet<string> = new Set(ARRAY_ENTRIES);
 
-export default definePhpFpmRule({
+export default defineRule('phpfpm', {
   meta: {
     id: 'PF1002',
     name: 'unknown-entry',
@@ -43,7 +43,7 @@ export default definePhpFpmRule({
   create(ctx) {
     return {
       end() {
-        const { global, pools } = ctx.phpfpm;
+        const { global, pools } = ctx.config;
         for (const pool of [global, ...pools]) {
           for (const use of pool.uses) {
             const refusal = refusalOf(use, pool === global);

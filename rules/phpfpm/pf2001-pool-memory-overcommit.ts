@@ -1,11 +1,11 @@
-import { definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import type { TextEdit } from '../../src/core/types.js';
 import { plannedApachePeak } from '../../src/analysis/sizing.js';
 import type { PhpFpmPool } from '../../src/languages/phpfpm/model.js';
 import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 import { formatBytes } from '../../src/util/units.js';
 
-export default definePhpFpmRule({
+export default defineRule('phpfpm', {
   meta: {
     id: 'PF2001',
     name: 'pool-memory-overcommit',
@@ -45,7 +45,7 @@ export default definePhpFpmRule({
           apacheShare: ctx.sizing.apache.length === 0 ? '' : `; Apache takes ${formatBytes(apache)} of it at its limit`,
           budget: formatBytes(budget),
         };
-        for (const pool of pools.filter((entry) => entry.config === ctx.phpfpm)) {
+        for (const pool of pools.filter((entry) => entry.config === ctx.config)) {
           const use = pool.maxChildrenUse;
           if (use === undefined || pool.maxChildren === undefined || pool.maxChildren === 0) continue;
           if (room <= 0) {

@@ -1,7 +1,7 @@
-import { definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { insertPhpFpmEntry, replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 
-export default definePhpFpmRule({
+export default defineRule('phpfpm', {
   meta: {
     id: 'PF2002',
     name: 'worker-recycling-off',
@@ -24,7 +24,7 @@ export default definePhpFpmRule({
   create(ctx) {
     return {
       end() {
-        for (const pool of ctx.phpfpm.pools) {
+        for (const pool of ctx.config.pools) {
           const use = pool.effective('pm.max_requests');
           if (use !== undefined && use.value.trim() !== '0') continue;
           const requests = ctx.options.requests;

@@ -1,7 +1,7 @@
-import { definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { formatBytes } from '../../src/util/units.js';
 
-export default definePhpFpmRule({
+export default defineRule('phpfpm', {
   meta: {
     id: 'PF2003',
     name: 'memory-limit-worst-case',
@@ -24,7 +24,7 @@ export default definePhpFpmRule({
       end() {
         const ram = ctx.sizing.ram;
         if (ram === undefined) return;
-        for (const pool of ctx.sizing.pools.filter((entry) => entry.config === ctx.phpfpm)) {
+        for (const pool of ctx.sizing.pools.filter((entry) => entry.config === ctx.config)) {
           if (pool.memoryLimit === undefined || pool.maxChildren === undefined) continue;
           const worst = pool.memoryLimit * pool.maxChildren;
           if (worst <= ram.value) continue;

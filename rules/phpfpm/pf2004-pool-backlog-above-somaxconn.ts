@@ -1,6 +1,6 @@
-import { definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 
-export default definePhpFpmRule({
+export default defineRule('phpfpm', {
   meta: {
     id: 'PF2004',
     name: 'pool-backlog-above-somaxconn',
@@ -22,7 +22,7 @@ export default definePhpFpmRule({
       end() {
         const somaxconn = ctx.host.somaxconn;
         if (somaxconn === undefined) return;
-        for (const pool of ctx.phpfpm.pools) {
+        for (const pool of ctx.config.pools) {
           const use = pool.effective('listen.backlog');
           const backlog = use === undefined ? Number.NaN : Number(use.value);
           if (use === undefined || !Number.isSafeInteger(backlog) || backlog <= somaxconn.value) continue;

@@ -1,8 +1,8 @@
-import { definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 import { formatBytes } from '../../src/util/units.js';
 
-export default definePhpFpmRule({
+export default defineRule('phpfpm', {
   meta: {
     id: 'PF2005',
     name: 'static-pool-small-host',
@@ -28,7 +28,7 @@ export default definePhpFpmRule({
       end() {
         const ram = ctx.sizing.ram;
         if (ram === undefined || ram.value >= ctx.options.smallRam) return;
-        for (const pool of ctx.sizing.pools.filter((entry) => entry.config === ctx.phpfpm)) {
+        for (const pool of ctx.sizing.pools.filter((entry) => entry.config === ctx.config)) {
           const use = pool.pool.effective('pm');
           if (use?.value.toLowerCase() !== 'static' || pool.maxChildren === undefined) continue;
           ctx.report({

@@ -1,18 +1,11 @@
-import { estimatePerChild } from './per-child-estimate.js';
-import type { PhpFpmConfig } from '../languages/phpfpm/model.js';
-import { poolSizings, type PoolSizing } from './php-pools.js';
-import type { ChildMemory, Fact, HostFacts } from '../host/facts.js';
+import type { AnyLanguageDefinition, ConfigSet, LanguageDefinition, MemoryConsumer } from '../core/language.js';
+import type { Fact, HostFacts } from '../core/host-facts.js';
 import { versionAtLeast } from '../core/targets.js';
 import { lineOf } from '../core/located.js';
-import type { ApacheConfig, ApacheDirectiveUse } from '../languages/apache/model.js';
-import type { MpmName } from '../languages/apache/names.js';
-import { isPhpModule } from '../languages/apache/names.js';
-import type { MycnfConfig } from '../languages/mycnf/model.js';
-import { formatBytes, formatPercent } from '../util/units.js';
-import { remembered } from '../util/remembered.js';
-
-const MIB = 1024 * 1024;
-const GIB = 1024 * MIB;
+import { apacheUsage, type ApacheUsage } from '../languages/apache/consumption.js';
+import { mysqlUsageOf, type MysqlUsage } from '../languages/mycnf/consumption.js';
+import { poolUsages, type PoolUsage } from '../languages/phpfpm/consumption.js';
+import { formatBytes, formatPercent, GIB, MIB } from '../util/units.js';
 
 /** Every number of the sizing model; `.tune-lint.yaml` `budget:` overrides them. */
 export interface Budget {
@@ -40,33 +33,14 @@ export const DEFAULT_BUDGET: Budget = {
   overcommitTolerance: 0.1,
 };
 
-export interface ApacheSizing {
-  readonly config: ApacheConfig;
-  readonly mpm: MpmName;
-  /** The limit's name as the config writes it (MaxClients is its old name), else as the target has it: httpd 2.2 knows only MaxClients. */
-  readonly limitName: string;
-  readonly maxRequestWorkers: number;
-  readonly threadsPerChild: number;
-  /** Processes at full load. */
-  readonly processes: number;
-  readonly perChild: Fact<ChildMemory>;
-  /** processes x median process size. */
-  readonly peak: number;
-  /** processes x largest process size. */
-  readonly peakAtMax: number;
-  readonly php: boolean;
+/** An Apache config's usage, and what the sizing makes of it against the budget. */
+export interface ApacheSizing extends ApacheUsage {
   /** Processes the budget holds at the median size (undefined without RAM). */
   readonly processesThatFit: number | undefined;
   /** True when the peak exceeds the budget by more than the tolerance: AP2001 lowers MaxRequestWorkers. */
   readonly overcommitted: boolean;
   /** MaxRequestWorkers after the sizing fix: the suggestion when overcommitted, else the current value. */
   readonly plannedMaxRequestWorkers: number;
-  /**
-   * The first line that hands requests to a FastCGI server (php-fpm, as
-   * Debian's php8.2-fpm.conf does): its processes are not Apache's, and no
-   * config read here says how many there are or how large.
-   */
-  readonly fastCgi: ApacheDirectiveUse | undefined;
 }
 
 /**
@@ -84,7 +58,7 @@ export function plannedApachePeak(sizing: Pick<Sizing, 'apache'>): number {
 }
 
 /** `[www] pm.max_children 50 (set in www.conf:12)`: what a pool adds to the web tier's connections. */
-export function poolLimit(pool: PoolSizing): string {
+export function poolLimit(pool: PoolUsage): string {
   const use = pool.maxChildrenUse;
   return `[${pool.pool.name}] pm.max_children ${pool.maxChildren ?? 0}${use === undefined ? '' : ` (set in ${lineOf(use)})`}`;
 }
@@ -97,23 +71,6 @@ export function webTierLimit(sizing: ApacheSizing): string {
   return `${planned} ${sizing.plannedMaxRequestWorkers} (as AP2001 sets it, from ${sizing.limitName} ${sizing.maxRequestWorkers} ${where})`;
 }
 
-interface MysqlTerm {
-  readonly name: string;
-  readonly bytes: number;
-  /** `set in FILE:LINE` or `default for mariadb 10.11`. */
-  readonly from: string;
-}
-
-export interface MysqlSizing {
-  readonly globals: readonly MysqlTerm[];
-  readonly perConnection: readonly MysqlTerm[];
-  readonly maxConnections: { readonly value: number; readonly from: string };
-  readonly globalBytes: number;
-  readonly perConnectionBytes: number;
-  /** The worst case: globals + per-connection buffers x max_connections (the temporary-table term once, among the globals). */
-  readonly peak: number;
-}
-
 export interface Sizing {
   readonly ram: Fact<number> | undefined;
   readonly dbLocal: { readonly value: boolean; readonly reason: string };
@@ -124,19 +81,21 @@ export interface Sizing {
   readonly apacheBudgetReason: string;
   readonly apache: readonly ApacheSizing[];
   /** Every php-fpm pool at its peak; with Apache they are the web tier, which shares the Apache budget. */
-  readonly pools: readonly PoolSizing[];
-  readonly mysql: MysqlSizing | undefined;
+  readonly pools: readonly PoolUsage[];
+  readonly mysql: MysqlUsage | undefined;
   /** Each PHP child may hold a database connection: MaxRequestWorkers of the servers with mod_php, plus pm.max_children of the pools. */
   readonly webDbConnections: number | undefined;
   /** The same sum with each server's MaxRequestWorkers as the sizing fix leaves it. */
   readonly plannedWebDbConnections: number | undefined;
   readonly budget: Budget;
+  /** What every config consumes at its peak, web servers first, then PHP, then databases: what the memory picture adds up. */
+  readonly consumers: readonly MemoryConsumer[];
 }
 
 export interface SizingInput {
-  readonly apache: readonly ApacheConfig[];
-  readonly mycnf: MycnfConfig | undefined;
-  readonly phpfpm: readonly PhpFpmConfig[];
+  /** The languages of the configs, whose definitions say what each config consumes. */
+  readonly languages: readonly AnyLanguageDefinition[];
+  readonly configs: ConfigSet;
   readonly host: HostFacts;
   readonly budget: Budget;
 }
@@ -147,11 +106,12 @@ export interface SizingInput {
  * case, from both configs and the host facts, each number traceable.
  */
 export function computeSizing(input: SizingInput): Sizing {
-  const { host, budget, mycnf } = input;
+  const { host, budget, configs } = input;
+  const mycnf = configs.first('mycnf');
   const ram = host.ram;
   const dbLocal =
-    input.mycnf !== undefined
-      ? { value: true, reason: `a MySQL/MariaDB config (${input.mycnf.root.displayPath}) is linted with it` }
+    mycnf !== undefined
+      ? { value: true, reason: `a MySQL/MariaDB config (${mycnf.root.displayPath}) is linted with it` }
       : host.mysqlRunning?.value === true
         ? { value: true, reason: `mysqld runs on this host (${host.mysqlRunning.source})` }
         : { value: false, reason: 'no database config linted and none seen running' };
@@ -167,12 +127,12 @@ export function computeSizing(input: SizingInput): Sizing {
       apacheBudgetReason = `${formatBytes(ram.value)} RAM less an OS reserve of ${formatBytes(osReserve)}`;
     }
   }
-  const apache = input.apache.flatMap((config) => {
-    const sizing = apacheSizing(config, host, apacheBudget, budget.overcommitTolerance);
-    return sizing === undefined ? [] : [sizing];
+  const apache = configs.of('apache').flatMap((config) => {
+    const usage = apacheUsage(config, host);
+    return usage === undefined ? [] : [apacheSizing(usage, apacheBudget, budget.overcommitTolerance)];
   });
   const php = apache.filter((sizing) => sizing.php);
-  const pools = poolSizings(input.phpfpm, host);
+  const pools = poolUsages(configs.of('phpfpm'), host);
   // A php-fpm child, like a mod_php child, runs one request at a time, and a request holds at most one connection.
   const poolChildren = pools.reduce((sum, pool) => sum + (pool.maxChildren ?? 0), 0);
   const phpTier = php.length > 0 || poolChildren > 0;
@@ -184,133 +144,34 @@ export function computeSizing(input: SizingInput): Sizing {
     apacheBudgetReason,
     apache,
     pools,
-    mysql: mycnf === undefined ? undefined : remembered(mysqlSizings, mycnf, () => mysqlSizing(mycnf)),
+    mysql: mycnf === undefined ? undefined : mysqlUsageOf(mycnf),
     webDbConnections: phpTier ? php.reduce((sum, sizing) => sum + sizing.maxRequestWorkers, 0) + poolChildren : undefined,
     plannedWebDbConnections: phpTier ? php.reduce((sum, sizing) => sum + sizing.plannedMaxRequestWorkers, 0) + poolChildren : undefined,
     budget,
+    consumers: consumersOf(input),
   };
 }
 
-/**
- * The per-child figure for this config: the one given or measured, unless
- * the children measured run another MPM or PHP than the config (the event
- * Apache still running while the disk says prefork with mod_php: 3.1 MiB a
- * child), whose sizes say nothing of it; then the estimate, saying why.
- */
-function perChildFor(given: Fact<ChildMemory> | undefined, mpm: MpmName, modules: readonly string[], php: boolean): Fact<ChildMemory> {
-  const running = given?.value.measuredOn;
-  if (given !== undefined && (running === undefined || ((running.mpm === undefined || running.mpm === mpm) && running.php === php)))
-    return given;
-  const estimate = estimatePerChild(mpm, modules);
-  if (running === undefined) return estimate;
-  const what = (name: string | undefined, withPhp: boolean): string =>
-    `${name ?? 'an MPM built in'} ${withPhp ? 'with mod_php' : 'without PHP'}`;
-  return {
-    ...estimate,
-    source: `${estimate.source.replace(/\)$/, '')}; the running Apache's children (${what(running.mpm, running.php)}) are not this config's (${what(mpm, php)}), so their ${formatBytes(given?.value.median ?? 0)} was not used)`,
-  };
-}
-
-function apacheSizing(config: ApacheConfig, host: HostFacts, budget: number | undefined, tolerance: number): ApacheSizing | undefined {
-  const mpm = config.mpm;
-  if (mpm?.name === undefined) return undefined;
-  const modules = [...config.modules.keys()];
-  const php = modules.some(isPhpModule);
-  const perChild = perChildFor(host.perChild, mpm.name, modules, php);
-  const maxRequestWorkers = mpm.values.MaxRequestWorkers.value;
-  const processes = mpm.maxProcesses;
-  const peak = processes * perChild.value.median;
-  const processesThatFit = budget === undefined ? undefined : Math.floor(budget / perChild.value.median);
-  const overcommitted = budget !== undefined && peak > budget * (1 + tolerance);
+/** Against the Apache budget: how many processes fit, and the MaxRequestWorkers AP2001 plans when the peak goes past it. */
+function apacheSizing(usage: ApacheUsage, budget: number | undefined, tolerance: number): ApacheSizing {
+  const processesThatFit = budget === undefined ? undefined : Math.floor(budget / usage.perChild.value.median);
+  const overcommitted = budget !== undefined && usage.peak > budget * (1 + tolerance);
   const plannedMaxRequestWorkers =
-    overcommitted && processesThatFit !== undefined && processesThatFit >= 1 ? processesThatFit * mpm.threadsPerChild : maxRequestWorkers;
-  return {
-    config,
-    mpm: mpm.name,
-    limitName: mpm.values.MaxRequestWorkers.use?.node.name ?? (versionAtLeast(config.httpd, '2.4') ? 'MaxRequestWorkers' : 'MaxClients'),
-    maxRequestWorkers,
-    threadsPerChild: mpm.threadsPerChild,
-    processes,
-    perChild,
-    peak,
-    peakAtMax: processes * perChild.value.max,
-    php,
-    processesThatFit,
-    overcommitted,
-    plannedMaxRequestWorkers,
-    fastCgi: fastCgiHandOff(config),
-  };
+    overcommitted && processesThatFit !== undefined && processesThatFit >= 1
+      ? processesThatFit * usage.threadsPerChild
+      : usage.maxRequestWorkers;
+  return { ...usage, processesThatFit, overcommitted, plannedMaxRequestWorkers };
 }
 
-/** `SetHandler "proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost"`, `ProxyPassMatch ... fcgi://127.0.0.1:9000/...`. */
-function fastCgiHandOff(config: ApacheConfig): ApacheDirectiveUse | undefined {
-  if (!config.hasModule('proxy_fcgi_module')) return undefined;
-  const toFastCgi = (use: ApacheDirectiveUse): boolean => use.args.some((arg) => /(^|\|)fcgi:\/\//i.test(arg));
-  return [...config.named('sethandler'), ...config.named('proxypass'), ...config.named('proxypassmatch')]
-    .filter(toFastCgi)
-    .sort((a, b) => a.order - b.order)[0];
-}
+const ROLE_ORDER: Readonly<Record<MemoryConsumer['role'], number>> = { web: 0, php: 1, database: 2 };
 
-/** Memory variables of the worst-case formula (docs/rules/MY2001.md says which, and how MySQLTuner's `calculations` differ). */
-const GLOBAL_BUFFERS = [
-  'key_buffer_size',
-  'innodb_buffer_pool_size',
-  'innodb_additional_mem_pool_size',
-  'innodb_log_buffer_size',
-  'query_cache_size',
-  'aria_pagecache_buffer_size',
-] as const;
-const PER_CONNECTION_BUFFERS = [
-  'read_buffer_size',
-  'read_rnd_buffer_size',
-  'sort_buffer_size',
-  'thread_stack',
-  'join_buffer_size',
-] as const;
-
-/** By config: a fix pass that changed no option file lints the same config again. */
-const mysqlSizings = new WeakMap<MycnfConfig, MysqlSizing>();
-
-function mysqlSizing(config: MycnfConfig): MysqlSizing {
-  const term = (name: string): MysqlTerm | undefined => {
-    const size = config.size(name);
-    if (size === undefined) return undefined;
-    return {
-      name,
-      bytes: size.bytes,
-      from: size.from === 'default' ? `default for ${config.target.product} ${config.target.version}` : `set in ${where(size.from)}`,
-    };
-  };
-  const globals = GLOBAL_BUFFERS.flatMap((name) => term(name) ?? []);
-  const tmp = term('tmp_table_size');
-  const heap = term('max_heap_table_size');
-  if (tmp !== undefined && heap !== undefined) {
-    const smaller = tmp.bytes <= heap.bytes ? tmp : heap;
-    globals.push({ name: 'min(tmp_table_size, max_heap_table_size)', bytes: smaller.bytes, from: smaller.from });
-  }
-  const perConnection = PER_CONNECTION_BUFFERS.flatMap((name) => term(name) ?? []);
-  const connections = term('max_connections');
-  const maxConnections = {
-    value: connections?.bytes ?? 151,
-    from: connections?.from ?? `default for ${config.target.product} ${config.target.version}`,
-  };
-  const globalBytes = globals.reduce((sum, t) => sum + t.bytes, 0);
-  const perConnectionBytes = perConnection.reduce((sum, t) => sum + t.bytes, 0);
-  return {
-    globals,
-    perConnection,
-    maxConnections,
-    globalBytes,
-    perConnectionBytes,
-    peak: globalBytes + perConnectionBytes * maxConnections.value,
-  };
-}
-
-function where(use: {
-  readonly file: { readonly displayPath: string; position(offset: number): { line: number } };
-  readonly range: readonly [number, number];
-}): string {
-  return `${use.file.displayPath}:${use.file.position(use.range[0]).line}`;
+/** Every config's consumers, as its language counts them, in the order of their roles (a stable sort keeps each role's in config order). */
+function consumersOf(input: SizingInput): MemoryConsumer[] {
+  const all = input.languages.flatMap((language) =>
+    // Each definition gets the configs of its own id.
+    input.configs.of(language.id).flatMap((config) => (language as LanguageDefinition).consumers(config as never, input.host)),
+  );
+  return all.sort((a, b) => ROLE_ORDER[a.role] - ROLE_ORDER[b.role]);
 }
 
 function clamp(value: number, low: number, high: number): number {

@@ -1,11 +1,9 @@
 import * as path from 'node:path';
 import { ConfigFileSystem } from '../core/file-system.js';
 import { DEFAULT_TARGETS, parseTargetSpec } from '../core/targets.js';
-import { detectLanguage, languageFromName } from '../languages/detect.js';
-import { phpConfigKind } from '../languages/foreign.js';
-import { loadApache } from '../languages/apache/model.js';
-import { loadMycnf } from '../languages/mycnf/model.js';
-import { loadPhpFpm } from '../languages/phpfpm/model.js';
+import type { AnyLanguageDefinition, LanguageDefinition, LanguageId, LanguageReaderOptions } from '../core/language.js';
+import { languageOfFile } from '../core/language-of-file.js';
+import { builtinLanguages } from '../languages/index.js';
 import { givenEnvironment } from '../config/env-file.js';
 import { ConfigError } from '../config/types.js';
 import { writeJson, writeLines } from '../util/streamed-output.js';
@@ -18,7 +16,7 @@ export interface DumpOptions {
   readonly sysroot?: string;
   readonly sysrootAt?: string;
   readonly target?: string;
-  readonly lang?: 'apache' | 'mycnf' | 'phpfpm';
+  readonly lang?: LanguageId;
   readonly serverRoot?: string;
   readonly includeBase?: string;
   readonly env: readonly string[];
@@ -39,28 +37,15 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
     }
   }
   const hostPath = mainPath(file, options, cwd);
-  const start = fs.read(hostPath).text.slice(0, 4096);
-  const php = phpConfigKind(start);
-  const language =
-    options.lang ??
-    (php !== undefined && 'language' in php ? php.language : undefined) ??
-    languageFromName(hostPath) ??
-    detectLanguage(hostPath, start);
-  const dump =
-    language === 'phpfpm'
-      ? loadPhpFpm(hostPath, fs).toDump()
-      : language === 'apache'
-        ? loadApache(hostPath, {
-            fs,
-            httpd: targets.httpd,
-            givenEnv: givenEnvironment(options),
-            ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
-          }).toDump()
-        : loadMycnf(hostPath, {
-            fs,
-            target: targets.db,
-            ...(options.includeBase === undefined ? {} : { includeBase: fs.serverPath(path.resolve(cwd, options.includeBase)) }),
-          }).toDump();
+  const language = dumpLanguage(hostPath, fs.read(hostPath).text.slice(0, 64 * 1024), options.lang);
+  const readers: Partial<LanguageReaderOptions> = {
+    apache: { env: givenEnvironment(options), ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }) },
+    mycnf: options.includeBase === undefined ? {} : { includeBase: path.resolve(cwd, options.includeBase) },
+  };
+  // Each definition reads and dumps configs of its own id.
+  const definition = language as LanguageDefinition;
+  const config = definition.load(hostPath, { fs, targets, options: (readers as Readonly<Record<string, unknown>>)[language.id] as never });
+  const dump = definition.dump(config);
   const write = (chunk: string): void => stdout.write(chunk);
   if (options.json) {
     writeJson(dump, write);
@@ -69,4 +54,14 @@ export async function runDump(file: string, options: DumpOptions): Promise<numbe
     writeLines(dumpTextLines(dump as Record<string, unknown>), write);
   }
   return 0;
+}
+
+/** The language the file is dumped as: --lang, else what it says of itself, as the lint reads it (php.ini is read as what its name says). */
+function dumpLanguage(hostPath: string, head: string, lang: LanguageId | undefined): AnyLanguageDefinition {
+  const forced = lang === undefined ? undefined : builtinLanguages.find((language) => language.id === lang);
+  if (forced !== undefined) return forced;
+  const choice = languageOfFile(builtinLanguages, hostPath, head);
+  if (!('refused' in choice)) return choice.language;
+  // The kind lint refuses (php.ini) is dumped as what its name says: a dump reads, it judges nothing.
+  return (languageOfFile(builtinLanguages, hostPath, undefined) as { language: AnyLanguageDefinition }).language;
 }

@@ -5,7 +5,7 @@ import { hostGroupOf, overrideRulesOf, type HostGroup } from '../config/resolve.
 import { givenEnvironment } from '../config/env-file.js';
 import { ConfigError, type ResolvedConfig } from '../config/types.js';
 import type { RuleSelection } from '../engine/linter.js';
-import { unifiedDiff, unifiedDiffBytes } from '../fix/patch.js';
+import { FilePatches, unifiedDiff, unifiedDiffBytes } from '../fix/patch.js';
 import { selectRules, type UserRuleSetting } from '../engine/selection.js';
 import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type Targets } from '../core/targets.js';
 import { LintTimer, timingRows } from '../engine/timing.js';
@@ -14,7 +14,8 @@ import { loadFormatter } from '../formatters/index.js';
 import type { UnitOutcome } from '../formatters/types.js';
 import type { HostFacts } from '../host/facts.js';
 import { ProbeCache, resolveHostFacts, type HostSources } from '../host/resolve.js';
-import { lint, type LintInput, type LintResult, type LoadedConfigs } from '../lint.js';
+import { lint, type LintInput, type LintResult } from '../lint.js';
+import type { ConfigSet } from '../core/language.js';
 import { parseFriendlySize } from '../util/units.js';
 import type { LintCommandOptions } from './options.js';
 import { checkReadingFlags, mainPath, mainPaths } from './paths.js';
@@ -102,6 +103,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
         version: readVersion(),
         color: options.format === 'stylish' && options.color && (await colorWanted()),
         patch,
+        patches: new FilePatches(patch),
         wrote,
         fixType: options.fixType,
         quiet: options.quiet,
@@ -177,7 +179,7 @@ function liveWanted(options: LintCommandOptions): boolean {
 class LiveCache {
   private readonly answers = new Map<string, Promise<HostFacts>>();
 
-  asker(label: string, host: HostFacts, targets: Targets, options: LintCommandOptions): (configs: LoadedConfigs) => Promise<HostFacts> {
+  asker(label: string, host: HostFacts, targets: Targets, options: LintCommandOptions): (configs: ConfigSet) => Promise<HostFacts> {
     return (configs) => {
       let answer = this.answers.get(label);
       if (answer === undefined) {
@@ -211,7 +213,7 @@ async function verifyUnits(
     sysrootAt: options.sysrootAt,
     includeBase,
     defines: options.define,
-    env: commonLintInput(options, cwd, config).apache?.env ?? [],
+    env: commonLintInput(options, cwd, config).readers?.apache?.env ?? [],
     onNote: (note) => stderr.write(`tune-lint: ${note}\n`),
   });
   const verified: UnitOutcome[] = [];
@@ -234,16 +236,18 @@ function commonLintInput(options: LintCommandOptions, cwd: string, config: Resol
       ...(options.maxInputSize === undefined ? {} : { maxInputBytes: sizeFlag('--max-input-size', options.maxInputSize) }),
       ...(options.maxLines === undefined ? {} : { maxInputLines: countFlag('--max-lines', options.maxLines) }),
     },
-    ...(options.serverRoot === undefined && options.define.length === 0 && environment.length === 0
-      ? {}
-      : {
-          apache: {
-            ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
-            defines: options.define,
-            env: environment,
-          },
-        }),
-    ...(options.includeBase === undefined ? {} : { includeBase: path.resolve(cwd, options.includeBase) }),
+    readers: {
+      ...(options.serverRoot === undefined && options.define.length === 0 && environment.length === 0
+        ? {}
+        : {
+            apache: {
+              ...(options.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
+              defines: options.define,
+              env: environment,
+            },
+          }),
+      ...(options.includeBase === undefined ? {} : { mycnf: { includeBase: path.resolve(cwd, options.includeBase) } }),
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { LanguageId } from '../core/language.js';
 import type { FixType } from '../fix/apply.js';
 import type { FormatName } from '../formatters/index.js';
 
@@ -24,7 +25,7 @@ export interface LintCommandOptions {
   readonly maxWarnings?: number;
   readonly quiet: boolean;
   readonly color: boolean;
-  readonly lang?: 'apache' | 'mycnf' | 'phpfpm';
+  readonly lang?: LanguageId;
   readonly printConfig?: string;
   readonly includeBase?: string;
   readonly serverRoot?: string;

@@ -1,9 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigError } from '../config/types.js';
-
-/** Where the servers keep their main configs, in the order tune-lint looks with no path given. */
-export const SYSTEM_CONFIGS = ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf', '/etc/mysql/my.cnf', '/etc/my.cnf'];
+import { builtinLanguages } from '../languages/index.js';
 
 /** `--sysroot DIR` and `--sysroot-at PATH`: DIR holds the server's PATH (`/` when not given). */
 export interface Sysroot {
@@ -33,33 +31,35 @@ export function mainPaths(paths: readonly string[], where: Sysroot, cwd: string)
   const root = where.sysroot === undefined ? undefined : path.resolve(cwd, where.sysroot);
   if (root !== undefined && !isDirectory(root)) throw new ConfigError(`--sysroot ${where.sysroot}: not a directory`);
   if (paths.length > 0) return [...new Set(paths.map((file) => mainPath(file, where, cwd)))];
-  const systemConfigs = [
-    ...SYSTEM_CONFIGS,
-    ...phpFpmConfigs(root === undefined ? '/etc/php' : underSysroot(root, where.sysrootAt, '/etc/php')),
-  ];
-  const candidates = root === undefined ? systemConfigs : systemConfigs.flatMap((file) => underSysroot(root, where.sysrootAt, file) ?? []);
-  const found = candidates.filter((file) => fs.existsSync(file));
+  const found = systemConfigs(root, where.sysrootAt);
   if (found.length === 0) {
     const at = where.sysrootAt === undefined || where.sysrootAt === '/' ? '' : ` (as ${where.sysrootAt})`;
     const under = where.sysroot === undefined ? '' : ` under --sysroot ${where.sysroot}${at}`;
-    throw new ConfigError(`no config given and none found at ${SYSTEM_CONFIGS.join(', ')}${under}; give the main config files to lint`);
+    // The fixed paths: a directory listed for more of them (/etc/php/*) says nothing when it is not there.
+    const named = builtinLanguages.flatMap((language) => language.systemConfigs(() => undefined));
+    throw new ConfigError(`no config given and none found at ${named.join(', ')}${under}; give the main config files to lint`);
   }
   return found;
 }
 
 /**
- * php-fpm's main files: one per PHP version on Debian and Ubuntu
- * (`/etc/php/8.2/fpm/php-fpm.conf`), one on RHEL and Fedora
- * (`/etc/php-fpm.conf`), as server paths; `etcPhp` is where `/etc/php` is on this disk.
+ * The main configs every language keeps on a system, that exist on this one
+ * (under the sysroot, as the server paths it holds), in the registry's order.
  */
-function phpFpmConfigs(etcPhp: string | undefined): string[] {
-  let versions: string[] = [];
-  try {
-    versions = etcPhp === undefined ? [] : fs.readdirSync(etcPhp).sort();
-  } catch {
-    versions = [];
-  }
-  return [...versions.map((version) => `/etc/php/${version}/fpm/php-fpm.conf`), '/etc/php-fpm.conf'];
+export function systemConfigs(root: string | undefined, sysrootAt: string | undefined): string[] {
+  const onDisk = (serverPath: string): string | undefined => (root === undefined ? serverPath : underSysroot(root, sysrootAt, serverPath));
+  const listed = (serverDir: string): readonly string[] | undefined => {
+    const dir = onDisk(serverDir);
+    try {
+      return dir === undefined ? undefined : fs.readdirSync(dir);
+    } catch {
+      return undefined;
+    }
+  };
+  return builtinLanguages
+    .flatMap((language) => language.systemConfigs(listed))
+    .flatMap((file) => onDisk(file) ?? [])
+    .filter((file) => fs.existsSync(file));
 }
 
 /**

@@ -1,11 +1,10 @@
-import * as fs from 'node:fs';
 import { DEFAULT_TARGETS, parseTargetSpec } from '../core/targets.js';
 import type { HostFacts } from '../host/facts.js';
 import { describeHostFacts, describeLive } from '../host/format.js';
 import { probeHost } from '../host/probe.js';
 import { hostFactsToProfileYaml } from '../host/profile.js';
 import { stdout } from '../util/stdio.js';
-import { mainPaths, SYSTEM_CONFIGS } from './paths.js';
+import { mainPaths, systemConfigs } from './paths.js';
 
 export interface ProbeCommandOptions {
   readonly yaml: boolean;
@@ -29,7 +28,7 @@ export async function runProbe(paths: readonly string[], options: ProbeCommandOp
 
 async function withLiveFacts(probed: HostFacts, paths: readonly string[], options: ProbeCommandOptions): Promise<HostFacts> {
   const [{ lint }, { askServers }] = await Promise.all([import('../lint.js'), import('../live/index.js')]);
-  const configs = paths.length > 0 ? mainPaths(paths, {}, process.cwd()) : SYSTEM_CONFIGS.filter((file) => fs.existsSync(file));
+  const configs = paths.length > 0 ? mainPaths(paths, {}, process.cwd()) : systemConfigs(undefined, undefined);
   const db = probed.databaseServer === undefined ? DEFAULT_TARGETS.db : parseTargetSpec(probed.databaseServer.value).db;
   const live = options.mysqlDefaultsFile === undefined ? {} : { mysqlDefaultsFile: options.mysqlDefaultsFile };
   const result = await lint({

@@ -1,11 +1,8 @@
 import * as path from 'node:path';
 import { ConfigFileSystem, FileAccessError } from '../core/file-system.js';
-import type { GivenEnvironment } from '../languages/apache/model.js';
-import { parseEnvironmentFile } from '../languages/apache/service-environment.js';
+import type { GivenEnvironment } from '../core/types.js';
+import { ENVIRONMENT_NAME, parseEnvironmentFile } from '../util/environment-file.js';
 import { ConfigError } from './types.js';
-
-/** A variable name as sh, Docker and systemd take it. */
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** What `--env-file` (each in turn) and then `--env` give, later over earlier. */
 export function givenEnvironment(options: { readonly env: readonly string[]; readonly envFile: readonly string[] }): GivenEnvironment[] {
@@ -20,7 +17,7 @@ export function environmentFromFlags(pairs: readonly string[]): GivenEnvironment
   for (const pair of pairs) {
     const equals = pair.indexOf('=');
     const name = equals === -1 ? pair : pair.slice(0, equals);
-    if (equals === -1 || !NAME.test(name))
+    if (equals === -1 || !ENVIRONMENT_NAME.test(name))
       throw new ConfigError(`--env ${pair}: expected NAME=VALUE, e.g. --env APACHE_LOG_DIR=/var/log/apache2`);
     values[name] = pair.slice(equals + 1);
   }

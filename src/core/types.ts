@@ -7,7 +7,6 @@ import type { SourceFile } from './source-file.js';
  */
 
 export type Severity = 'error' | 'warn' | 'info';
-export type Language = 'apache' | 'mycnf' | 'phpfpm';
 
 export type { Position, Range } from './range.js';
 
@@ -21,4 +20,10 @@ export interface TextEdit {
   readonly file: SourceFile;
   readonly range: Range;
   readonly text: string;
+}
+
+/** Variables for `${VAR}` from one source: `--env`, `--env-file docker.env`. */
+export interface GivenEnvironment {
+  readonly source: string;
+  readonly values: Readonly<Record<string, string>>;
 }

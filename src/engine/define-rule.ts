@@ -1,18 +1,12 @@
 import { parseFriendlySize } from '../util/units.js';
+import type { LanguageId } from '../core/language.js';
 import type {
-  ApacheRule,
-  ApacheRuleContext,
-  HostRule,
-  HostRuleContext,
-  MycnfRule,
-  MycnfRuleContext,
-  PhpFpmRule,
-  PhpFpmRuleContext,
   OptionSpec,
   OptionSpecs,
   OptionValue,
   ResolvedOptions,
   Rule,
+  RuleContextOf,
   RuleMeta,
   RuleOptions,
   ToolRule,
@@ -24,61 +18,30 @@ type MetaOf<MessageId extends string, Specs extends OptionSpecs> = Omit<RuleMeta
   readonly options?: Specs;
 };
 
-interface RuleInput<MessageId extends string, Specs extends OptionSpecs, Context> {
+interface RuleInput<MessageId extends string, Specs extends OptionSpecs, Family extends LanguageId | 'host'> {
   readonly meta: MetaOf<MessageId, Specs>;
-  create(ctx: Context): Visitors;
+  create(ctx: RuleContextOf<Family, ResolvedOptions<Specs>, MessageId>): Visitors<Family>;
 }
-
-/*
- * One helper per language, as ESLint's languages give each rule the
- * SourceCode of its own kind: an Apache rule's context holds the Apache
- * config it runs on, a my.cnf rule's the option files, so no rule guards for
- * a model it can never receive. The helpers also type `ctx.options` from the
- * option specs and the report's message ids from `messages`.
- */
 
 /** The option specs of a rule without options: no keys at all, so `ctx.options.anything` is a type error. */
 // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- the empty record is meant
 type NoOptions = Record<never, never>;
 
-export function defineApacheRule<const Specs extends OptionSpecs = NoOptions, MessageId extends string = string>(
-  rule: RuleInput<MessageId, Specs, ApacheRuleContext<ResolvedOptions<Specs>, MessageId>>,
-): ApacheRule {
-  // The engine resolves ctx.options from meta.options, so they have the types the specs give.
-  return {
-    meta: { ...rule.meta, language: 'apache' },
-    create: (ctx) => rule.create(ctx as ApacheRuleContext<ResolvedOptions<Specs>, MessageId>),
-  };
-}
-
-export function defineMycnfRule<const Specs extends OptionSpecs = NoOptions, MessageId extends string = string>(
-  rule: RuleInput<MessageId, Specs, MycnfRuleContext<ResolvedOptions<Specs>, MessageId>>,
-): MycnfRule {
-  // The engine resolves ctx.options from meta.options, so they have the types the specs give.
-  return {
-    meta: { ...rule.meta, language: 'mycnf' },
-    create: (ctx) => rule.create(ctx as MycnfRuleContext<ResolvedOptions<Specs>, MessageId>),
-  };
-}
-
-export function definePhpFpmRule<const Specs extends OptionSpecs = NoOptions, MessageId extends string = string>(
-  rule: RuleInput<MessageId, Specs, PhpFpmRuleContext<ResolvedOptions<Specs>, MessageId>>,
-): PhpFpmRule {
-  // The engine resolves ctx.options from meta.options, so they have the types the specs give.
-  return {
-    meta: { ...rule.meta, language: 'phpfpm' },
-    create: (ctx) => rule.create(ctx as PhpFpmRuleContext<ResolvedOptions<Specs>, MessageId>),
-  };
-}
-
-export function defineHostRule<const Specs extends OptionSpecs = NoOptions, MessageId extends string = string>(
-  rule: RuleInput<MessageId, Specs, HostRuleContext<ResolvedOptions<Specs>, MessageId>>,
-): HostRule {
-  // The engine resolves ctx.options from meta.options, so they have the types the specs give.
-  return {
-    meta: { ...rule.meta, language: 'host' },
-    create: (ctx) => rule.create(ctx as HostRuleContext<ResolvedOptions<Specs>, MessageId>),
-  };
+/**
+ * A rule of a language (or of the host), as ESLint's languages give each
+ * rule the SourceCode of its own kind: `defineRule('apache', ...)` gets the
+ * Apache config it runs on as `ctx.config`, typed, so no rule guards for a
+ * model it can never receive; `defineRule('host', ...)` gets every config of
+ * the host as `ctx.configs`. The helper also types `ctx.options` from the
+ * option specs and the report's message ids from `messages`.
+ */
+export function defineRule<
+  const Family extends LanguageId | 'host',
+  const Specs extends OptionSpecs = NoOptions,
+  MessageId extends string = string,
+>(language: Family, rule: RuleInput<MessageId, Specs, Family>): Rule {
+  // The engine resolves ctx.options from meta.options, so they have the types the specs give; it hands each rule the context of its language.
+  return { meta: { ...rule.meta, language }, create: (ctx: never) => rule.create(ctx) } as unknown as Rule;
 }
 
 /** A finding of the tool itself: the readers and the engine report it; the rule is its id, name, severity and page. */

@@ -1,9 +1,8 @@
-import type { HostFacts } from '../host/facts.js';
-import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../languages/apache/model.js';
-import type { MycnfConfig } from '../languages/mycnf/model.js';
-import type { PhpFpmConfig } from '../languages/phpfpm/model.js';
+import type { HostFacts } from '../core/host-facts.js';
+import type { AnyLanguageDefinition, ConfigSet, LanguageConfig, LanguageDefinition, LanguageId } from '../core/language.js';
 import { applyDisableDirectives } from './disable-comments.js';
 import { printable } from '../util/printable.js';
+import { appendTo } from '../util/arrays.js';
 import type { ConfigProblem } from '../core/problem.js';
 import { computeSizing, type Budget, type Sizing } from '../analysis/sizing.js';
 import type { SourceFile } from '../core/source-file.js';
@@ -11,16 +10,14 @@ import type { Targets } from '../core/targets.js';
 import type { LintTimer } from './timing.js';
 import { resolveOptions } from './define-rule.js';
 import type {
-  ApacheRule,
-  ApacheRuleContext,
   Diagnostic,
   Fix,
   FixKind,
   HostRule,
+  HostRuleContext,
+  LanguageRule,
   Located,
   MessageTemplate,
-  MycnfRule,
-  PhpFpmRule,
   ReportDescriptor,
   Rule,
   RuleOptions,
@@ -30,11 +27,11 @@ import type {
   Visitors,
 } from './types.js';
 
-/** The configs of one host, linted together so cross-service rules see both. */
+/** The configs of one host, linted together so cross-service rules see them all. */
 export interface LintUnit {
-  readonly apache: readonly ApacheConfig[];
-  readonly mycnf: MycnfConfig | undefined;
-  readonly phpfpm: readonly PhpFpmConfig[];
+  /** The languages the configs are in, in the order their rules run. */
+  readonly languages: readonly AnyLanguageDefinition[];
+  readonly configs: ConfigSet;
   readonly host: HostFacts;
   readonly targets: Targets;
   readonly budget: Budget;
@@ -97,13 +94,12 @@ export interface LintUnitOptions {
  * disable comments are applied per file, and unused ones are reported.
  */
 export function lintUnit(unit: LintUnit, selection: RuleSelection, options: LintUnitOptions = {}): UnitResult {
-  const sizing = computeSizing({ apache: unit.apache, mycnf: unit.mycnf, phpfpm: unit.phpfpm, host: unit.host, budget: unit.budget });
+  const sizing = computeSizing({ languages: unit.languages, configs: unit.configs, host: unit.host, budget: unit.budget });
   const run = new UnitRun(unit, selection, sizing, options);
   run.readerProblems();
   const rules = run.partition();
-  run.apacheRules(rules.apache);
-  run.mycnfRules(rules.mycnf);
-  run.phpfpmRules(rules.phpfpm);
+  // Each language's definition is the one of its id: the registry lists each once.
+  for (const language of unit.languages) run.languageRules(language, rules.byLanguage.get(language.id) ?? []);
   run.hostRules(rules.host);
   if (options.fixesOnly !== true) {
     run.hostFactsNote(rules.skippedForHost);
@@ -115,15 +111,13 @@ export function lintUnit(unit: LintUnit, selection: RuleSelection, options: Lint
 
 /** The rules of a unit by what they run on, and those skipped for want of host facts. */
 interface Partition {
-  readonly apache: readonly ApacheRule[];
-  readonly mycnf: readonly MycnfRule[];
-  readonly phpfpm: readonly PhpFpmRule[];
+  readonly byLanguage: ReadonlyMap<LanguageId, readonly LanguageRule[]>;
   readonly host: readonly HostRule[];
   readonly skippedForHost: readonly Rule[];
 }
 
 /** What a rule's context holds whatever its language. */
-type CommonContext = Omit<ApacheRuleContext, 'apache'>;
+type CommonContext = Omit<HostRuleContext, 'configs'>;
 
 /**
  * Findings of one rule in one file listed at most; the rest are counted and
@@ -154,11 +148,7 @@ class UnitRun {
     private readonly options: LintUnitOptions,
   ) {
     this.#rulesById = new Map(selection.rules.map((rule) => [rule.meta.id, rule]));
-    this.#roots = [
-      ...unit.apache.map((config) => config.root),
-      ...(unit.mycnf === undefined ? [] : [unit.mycnf.root]),
-      ...unit.phpfpm.map((config) => config.root),
-    ];
+    this.#roots = unit.configs.entries().map(({ config }) => config.root);
   }
 
   /** The rule's setting for a file, or undefined when it is off there. */
@@ -170,11 +160,7 @@ class UnitRun {
   /** Reader problems (parse errors, includes, limits) as findings of the rule ids the readers name. */
   readerProblems(): void {
     const { unit } = this;
-    const problems: ConfigProblem[] = [
-      ...unit.apache.flatMap((config) => config.problems),
-      ...(unit.mycnf?.problems ?? []),
-      ...unit.phpfpm.flatMap((config) => config.problems),
-    ];
+    const problems: ConfigProblem[] = unit.configs.entries().flatMap(({ config }) => config.problems);
     for (const problem of problems) {
       const rule = this.#rulesById.get(problem.ruleId);
       const setting = rule === undefined ? undefined : this.enabledFor(rule, problem.file);
@@ -187,9 +173,7 @@ class UnitRun {
   partition(): Partition {
     const anchor = this.#roots[0];
     const partition = {
-      apache: [] as ApacheRule[],
-      mycnf: [] as MycnfRule[],
-      phpfpm: [] as PhpFpmRule[],
+      byLanguage: new Map<LanguageId, LanguageRule[]>(),
       host: [] as HostRule[],
       skippedForHost: [] as Rule[],
     };
@@ -198,53 +182,39 @@ class UnitRun {
       if (rule.meta.language === 'tool' || (this.options.fixesOnly === true && rule.meta.fix === undefined)) continue;
       if (!this.#roots.some((root) => this.enabledFor(rule, root) !== undefined)) continue;
       // A rule of a language none of whose configs is linted has nothing to run on, nor to be skipped on.
-      if (!this.hasConfigsFor(rule.meta.language)) continue;
+      if (rule.meta.language !== 'host' && this.unit.configs.of(rule.meta.language).length === 0) continue;
       // meta.language tells the kinds apart; TypeScript narrows on top-level properties only, hence the casts.
       if (rule.meta.needsHost === true && this.unit.host.ram === undefined) partition.skippedForHost.push(rule);
-      else if (rule.meta.language === 'apache') partition.apache.push(rule as ApacheRule);
-      else if (rule.meta.language === 'mycnf') partition.mycnf.push(rule as MycnfRule);
-      else if (rule.meta.language === 'phpfpm') partition.phpfpm.push(rule as PhpFpmRule);
-      else partition.host.push(rule as HostRule);
+      else if (rule.meta.language === 'host') partition.host.push(rule as HostRule);
+      else appendTo(partition.byLanguage, rule.meta.language, rule as LanguageRule);
     }
     return partition;
   }
 
-  private hasConfigsFor(language: Rule['meta']['language']): boolean {
-    if (language === 'apache') return this.unit.apache.length > 0;
-    if (language === 'mycnf') return this.unit.mycnf !== undefined;
-    if (language === 'phpfpm') return this.unit.phpfpm.length > 0;
-    return true;
-  }
-
-  // Object.assign, not a spread: a spread would read the context's host and sizing getters for every rule.
-  apacheRules(rules: readonly ApacheRule[]): void {
-    for (const apache of this.unit.apache) {
-      const visitors = rules.map((rule) => this.create(rule, (common) => rule.create(Object.assign(common, { apache })), apache));
-      dispatchApache(apache, visitors);
+  /**
+   * A language's rules on each of its configs: every rule's visitors made,
+   * the config's lines handed to them by the language, then each `end`.
+   * Object.assign, not a spread: a spread would read the context's host and
+   * sizing getters for every rule.
+   */
+  languageRules<Id extends LanguageId>(language: LanguageDefinition<Id>, rules: readonly LanguageRule[]): void {
+    const configs = this.unit.configs.of(language.id);
+    const before = this.options.before?.unit.configs.of(language.id);
+    const sameConfigs = before?.length === configs.length && configs.every((config, index) => config === before[index]);
+    const running = this.takeFindingsBefore(rules, sameConfigs);
+    for (const config of configs) {
+      const visitors = running.map((rule) =>
+        this.create(rule, (common) => rule.create(Object.assign(common, { config }) as never), [config]),
+      );
+      language.dispatch?.(config, visitors as never);
       for (const visitor of visitors) visitor.end?.();
     }
   }
 
-  mycnfRules(rules: readonly MycnfRule[]): void {
-    const mycnf = this.unit.mycnf;
-    if (mycnf === undefined) return;
-    const running = this.takeFindingsBefore(rules, this.options.before?.unit.mycnf === mycnf);
-    const visitors = running.map((rule) => this.create(rule, (common) => rule.create(Object.assign(common, { mycnf })), undefined));
-    dispatchMycnf(mycnf, visitors);
-    for (const visitor of visitors) visitor.end?.();
-  }
-
-  /** php-fpm rules look at a config as a whole (its pools), so they have only `end`. */
-  phpfpmRules(rules: readonly PhpFpmRule[]): void {
-    for (const phpfpm of this.unit.phpfpm) {
-      for (const rule of rules) this.create(rule, (common) => rule.create(Object.assign(common, { phpfpm })), undefined).end?.();
-    }
-  }
-
   hostRules(rules: readonly HostRule[]): void {
-    const { apache, mycnf, phpfpm } = this.unit;
-    for (const rule of rules)
-      this.create(rule, (common) => rule.create(Object.assign(common, { apache, mycnf, phpfpm })), apache[0]).end?.();
+    const { configs } = this.unit;
+    const all = configs.entries().map(({ config }) => config);
+    for (const rule of rules) this.create(rule, (common) => rule.create(Object.assign(common, { configs })), all).end?.();
   }
 
   /**
@@ -305,17 +275,13 @@ class UnitRun {
   /** Dedupes, applies disable comments, reports the unused ones (TL0003) and sorts. */
   finish(partition: Partition): Diagnostic[] {
     const { unit } = this;
-    const files = [
-      ...unit.apache.flatMap((config) => config.files.map((entry) => entry.source)),
-      ...(unit.mycnf?.files.map((entry) => entry.source) ?? []),
-      ...unit.phpfpm.flatMap((config) => config.files.map((entry) => entry.source)),
-    ];
+    const files = unit.configs.entries().flatMap(({ config }) => config.files.map((entry) => entry.source));
     const unusedRule = this.options.fixesOnly === true ? undefined : this.#rulesById.get('TL0003');
     if (unusedRule === undefined) return finish(this.#raw, files, undefined, () => undefined);
     const ruleNames = (rules: Iterable<Rule>): Set<string> =>
       new Set([...rules].flatMap((rule) => [rule.meta.id.toLowerCase(), rule.meta.name]));
     const tools = [...this.#rulesById.values()].filter((rule) => rule.meta.language === 'tool');
-    const ran = ruleNames([...partition.apache, ...partition.mycnf, ...partition.phpfpm, ...partition.host, ...tools]);
+    const ran = ruleNames([...[...partition.byLanguage.values()].flat(), ...partition.host, ...tools]);
     const known = ruleNames(this.#rulesById.values());
     // A disable for a rule that did not run (off, or skipped for lack of host facts) is not unused; a typo is.
     const reportUnused = (file: SourceFile, names: readonly string[]): Severity | undefined => {
@@ -326,8 +292,8 @@ class UnitRun {
     return finish(this.#raw, files, unusedRule, reportUnused);
   }
 
-  /** Calls a rule's `create` with the context every rule shares; `apache` is the config its reports take sections from. */
-  private create(rule: Rule, create: (common: CommonContext) => Visitors, apache: ApacheConfig | undefined): Visitors {
+  /** Calls a rule's `create` with the context every rule shares; `configs` are those its reports take their sections from. */
+  private create(rule: Rule, create: (common: CommonContext) => Visitors, configs: readonly LanguageConfig[]): Visitors {
     const { unit, sizing } = this;
     const readBeyondConfig = this.#readBeyondConfig;
     const common: CommonContext = {
@@ -341,7 +307,7 @@ class UnitRun {
         readBeyondConfig.add(rule);
         return sizing;
       },
-      report: (descriptor) => this.report(rule, descriptor, apache),
+      report: (descriptor) => this.report(rule, descriptor, configs),
     };
     const timer = this.options.timer;
     if (timer === undefined) return create(common);
@@ -351,12 +317,29 @@ class UnitRun {
     );
   }
 
-  private report(rule: Rule, descriptor: ReportDescriptor<string>, apache: ApacheConfig | undefined): void {
+  private report(rule: Rule, descriptor: ReportDescriptor<string>, configs: readonly LanguageConfig[]): void {
     const setting = this.enabledFor(rule, descriptor.at.file);
     if (setting === undefined || !this.admit(rule, descriptor.at.file)) return;
     const message = renderTemplate(rule.meta.messages[descriptor.messageId] ?? descriptor.messageId, descriptor.data);
     const severity = setting.explicit ? (setting.severity as Severity) : (descriptor.severity ?? (setting.severity as Severity));
-    this.push(rule, severity, message, descriptor.at, contextOf(descriptor.at, apache), buildFix(rule, descriptor));
+    this.push(rule, severity, message, descriptor.at, this.contextOf(descriptor.at, configs), buildFix(rule, descriptor));
+  }
+
+  /** The enclosing sections or the option group of a located thing: its own `context`, else what its config's language says. */
+  private contextOf(at: Located, configs: readonly LanguageConfig[]): readonly string[] {
+    const own = (at as Located & { context?: readonly string[] }).context;
+    if (own !== undefined) return own;
+    for (const config of configs) {
+      const language = this.languageOf(config);
+      const context = language?.contextOf?.(config as never, at);
+      if (context !== undefined) return context;
+    }
+    return [];
+  }
+
+  private languageOf(config: LanguageConfig): LanguageDefinition | undefined {
+    const language = this.unit.configs.entries().find((entry) => entry.config === config)?.language;
+    return this.unit.languages.find((definition) => definition.id === language);
   }
 
   /** Counts a finding; false once its rule has listed the most it may in its file. */
@@ -389,67 +372,6 @@ class UnitRun {
   }
 }
 
-function dispatchApache(config: ApacheConfig, visitors: readonly Visitors[]): void {
-  const directiveHandlers = new Map<string, ((use: never) => void)[]>();
-  const sectionHandlers = new Map<string, ((use: never) => void)[]>();
-  for (const visitor of visitors) {
-    for (const [name, handler] of Object.entries(visitor.directive ?? {})) append(directiveHandlers, name, handler);
-    for (const [name, handler] of Object.entries(visitor.section ?? {})) append(sectionHandlers, name, handler);
-  }
-  if (directiveHandlers.size > 0) dispatchDirectives(config.uses, directiveHandlers);
-  if (sectionHandlers.size > 0) dispatchSections(config.sections, sectionHandlers);
-}
-
-/**
- * Each use to its name's handlers and the handlers of every name. Indexed
- * loops: they run once per line (a quarter of a million lines on 10,000
- * vhosts), mostly before V8 optimises them, and for-of there allocated an
- * iterator and a result object per step (4 of the 45 MB a lint of 1,000
- * vhosts allocated). A function of its own, as the sections' loop is: V8
- * optimises this loop while it runs, and code made for both threw itself
- * away on reaching the second.
- */
-function dispatchDirectives(uses: readonly ApacheDirectiveUse[], handlers: ReadonlyMap<string, ((use: never) => void)[]>): void {
-  const every = handlers.get('*') ?? NO_HANDLERS;
-  // eslint-disable-next-line @typescript-eslint/prefer-for-of -- indexed on purpose, see above
-  for (let index = 0; index < uses.length; index++) {
-    const use = uses[index] as ApacheDirectiveUse;
-    const own = handlers.get(use.name) ?? NO_HANDLERS;
-    // eslint-disable-next-line @typescript-eslint/prefer-for-of -- indexed on purpose, see above
-    for (let handler = 0; handler < own.length; handler++) (own[handler] as (u: ApacheDirectiveUse) => void)(use);
-    // eslint-disable-next-line @typescript-eslint/prefer-for-of -- indexed on purpose, see above
-    for (let handler = 0; handler < every.length; handler++) (every[handler] as (u: ApacheDirectiveUse) => void)(use);
-  }
-}
-
-function dispatchSections(sections: readonly ApacheSectionUse[], handlers: ReadonlyMap<string, ((use: never) => void)[]>): void {
-  const every = handlers.get('*') ?? NO_HANDLERS;
-  for (const section of sections) {
-    for (const handler of handlers.get(section.name) ?? NO_HANDLERS) (handler as (u: ApacheSectionUse) => void)(section);
-    for (const handler of every) (handler as (u: ApacheSectionUse) => void)(section);
-  }
-}
-
-function dispatchMycnf(config: MycnfConfig, visitors: readonly Visitors[]): void {
-  const handlers = new Map<string, ((use: never) => void)[]>();
-  for (const visitor of visitors) for (const [name, handler] of Object.entries(visitor.option ?? {})) append(handlers, name, handler);
-  if (handlers.size === 0) return;
-  const every = handlers.get('*') ?? NO_HANDLERS;
-  for (const use of config.uses) {
-    for (const handler of handlers.get(use.name.key) ?? NO_HANDLERS) (handler as (u: typeof use) => void)(use);
-    for (const handler of every) (handler as (u: typeof use) => void)(use);
-  }
-}
-
-/** Shared by every line without handlers of its own: one empty list, not one per line. */
-const NO_HANDLERS: readonly ((use: never) => void)[] = [];
-
-function append<K, T>(map: Map<K, T[]>, key: K, value: T): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [value]);
-  else list.push(value);
-}
-
 function buildFix(rule: Rule, descriptor: ReportDescriptor<string>): Diagnostic['fix'] {
   if (descriptor.fix === undefined) return undefined;
   // meta.fix is what says a rule can fix: fix passes run only such rules.
@@ -460,14 +382,6 @@ function buildFix(rule: Rule, descriptor: ReportDescriptor<string>): Diagnostic[
   const edits: readonly TextEdit[] = Array.isArray(result) ? result : [result as TextEdit];
   if (edits.length === 0) return undefined;
   return descriptor.deferFix === true ? { kind, edits, deferred: true } : { kind, edits };
-}
-
-function contextOf(at: Located, apache: ApacheConfig | undefined): readonly string[] {
-  const candidate = at as Located & { parent?: unknown; context?: readonly string[] };
-  if (candidate.context !== undefined) return candidate.context;
-  if (apache !== undefined && 'parent' in candidate && 'order' in candidate)
-    return apache.context(candidate as Parameters<ApacheConfig['context']>[0]);
-  return [];
 }
 
 /** A message as rendered: the headline, and the detail when the template has one. */
@@ -505,7 +419,7 @@ function finish(
     const key = `${diagnostic.ruleId}\0${diagnostic.file.path}\0${diagnostic.range[0]}\0${diagnostic.range[1]}\0${diagnostic.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    append(byFile, diagnostic.file, diagnostic);
+    appendTo(byFile, diagnostic.file, diagnostic);
   }
   const out: Diagnostic[] = [];
   for (const [file, diagnostics] of byFile) {

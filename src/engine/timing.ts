@@ -55,15 +55,13 @@ export class LintTimer {
    */
   visitors(ruleId: string, visitors: Visitors): Visitors {
     const total = this.totalOf(ruleId);
-    const timed = <Use>(handlers: Readonly<Record<string, (use: Use) => void>>): Record<string, (use: Use) => void> =>
-      Object.fromEntries(Object.entries(handlers).map(([name, handler]) => [name, timedHandler(total, handler)]));
-    const { end } = visitors;
-    return {
-      ...(visitors.directive === undefined ? {} : { directive: timed(visitors.directive) }),
-      ...(visitors.section === undefined ? {} : { section: timed(visitors.section) }),
-      ...(visitors.option === undefined ? {} : { option: timed(visitors.option) }),
-      ...(end === undefined ? {} : { end: () => this.rule(ruleId, end) }),
-    };
+    // Each group of handlers its language dispatches (Apache's `directive`, my.cnf's `option`), whatever the language.
+    const timed = Object.entries(visitors).map(([group, handlers]: [string, unknown]) => {
+      if (group === 'end') return [group, () => this.rule(ruleId, handlers as () => void)];
+      const each = Object.entries(handlers as Readonly<Record<string, (use: unknown) => void>>);
+      return [group, Object.fromEntries(each.map(([name, handler]) => [name, timedHandler(total, handler)]))];
+    });
+    return Object.fromEntries(timed) as Visitors;
   }
 
   private totalOf(ruleId: string): RuleTime {

@@ -1,15 +1,14 @@
-import type { HostFacts } from '../host/facts.js';
-import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from '../languages/apache/model.js';
-import type { MycnfConfig, MycnfOptionUse } from '../languages/mycnf/model.js';
-import type { PhpFpmConfig } from '../languages/phpfpm/model.js';
+import type { HostFacts } from '../core/host-facts.js';
+import type { ConfigSet, LanguageConfigs, LanguageId, VisitorsOf } from '../core/language.js';
 import type { SourceFile } from '../core/source-file.js';
 import type { Targets } from '../core/targets.js';
-import type { Language, Located, Position, Range, Severity, TextEdit } from '../core/types.js';
+import type { Located, Position, Range, Severity, TextEdit } from '../core/types.js';
 import type { Sizing } from '../analysis/sizing.js';
 
-export type { Language, Located, Position, Range, Severity, TextEdit } from '../core/types.js';
+export type { Located, Position, Range, Severity, TextEdit } from '../core/types.js';
 export type SeveritySetting = Severity | 'off';
-type RuleLanguage = Language | 'host' | 'tool';
+/** What a rule runs on: the configs of one language, every config of the host, or nothing (the tool's own findings). */
+export type RuleLanguage = LanguageId | 'host' | 'tool';
 type Category = 'correctness' | 'performance' | 'security' | 'deprecation' | 'style';
 
 /**
@@ -125,28 +124,13 @@ interface RuleContextBase<Options extends RuleOptions, MessageId extends string>
   report(descriptor: ReportDescriptor<MessageId>): void;
 }
 
-/** An Apache rule runs once per Apache config of the host. */
-export interface ApacheRuleContext<Options extends RuleOptions = RuleOptions, MessageId extends string = string> extends RuleContextBase<
-  Options,
-  MessageId
-> {
-  readonly apache: ApacheConfig;
-}
-
-/** A my.cnf rule runs once, on the host's option files. */
-export interface MycnfRuleContext<Options extends RuleOptions = RuleOptions, MessageId extends string = string> extends RuleContextBase<
-  Options,
-  MessageId
-> {
-  readonly mycnf: MycnfConfig;
-}
-
-/** A php-fpm rule runs once per php-fpm config (php-fpm.conf and its pools) of the host. */
-export interface PhpFpmRuleContext<Options extends RuleOptions = RuleOptions, MessageId extends string = string> extends RuleContextBase<
-  Options,
-  MessageId
-> {
-  readonly phpfpm: PhpFpmConfig;
+/** A language's rule runs once per config of that language on the host, and gets that config. */
+export interface LanguageRuleContext<
+  Id extends LanguageId,
+  Options extends RuleOptions = RuleOptions,
+  MessageId extends string = string,
+> extends RuleContextBase<Options, MessageId> {
+  readonly config: LanguageConfigs[Id];
 }
 
 /** A host rule runs once per host and sees every config linted for it. */
@@ -154,30 +138,32 @@ export interface HostRuleContext<Options extends RuleOptions = RuleOptions, Mess
   Options,
   MessageId
 > {
-  readonly apache: readonly ApacheConfig[];
-  readonly mycnf: MycnfConfig | undefined;
-  readonly phpfpm: readonly PhpFpmConfig[];
+  readonly configs: ConfigSet;
 }
+
+/** The context a rule of this kind gets. */
+export type RuleContextOf<
+  Family extends LanguageId | 'host',
+  Options extends RuleOptions = RuleOptions,
+  MessageId extends string = string,
+> = Family extends LanguageId ? LanguageRuleContext<Family, Options, MessageId> : HostRuleContext<Options, MessageId>;
 
 interface RuleOf<Family extends RuleLanguage, Context> {
   readonly meta: RuleMeta & { readonly language: Family };
-  create(ctx: Context): Visitors;
+  create(ctx: Context): Visitors<Family>;
 }
 
-export type ApacheRule = RuleOf<'apache', ApacheRuleContext>;
-export type MycnfRule = RuleOf<'mycnf', MycnfRuleContext>;
-export type PhpFpmRule = RuleOf<'phpfpm', PhpFpmRuleContext>;
+/** A rule of one language, as the engine holds it. */
+export type LanguageRule<Id extends LanguageId = LanguageId> = { [L in Id]: RuleOf<L, LanguageRuleContext<L>> }[Id];
 export type HostRule = RuleOf<'host', HostRuleContext>;
 /** The tool's own findings (parse errors, includes, limits): reported by the readers and the engine, never by `create`. */
 export type ToolRule = RuleOf<'tool', never>;
 
-export type Rule = ApacheRule | MycnfRule | PhpFpmRule | HostRule | ToolRule;
+export type Rule = LanguageRule | HostRule | ToolRule;
 
-/** Handlers keyed by lower-case directive/section name or normalised option name; `*` matches all. */
-export interface Visitors {
-  readonly directive?: Readonly<Record<string, (use: ApacheDirectiveUse) => void>>;
-  readonly section?: Readonly<Record<string, (use: ApacheSectionUse) => void>>;
-  readonly option?: Readonly<Record<string, (use: MycnfOptionUse) => void>>;
-  /** Runs once after every visitor, for checks over the whole model. */
-  readonly end?: () => void;
-}
+/**
+ * What a rule's `create` returns: `end`, which runs once after the config
+ * was gone through, and the handlers its language dispatches (Apache's per
+ * directive and section, my.cnf's per option).
+ */
+export type Visitors<Family extends RuleLanguage = RuleLanguage> = Family extends LanguageId ? VisitorsOf<Family> : VisitorsOf<'host'>;

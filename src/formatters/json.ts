@@ -1,8 +1,6 @@
 import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, TextEdit } from '../engine/types.js';
-import { consumersOf } from './budget.js';
 import { factsJson, liveJson } from './facts-json.js';
-import { FilePatches } from '../fix/patch.js';
 import { visibleDiagnostics } from './shared.js';
 import { LazyList, writeJson } from '../util/streamed-output.js';
 import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
@@ -17,10 +15,7 @@ import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome 
  */
 export const writeJsonReport: StreamingFormatter = (input, write) => {
   const several = input.units.length > 1;
-  const results = new LazyList(() => {
-    const patches = new FilePatches(input.patch);
-    return input.units.flatMap((unit) => unitResults(unit, input, patches, several));
-  });
+  const results = new LazyList(() => input.units.flatMap((unit) => unitResults(unit, input, several)));
   const liveOf = (unit: UnitOutcome | undefined): object => {
     if (unit === undefined) return {};
     const live = liveJson(unit.result.host);
@@ -45,14 +40,17 @@ export const formatJson = collected(writeJsonReport);
  * before the patch and after it. What `tune-lint fleet` sorts hosts by.
  */
 function budgetJson(unit: UnitOutcome): object | undefined {
-  const { sizing, sizingAfter } = unit.result;
-  const ram = sizing.ram?.value;
-  if (ram === undefined || sizing.osReserve === undefined) return undefined;
-  const consumers = (of: typeof sizing) => consumersOf(of).map(({ label, kind, bytes }) => ({ label, kind, bytes }));
-  const before = consumers(sizing);
-  const after = sizingAfter === undefined ? before : consumers(sizingAfter);
-  const total = (list: readonly { bytes: number }[]) => list.reduce((sum, consumer) => sum + consumer.bytes, 0);
-  return { ram, peak: total(before), peakAfterPatch: total(after), consumers: before, consumersAfterPatch: after };
+  const budget = unit.result.budget;
+  if (budget === undefined) return undefined;
+  const consumers = (rows: typeof budget.before) => rows.map(({ label, kind, bytes }) => ({ label, kind, bytes }));
+  const total = (rows: typeof budget.before) => rows.reduce((sum, row) => sum + row.bytes, 0);
+  return {
+    ram: budget.ram,
+    peak: total(budget.before),
+    peakAfterPatch: total(budget.after),
+    consumers: consumers(budget.before),
+    consumersAfterPatch: consumers(budget.after),
+  };
 }
 
 /** A result as it is built, its keys set in the interface's order. */
@@ -64,7 +62,7 @@ interface ResultJson {
   patch?: string;
 }
 
-function unitResults(unit: UnitOutcome, input: FormatInput, patches: FilePatches, several: boolean): ResultJson[] {
+function unitResults(unit: UnitOutcome, input: FormatInput, several: boolean): ResultJson[] {
   const files = new Map<string, { file: SourceFile; diagnostics: Diagnostic[] }>();
   for (const file of unit.result.files) if (!files.has(file.path)) files.set(file.path, { file, diagnostics: [] });
   for (const diagnostic of visibleDiagnostics(unit.result.diagnostics, input.quiet)) {
@@ -80,7 +78,7 @@ function unitResults(unit: UnitOutcome, input: FormatInput, patches: FilePatches
     const result: ResultJson = { file: file.displayPath, language: languages.get(file.path) ?? null };
     if (several) result.host = unit.label ?? null;
     result.diagnostics = diagnostics.map(diagnosticJson);
-    const patch = patches.of(file.patchPath);
+    const patch = input.patches.of(file.patchPath);
     if (patch !== '') result.patch = patch;
     results.push(result);
   }

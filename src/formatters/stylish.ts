@@ -1,10 +1,7 @@
 import type { Diagnostic, Severity } from '../engine/types.js';
-import type { Sizing } from '../analysis/sizing.js';
-import { formatBytes } from '../util/units.js';
-import type { Language } from '../core/types.js';
-import { describeHostFacts, describeLive, perChildLine } from '../host/format.js';
+import { describeHostFacts, describeLive } from '../host/format.js';
 import { printable } from '../util/printable.js';
-import { budgetPicture, type BarKind } from './budget.js';
+import { budgetLines, type BarKind } from './budget.js';
 import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
 import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
 import { writeLines } from '../util/streamed-output.js';
@@ -105,53 +102,18 @@ function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): stri
   return out;
 }
 
-/**
- * A per-child size that nobody measured or gave is an estimate the memory
- * picture and the sizing rules rest on: it is listed with the host facts,
- * with its reasoning, whether or not a rule reported on it.
- */
-function estimatedPerChild(sizing: Sizing): string[] {
-  if (sizing.ram === undefined) return [];
-  const apache = sizing.apache
-    .filter((entry) => entry.perChild.source.startsWith('estimate'))
-    .map((entry) => `${perChildLine(entry.perChild)}${sizing.apache.length === 1 ? '' : ` for ${entry.config.root.displayPath}`}`);
-  const php = sizing.pools
-    .filter((pool) => pool.perChild.source.startsWith('estimate'))
-    .map((pool) => `php-fpm child ${formatBytes(pool.perChild.value)} (${pool.perChild.source})`);
-  return [...apache, ...new Set(php)];
-}
-
-/** How a main file whose name did not say its language was read, and the flag that reads it otherwise. */
-const READ_AS: Readonly<Record<Language, string>> = {
-  apache:
-    'an Apache httpd config (its name does not say, and it does not start with a [group] header); --lang mycnf reads it as an option file',
-  mycnf:
-    'a MySQL/MariaDB option file (its name does not say, and it starts with a [group] header or !include); --lang apache reads it as an httpd config',
-  phpfpm: 'a php-fpm configuration (a [section] with php-fpm keys such as pm.* or listen); --lang apache or mycnf reads it otherwise',
-};
-
 function hostLines(unit: UnitOutcome, paint: Paint): string[] {
   const out: string[] = [];
-  const guesses = unit.result.guessedLanguages.map(({ file, language }) => `${file.displayPath}: ${READ_AS[language]}`);
+  const guesses = unit.result.guessedLanguages.map(({ file, how }) => `${file.displayPath}: ${how}`);
 
   if (guesses.length > 0) out.push(paint.bold('Read as:'), ...guesses.map((line) => `  ${printable(line)}`), '');
-  const facts = [...describeHostFacts(unit.result.host), ...estimatedPerChild(unit.result.sizing), ...assumedTarget(unit)];
+  const facts = [...describeHostFacts(unit.result.host), ...(unit.result.budget?.estimates ?? []), ...unit.result.assumptions];
   if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${printable(line)}`), '');
   const live = describeLive(unit.result.host);
   if (live.length > 0) out.push(paint.bold('Live servers:'), ...live.map((line) => `  ${printable(line)}`), '');
-  const picture = budgetPicture(unit.result.sizing, unit.result.sizingAfter, paint.bar);
+  const picture = budgetLines(unit.result.budget, paint.bar);
   if (picture.length > 0) out.push(paint.bold(picture[0] as string), ...picture.slice(1), '');
   return out;
-}
-
-/** Said once, here, when the option files are linted for a database server nothing named. */
-function assumedTarget(unit: UnitOutcome): string[] {
-  const target = unit.result.configs.mycnf?.target;
-  if (target?.assumed !== true) return [];
-  const product = target.product === 'mariadb' ? 'MariaDB' : 'MySQL';
-  return [
-    `database server ${product} ${target.version}, assumed: nothing names it (--target mysql=8.0 or mariadb=11.4, target: in .tune-lint.yaml, or a probe of the host that runs it)`,
-  ];
 }
 
 function summaryLines(counts: Counts, input: FormatInput, paint: Paint): string[] {

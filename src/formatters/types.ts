@@ -17,6 +17,8 @@ export interface FormatInput {
   readonly color: boolean;
   /** The unified diff of every fix shown (or written with --fix). */
   readonly patch: string;
+  /** Each file's part of that diff, by the path the patch names it by ('' for a file it does not change): `new FilePatches(patch)`. */
+  readonly patches: { of(patchPath: string): string };
   /** True when --fix wrote the patch to disk. */
   readonly wrote: boolean;
   readonly fixType: FixType;

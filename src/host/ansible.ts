@@ -2,8 +2,7 @@ import { LineIndex } from '../core/line-index.js';
 import type { HostFacts, MountEntry } from './facts.js';
 import { HostFactsError } from './facts.js';
 import { readHostInput } from './input-file.js';
-
-const MIB = 1024 * 1024;
+import { MIB } from '../util/units.js';
 
 /** The line `ansible HOST -m setup` prints before the JSON of one host. */
 const AD_HOC_HEADER = /^([^\s|]+) \| (SUCCESS|CHANGED|FAILED!|UNREACHABLE!) => /m;

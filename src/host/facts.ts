@@ -1,127 +1,21 @@
 import { UserError } from '../util/user-error.js';
 
-/**
- * What tune-lint knows about the machine a config will run on. Every fact
- * carries its source, because a sizing message is only as good as the facts
- * behind it and people must be able to check them.
- */
-export interface Fact<T> {
-  readonly value: T;
-  /** 'probe (MemTotal)', 'flag --host-ram', 'profile host.yaml', 'ansible facts web01.json', '.tune-lint.yaml', 'estimate (...)' */
-  readonly source: string;
-}
+import type { ChildMemory, HostFactName, MountEntry } from '../core/host-facts.js';
 
-/** Memory of one Apache child process, in bytes. `count` is 0 when the figure was given or estimated, not measured. */
-export interface ChildMemory {
-  readonly median: number;
-  readonly max: number;
-  readonly count: number;
-  readonly metric: 'pss' | 'rss';
-  /** For measured children: the MPM and whether PHP runs in them, as the libraries they have mapped show. */
-  readonly measuredOn?: RunningApache;
-}
-
-/** What a running Apache's children are, from `/proc/PID/maps`: the MPM module mapped (when it is a module) and mod_php. */
-export interface RunningApache {
-  readonly mpm: 'prefork' | 'worker' | 'event' | undefined;
-  readonly php: boolean;
-}
-
-/** What a running MySQL or MariaDB server said, read-only, over its local socket. */
-export interface MysqlLive {
-  /** As a target: `mariadb=10.11.19`, `mysql=8.0.36`. */
-  readonly server: string;
-  /** Seconds since the server started: the span its counters cover. */
-  readonly uptime: number;
-  /** SHOW GLOBAL VARIABLES, names lower-cased. */
-  readonly variables: Readonly<Record<string, string>>;
-  /** SHOW GLOBAL STATUS, names lower-cased. */
-  readonly status: Readonly<Record<string, string>>;
-  /** Tables, data and index bytes per storage engine, of the tables the account can see; absent when the query was skipped (a note says why). */
-  readonly engines?: readonly EngineUse[];
-}
-
-export interface EngineUse {
-  readonly engine: string;
-  readonly tables: number;
-  readonly dataBytes: number;
-  readonly indexBytes: number;
-}
-
-/** What a running Apache said about itself: its mod_status page on a loopback address, and its error log. */
-export interface ApacheLive {
-  readonly status?: ApacheStatus;
-  /** AH00161/AH00484 "server reached MaxRequestWorkers" lines of the error log. */
-  readonly maxWorkersReached?: LogEvidence;
-}
-
-/** `/server-status?auto`: the scoreboard at the moment it was read, and the totals since the start. */
-export interface ApacheStatus {
-  readonly url: string;
-  readonly busyWorkers: number;
-  readonly idleWorkers: number;
-  /** Slots of the scoreboard: one character per worker the server may run. */
-  readonly scoreboardSlots: number;
-  readonly totalAccesses?: number;
-  readonly uptime?: number;
-  readonly mpm?: string;
-}
-
-export interface LogEvidence {
-  readonly file: string;
-  readonly count: number;
-  /** The dates of the first and last line, as the log writes them. */
-  readonly first: string;
-  readonly last: string;
-}
-
-/** A process the kernel's OOM killer ended, from the kernel log. */
-export interface OomKill {
-  readonly process: string;
-  readonly pid: number;
-  /** How long before the probe the kernel killed it, in seconds. */
-  readonly secondsAgo: number;
-}
-
-export interface MountEntry {
-  readonly mountPoint: string;
-  readonly fsType: string;
-  /** The mounted device or remote share, e.g. `/dev/vda1` or `nas:/export/www`. */
-  readonly source: string;
-}
-
-export interface HostFacts {
-  /** Bytes; when probing, the lower of MemTotal and the cgroup memory limit. */
-  readonly ram?: Fact<number>;
-  /** May be fractional: a cgroup CPU quota of 150000/100000 is 1.5 CPUs. */
-  readonly cpus?: Fact<number>;
-  readonly swap?: Fact<number>;
-  /** Apache children, never the parent. */
-  readonly perChild?: Fact<ChildMemory>;
-  /** php-fpm children (the pools' workers), never the master. */
-  readonly phpPerChild?: Fact<ChildMemory>;
-  readonly apacheRunning?: Fact<boolean>;
-  readonly mysqlRunning?: Fact<boolean>;
-  readonly mysqlRss?: Fact<number>;
-  readonly mounts?: Fact<readonly MountEntry[]>;
-  readonly somaxconn?: Fact<number>;
-  /** The httpd release this host runs, or has installed: `2.4.71`. */
-  readonly httpdVersion?: Fact<string>;
-  /** The database server this host runs, or has installed, as a target: `mariadb=10.11.19`, `mysql=8.0.36`. */
-  readonly databaseServer?: Fact<string>;
-  /** The running database server's variables, counters and data sizes. */
-  readonly mysqlLive?: Fact<MysqlLive>;
-  /** The running Apache's status page and error log. */
-  readonly apacheLive?: Fact<ApacheLive>;
-  /** Apache, php-fpm and database processes the kernel killed for want of memory. */
-  readonly oomKills?: Fact<readonly OomKill[]>;
-  /** Fallbacks taken and measurements that failed, one sentence each. */
-  readonly notes?: readonly string[];
-  /** What the running servers could not be asked, and why: one sentence each. */
-  readonly liveNotes?: readonly string[];
-}
-
-export type HostFactName = Exclude<keyof HostFacts, 'notes' | 'liveNotes'>;
+export type {
+  Fact,
+  ChildMemory,
+  RunningApache,
+  MysqlLive,
+  EngineUse,
+  ApacheLive,
+  ApacheStatus,
+  LogEvidence,
+  OomKill,
+  MountEntry,
+  HostFacts,
+  HostFactName,
+} from '../core/host-facts.js';
 
 /** Every fact, in the order people read them. */
 export const HOST_FACT_NAMES: readonly HostFactName[] = [

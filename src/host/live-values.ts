@@ -1,6 +1,6 @@
 import type { ApacheLive, MysqlLive, OomKill } from './facts.js';
 import { HostFactsError } from './facts.js';
-import type { Located } from './values.js';
+import type { Located } from './located.js';
 
 /**
  * The live facts as a profile carries them (`tune-lint probe --yaml` writes

@@ -4,6 +4,7 @@ import { HOST_FACT_NAMES, HostFactsError, type HostFactName } from './facts.js';
 import { readHostInput } from './input-file.js';
 import type { Located, LocatedEntry } from './values.js';
 import { hostFactsFromLocated, locatePlain } from './values.js';
+import { KIB } from '../util/units.js';
 
 type YamlModule = typeof import('yaml');
 
@@ -67,7 +68,6 @@ export function hostFactsFromConfig(values: Record<string, unknown>, source: str
   return hostFactsFromLocated(locatePlain(values, source), source, 'host.');
 }
 
-const KIB = 1024;
 const UNITS: readonly (readonly [string, number])[] = [
   ['G', KIB ** 3],
   ['M', KIB ** 2],

@@ -1,29 +1,12 @@
 import { parseTargetSpec } from '../core/targets.js';
 import { editDistance } from '../util/nearest-name.js';
-import { formatBytes, parseFriendlySize } from '../util/units.js';
+import { formatBytes, MIB, parseFriendlySize } from '../util/units.js';
 import type { ChildMemory, Fact, HostFactName, HostFacts, MountEntry } from './facts.js';
 import { HOST_FACT_NAMES, HostFactsError } from './facts.js';
 import { readApacheLive, readMysqlLive, readOomKills } from './live-values.js';
+import type { Located, LocatedEntry } from './located.js';
 
-const MIB = 1024 * 1024;
-
-/**
- * A value read from a profile or config, with where it was written: for YAML
- * `host.yaml:3:6`, for values the lead already parsed just the file name.
- * Mappings and sequences keep their children located too.
- */
-export interface Located {
-  readonly value: unknown;
-  readonly where: string;
-  readonly entries?: readonly LocatedEntry[];
-  readonly items?: readonly Located[];
-}
-
-export interface LocatedEntry {
-  readonly key: string;
-  readonly keyWhere: string;
-  readonly value: Located;
-}
+export type { Located, LocatedEntry } from './located.js';
 
 /** Wraps plain values (no positions) so they go through the same checks as a profile. */
 export function locatePlain(value: unknown, where: string): Located {

@@ -1,7 +1,7 @@
 import type { HostFacts } from '../host/facts.js';
 import { ProcReader } from '../host/proc.js';
 import { runningApaches, runningDatabases } from '../host/running.js';
-import type { ApacheConfig } from '../languages/apache/model.js';
+import type { ConfigSet } from '../core/language.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import type { DatabaseTarget } from '../core/targets.js';
 import { askApache } from './apache.js';
@@ -23,24 +23,19 @@ export interface LiveOptions {
  * are asked (host/running.ts). A fact a profile or config already gives is
  * not asked again. Never throws; what could not be read is a note.
  */
-export async function askServers(
-  host: HostFacts,
-  configs: { readonly apache: readonly ApacheConfig[]; readonly mycnf: MycnfConfig | undefined },
-  target: DatabaseTarget,
-  options: LiveOptions,
-): Promise<HostFacts> {
+export async function askServers(host: HostFacts, configs: ConfigSet, target: DatabaseTarget, options: LiveOptions): Promise<HostFacts> {
   const reader = new ProcReader(options.procRoot ?? '/');
   const notes: string[] = [];
   const asked: { -readonly [K in keyof HostFacts]: HostFacts[K] } = {};
   const tasks: Promise<void>[] = [];
   if (host.mysqlLive === undefined && (host.mysqlRunning?.value === true || options.mysqlDefaultsFile !== undefined)) {
     tasks.push(
-      askDatabase(reader, configs.mycnf, target, options, notes).then((fact) => {
+      askDatabase(reader, configs.first('mycnf'), target, options, notes).then((fact) => {
         if (fact !== undefined) asked.mysqlLive = fact;
       }),
     );
   }
-  const apache = configs.apache[0];
+  const apache = configs.first('apache');
   if (host.apacheLive === undefined && host.apacheRunning?.value === true && apache !== undefined) {
     const running = runningApaches(reader);
     tasks.push(

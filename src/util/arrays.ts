@@ -7,3 +7,10 @@ export function appendAll<Item>(target: Item[], items: Iterable<Item>): Item[] {
   for (const item of items) target.push(item);
   return target;
 }
+
+/** Adds a value to the list a map keeps under `key`, making the list when there is none. */
+export function appendTo<K, T>(map: Map<K, T[]>, key: K, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}

@@ -1,7 +1,8 @@
 import { lookupTable } from './lookup.js';
-const KIB = 1024;
-const MIB = KIB * 1024;
-const GIB = MIB * 1024;
+/** Binary units, the ones every size in tune-lint is counted in. */
+export const KIB = 1024;
+export const MIB = KIB * 1024;
+export const GIB = MIB * 1024;
 const TIB = GIB * 1024;
 
 const FRIENDLY_UNITS: Readonly<Record<string, number>> = lookupTable({

@@ -9,7 +9,8 @@ import {
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ApacheConfig, GivenEnvironment } from '../languages/apache/model.js';
+import type { ApacheConfig } from '../languages/apache/model.js';
+import type { GivenEnvironment } from '../core/types.js';
 import { parseApache } from '../languages/apache/parser.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { parseMyCnf } from '../languages/mycnf/parser.js';
@@ -217,9 +218,10 @@ export class FixVerifier {
   }
 
   private subjects(result: LintResult): Subject[] {
-    const subjects: Subject[] = result.configs.apache.map((config) => this.apacheSubject(config));
-    if (result.configs.mycnf !== undefined) subjects.push(this.mycnfSubject(result.configs.mycnf));
-    for (const config of result.configs.phpfpm) subjects.push(this.phpFpmSubject(config));
+    const { configs } = result;
+    const subjects: Subject[] = configs.of('apache').map((config) => this.apacheSubject(config));
+    for (const config of configs.of('mycnf')) subjects.push(this.mycnfSubject(config));
+    for (const config of configs.of('phpfpm')) subjects.push(this.phpFpmSubject(config));
     return subjects;
   }
 

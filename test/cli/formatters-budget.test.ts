@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BAR_WIDTH, budgetPicture, type BarKind } from '../../src/formatters/budget.js';
-import { DEFAULT_BUDGET, type ApacheSizing, type MysqlSizing, type Sizing } from '../../src/analysis/sizing.js';
+import { BAR_WIDTH, budgetLines, type BarKind, type PaintBar } from '../../src/formatters/budget.js';
+import { budgetPicture } from '../../src/analysis/budget.js';
+import { DEFAULT_BUDGET, type ApacheSizing, type Sizing } from '../../src/analysis/sizing.js';
+import type { MemoryConsumer } from '../../src/core/language.js';
 import type { ApacheConfig } from '../../src/languages/apache/model.js';
+import type { MycnfConfig } from '../../src/languages/mycnf/model.js';
+import type { MysqlUsage } from '../../src/languages/mycnf/consumption.js';
+import { formatBytes } from '../../src/util/units.js';
 import { removeScratch, runCli, scratchDir, writeFiles } from '../helpers/cli.js';
 import { repoPath } from '../helpers/paths.js';
 
@@ -29,7 +34,7 @@ function apache(workers: number, perChildMiB: number, mpm: 'prefork' | 'event' =
   };
 }
 
-function mysql(globalsMiB: number, connections: number, perConnectionMiB: number): MysqlSizing {
+function mysql(globalsMiB: number, connections: number, perConnectionMiB: number): MysqlUsage {
   return {
     globals: [],
     perConnection: [],
@@ -40,7 +45,7 @@ function mysql(globalsMiB: number, connections: number, perConnectionMiB: number
   };
 }
 
-function sizing(ramMiB: number | undefined, servers: ApacheSizing[], db?: MysqlSizing): Sizing {
+function sizing(ramMiB: number | undefined, servers: ApacheSizing[], db?: MysqlUsage): Sizing {
   const ram = ramMiB === undefined ? undefined : ramMiB * MIB;
   const osReserve = ram === undefined ? undefined : Math.min(Math.max(ram * 0.1, 64 * MIB), 1024 * MIB);
   return {
@@ -58,7 +63,35 @@ function sizing(ramMiB: number | undefined, servers: ApacheSizing[], db?: MysqlS
     webDbConnections: undefined,
     plannedWebDbConnections: undefined,
     budget: DEFAULT_BUDGET,
+    consumers: [...servers.map(webConsumer), ...(db === undefined ? [] : [databaseConsumer(db)])],
   };
+}
+
+/** What the Apache language counts for a server: its processes at the MPM's limits. */
+function webConsumer(server: ApacheSizing): MemoryConsumer {
+  const perChild = formatBytes(server.perChild.value.median);
+  const detail =
+    server.mpm === 'prefork'
+      ? `${server.limitName} ${server.maxRequestWorkers} x ${perChild} per child`
+      : `${server.limitName} ${server.maxRequestWorkers} / ThreadsPerChild ${server.threadsPerChild} = ${server.processes} processes x ${perChild}`;
+  return { language: 'apache', config: server.config, role: 'web', label: 'Apache', bytes: server.peak, detail, limits: [] };
+}
+
+function databaseConsumer(db: MysqlUsage): MemoryConsumer {
+  return {
+    language: 'mycnf',
+    config: {} as MycnfConfig,
+    role: 'database',
+    label: 'MySQL',
+    bytes: db.peak,
+    detail: `${formatBytes(db.globalBytes)} global buffers + max_connections ${db.maxConnections.value} x ${formatBytes(db.perConnectionBytes)}`,
+    limits: [],
+  };
+}
+
+/** The picture as the report draws it. */
+function picture(before: Sizing, after: Sizing | undefined, paint: PaintBar): string[] {
+  return budgetLines(budgetPicture(before, after), paint);
 }
 
 /** The bar of a row: the cells between the label column and the figure, RAM mark included. */
@@ -74,12 +107,12 @@ const count = (text: string, char: string): number => text.split(char).length - 
 
 describe('memory budget picture', () => {
   it('is empty without RAM, or with nothing to size', () => {
-    assert.deepEqual(budgetPicture(sizing(undefined, [apache(150, 20)]), undefined, plain), []);
-    assert.deepEqual(budgetPicture(sizing(1024, []), undefined, plain), []);
+    assert.deepEqual(picture(sizing(undefined, [apache(150, 20)]), undefined, plain), []);
+    assert.deepEqual(picture(sizing(1024, []), undefined, plain), []);
   });
 
   it('a host that fits: bars end to end within RAM, the rest free, the RAM mark at the last column', () => {
-    const lines = budgetPicture(sizing(1000, [apache(20, 20)]), undefined, plain);
+    const lines = picture(sizing(1000, [apache(20, 20)]), undefined, plain);
     assert.match(lines[0] as string, /^Memory at peak against 1000 MiB RAM \(flag --host-ram\):$/);
     assert.match(lines[1] as string, /^ {2}500 MiB at peak, 500 MiB free \(one column = 25 MiB\)$/);
     const apacheBar = barOf(lines, 'Apache    ');
@@ -104,7 +137,7 @@ describe('memory budget picture', () => {
   });
 
   it('over-commit: bars run past the RAM mark as ! and nothing is free', () => {
-    const lines = budgetPicture(sizing(500, [apache(150, 20)]), undefined, plain);
+    const lines = picture(sizing(500, [apache(150, 20)]), undefined, plain);
     assert.match(lines[1] as string, /3 GiB at peak, 2\.5 GiB more than RAM/);
     const apacheBar = barOf(lines, 'Apache    ');
     const ramMark = apacheBar.indexOf('|');
@@ -119,7 +152,7 @@ describe('memory budget picture', () => {
   });
 
   it('MySQL worst case and the event MPM arithmetic', () => {
-    const lines = budgetPicture(sizing(4096, [apache(400, 64, 'event', 25)], mysql(512, 100, 3)), undefined, plain);
+    const lines = picture(sizing(4096, [apache(400, 64, 'event', 25)], mysql(512, 100, 3)), undefined, plain);
     assert.match(
       lines.find((line) => line.startsWith('    Apache')) as string,
       /1 GiB  MaxRequestWorkers 400 \/ ThreadsPerChild 25 = 16 processes x 64 MiB; budget 2 GiB$/,
@@ -136,27 +169,27 @@ describe('memory budget picture', () => {
   it('before and after the patch when the patch changes a figure, one picture when it does not', () => {
     const before = sizing(500, [apache(150, 20)]);
     const after = sizing(500, [apache(21, 20)]);
-    const both = budgetPicture(before, after, plain);
+    const both = picture(before, after, plain);
     assert.ok(both.some((line) => line.startsWith('  before the patch: 3 GiB at peak')));
     assert.ok(both.some((line) => line.startsWith('  after the patch: 484 MiB at peak, 16 MiB free')));
     assert.equal(count(barOf(both, 'Apache    ', 1), '!'), 0, 'after the patch nothing is beyond RAM');
-    const same = budgetPicture(before, sizing(500, [apache(150, 20)]), plain);
+    const same = picture(before, sizing(500, [apache(150, 20)]), plain);
     assert.ok(!same.some((line) => line.includes('the patch')));
   });
 
   it('colour wraps runs of cells by kind and never changes the characters', () => {
     const seen: string[] = [];
-    const painted = budgetPicture(sizing(500, [apache(150, 20)]), undefined, (kind, cells) => {
+    const painted = picture(sizing(500, [apache(150, 20)]), undefined, (kind, cells) => {
       seen.push(kind);
       return `<${kind}>${cells}</${kind}>`;
     });
     assert.deepEqual([...new Set(seen)].sort(), ['apache', 'over']);
     const stripped = painted.map((line) => line.replace(/<\/?[a-z]+>/g, ''));
-    assert.deepEqual(stripped, budgetPicture(sizing(500, [apache(150, 20)]), undefined, plain));
+    assert.deepEqual(stripped, picture(sizing(500, [apache(150, 20)]), undefined, plain));
   });
 
   it('says when the database is not counted', () => {
-    const lines = budgetPicture(sizing(1000, [apache(20, 20)]), undefined, plain);
+    const lines = picture(sizing(1000, [apache(20, 20)]), undefined, plain);
     assert.equal(lines.at(-1), '  no database counted: no database config linted and none seen running');
   });
 

@@ -1,3 +1,4 @@
+import { FilePatches } from '../../src/fix/patch.js';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -30,6 +31,7 @@ describe('stylish output', () => {
       version: '0',
       color: false,
       patch,
+      patches: new FilePatches(patch),
       wrote: false,
       fixType: 'all',
       quiet: false,

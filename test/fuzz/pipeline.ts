@@ -12,7 +12,7 @@ import type { HostFacts } from '../../src/host/facts.js';
 import { lint, MAX_FIX_PASSES, type LintResult } from '../../src/lint.js';
 import { parseApache } from '../../src/languages/apache/parser.js';
 import { parseMyCnf } from '../../src/languages/mycnf/parser.js';
-import { unifiedDiff } from '../../src/fix/patch.js';
+import { FilePatches, unifiedDiff } from '../../src/fix/patch.js';
 
 /** Byte strings (one char per byte) of a main file and the files it may include from conf.d/. */
 export interface ConfigSet {
@@ -153,7 +153,7 @@ async function lintOnce(dir: string, paths: readonly string[], scenario: Scenari
     host: scenario.host,
     targets: scenario.targets,
     fixType: 'all',
-    includeBase: dir,
+    readers: { mycnf: { includeBase: dir } },
   });
 }
 
@@ -220,6 +220,7 @@ async function checkFormatters(result: LintResult): Promise<void> {
         version: '0.0.0',
         color: name === 'stylish',
         patch,
+        patches: new FilePatches(patch),
         wrote,
         fixType: 'all',
         quiet: false,

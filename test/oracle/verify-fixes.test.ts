@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
-import { defineApacheRule, defineMycnfRule, definePhpFpmRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 import { selectRules } from '../../src/engine/selection.js';
 import type { Rule } from '../../src/engine/types.js';
@@ -27,7 +27,7 @@ import { snapshotTree } from '../helpers/trees.js';
 const TOOL_RULES = builtinRules.filter((rule) => rule.meta.language === 'tool');
 
 /** Gives `MaxSpareServers` two arguments, which apache2 refuses ("takes one argument"): a fix the parser accepts and the server does not. */
-const badApacheFix = defineApacheRule({
+const badApacheFix = defineRule('apache', {
   meta: {
     id: 'AP9101',
     name: 'test-bad-fix',
@@ -50,7 +50,7 @@ const badApacheFix = defineApacheRule({
 });
 
 /** Adds a harmless comment after `Listen`, once: a fix in another file that apache2 accepts. */
-const goodApacheFix = defineApacheRule({
+const goodApacheFix = defineRule('apache', {
   meta: {
     id: 'AP9102',
     name: 'test-good-fix',
@@ -72,7 +72,7 @@ const goodApacheFix = defineApacheRule({
 });
 
 /** `innodb_buffer_pool_size = 1.5G`: mariadbd refuses the value (and disables InnoDB) but still exits 0. */
-const badMycnfValue = defineMycnfRule({
+const badMycnfValue = defineRule('mycnf', {
   meta: {
     id: 'MY9101',
     name: 'test-bad-value',
@@ -89,7 +89,7 @@ const badMycnfValue = defineMycnfRule({
 });
 
 /** Inserts `max_connections = 15` into [mysqld] when it is missing. */
-const goodMycnfInsert = defineMycnfRule({
+const goodMycnfInsert = defineRule('mycnf', {
   meta: {
     id: 'MY9102',
     name: 'test-good-insert',
@@ -102,7 +102,7 @@ const goodMycnfInsert = defineMycnfRule({
   },
   create: (ctx) => ({
     end: () => {
-      const mycnf = ctx.mycnf;
+      const mycnf = ctx.config;
       if (mycnf.effective('max_connections') !== undefined) return;
       const plan = insertMycnfOption(mycnf, 'max_connections', '15');
       if (plan !== null) ctx.report({ at: { file: plan.edit.file, range: [0, 0] }, messageId: 'm', fix: () => plan.edit });
@@ -111,7 +111,7 @@ const goodMycnfInsert = defineMycnfRule({
 });
 
 /** `pm.max_children = 1` in a dynamic pool whose spare servers are 1 to 3: php-fpm refuses it ("cannot be greater than pm.max_children"). */
-const badPoolFix = definePhpFpmRule({
+const badPoolFix = defineRule('phpfpm', {
   meta: {
     id: 'PF9101',
     name: 'test-bad-pool-fix',
@@ -124,7 +124,7 @@ const badPoolFix = definePhpFpmRule({
   },
   create: (ctx) => ({
     end: () => {
-      for (const pool of ctx.phpfpm.pools) {
+      for (const pool of ctx.config.pools) {
         const use = pool.effective('pm.max_children');
         if (use !== undefined && use.value !== '1') ctx.report({ at: use, messageId: 'm', fix: () => replacePhpFpmValue(use, '1') });
       }
@@ -133,7 +133,7 @@ const badPoolFix = definePhpFpmRule({
 });
 
 /** `pm.max_requests = 500`: a value php-fpm accepts. */
-const goodPoolFix = definePhpFpmRule({
+const goodPoolFix = defineRule('phpfpm', {
   meta: {
     id: 'PF9102',
     name: 'test-good-pool-fix',
@@ -146,9 +146,9 @@ const goodPoolFix = definePhpFpmRule({
   },
   create: (ctx) => ({
     end: () => {
-      for (const pool of ctx.phpfpm.pools) {
+      for (const pool of ctx.config.pools) {
         const use = pool.effective('pm.max_requests');
-        if (use !== undefined && use.value === '0') ctx.report({ at: use, messageId: 'm', fix: () => replacePhpFpmValue(use, '500') });
+        if (use?.value === '0') ctx.report({ at: use, messageId: 'm', fix: () => replacePhpFpmValue(use, '500') });
       }
     },
   }),
@@ -293,7 +293,7 @@ describe('FixVerifier with my_print_defaults and mariadbd', () => {
     fs.writeFileSync(path.join(dir, 'conf.d', 'server.cnf'), '[mysqld]\ninnodb_buffer_pool_size = 256M\n');
     fs.chmodSync(path.join(dir, 'conf.d', 'server.cnf'), 0o644);
     const before = snapshotTree(dir);
-    const result = await run({ paths: ['my.cnf'], cwd: dir, includeBase: dir }, [badMycnfValue, goodMycnfInsert]);
+    const result = await run({ paths: ['my.cnf'], cwd: dir, readers: { mycnf: { includeBase: dir } } }, [badMycnfValue, goodMycnfInsert]);
     assert.equal(result.fixes.length, 1, 'both fixes are in conf.d/server.cnf');
     const checked = await verifier({ cwd: dir, includeBase: dir }).verify(result);
     assert.deepEqual(checked.fixes, []);

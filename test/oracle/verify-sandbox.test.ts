@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it, type TestContext } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { handOver, prepareRoot, Sandbox } from '../../src/verify/sandbox.js';
 import { selectRules } from '../../src/engine/selection.js';
 import { apacheEnvironment } from '../../src/verify/server-tools.js';
@@ -331,7 +331,7 @@ describe('--verify on a hostile repository (each case was an escape before the s
   it('11. a check that does not finish is a failure, not "no new problem"', async (t) => {
     if (!needsServers(t)) return;
     const root = storyWith('timeout', '');
-    const touchListen = defineApacheRule({
+    const touchListen = defineRule('apache', {
       meta: {
         id: 'AP9103',
         name: 'test-comment',

@@ -4,13 +4,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
+import { builtinLanguages } from '../../src/languages/index.js';
 import { parseRuleDoc, REQUIRED_SECTIONS } from '../helpers/rule-docs.js';
 import { repoPath } from '../helpers/paths.js';
 import { ruleCases } from '../helpers/rule-fixtures.js';
 
 const CATEGORY_DIGIT: Record<string, string> = { correctness: '1', performance: '2', security: '3', deprecation: '4', style: '5' };
-const FAMILY: Record<string, string> = { apache: 'AP', mycnf: 'MY', phpfpm: 'PF', host: 'HO', tool: 'TL' };
-const DIRECTORY: Record<string, string> = { apache: 'apache', mycnf: 'mycnf', phpfpm: 'phpfpm', host: 'host', tool: 'tool' };
+/** Each language's rule family as its definition names it (rules/<id>/, its prefix), and the host's and the tool's. */
+const FAMILY: Record<string, string> = {
+  ...Object.fromEntries(builtinLanguages.map((language) => [language.id, language.rules.prefix])),
+  host: 'HO',
+  tool: 'TL',
+};
+const ID = new RegExp(`^(${Object.values(FAMILY).join('|')})\\d{4}$`);
 
 /*
  * The house rules of the catalogue, enforced: every rule ships as one unit
@@ -41,11 +47,11 @@ describe('rule catalogue conventions', () => {
     const meta = rule.meta;
     describe(`${meta.id} ${meta.name}`, () => {
       it('id, name, file and category agree', () => {
-        assert.match(meta.id, /^(AP|MY|PF|HO|TL)\d{4}$/);
+        assert.match(meta.id, ID);
         assert.equal(meta.id.slice(0, 2), FAMILY[meta.language]);
         if (meta.language !== 'tool') assert.equal(meta.id[2], CATEGORY_DIGIT[meta.category], 'the thousands digit is the category');
         assert.match(meta.name, /^[a-z0-9]+(-[a-z0-9]+)*$/);
-        const file = repoPath('rules', DIRECTORY[meta.language] as string, `${meta.id.toLowerCase()}-${meta.name}.ts`);
+        const file = repoPath('rules', meta.language, `${meta.id.toLowerCase()}-${meta.name}.ts`);
         assert.ok(fs.existsSync(file), `expected ${path.relative(repoPath(), file)}`);
       });
 
@@ -100,4 +106,26 @@ describe('rule catalogue conventions', () => {
       }
     });
   }
+
+  it('no message and no golden says a word twice in a row ("processes processes")', () => {
+    const doubled = /\b([A-Za-z]{2,}) \1\b/;
+    const templates = builtinRules.flatMap(({ meta }) =>
+      Object.entries(meta.messages).flatMap(([id, template]) =>
+        (typeof template === 'string' ? [template] : [template.message, template.detail]).map((text) => ({
+          where: `${meta.id} ${id}`,
+          text,
+        })),
+      ),
+    );
+    const goldens = fs
+      .readdirSync(repoPath('fixtures'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && /(\.expected|^stdout\.\w+)$/.test(entry.name))
+      .map((entry) => path.join(entry.parentPath, entry.name))
+      .map((file) => ({ where: path.relative(repoPath(), file), text: fs.readFileSync(file, 'utf8') }));
+    const found = [...templates, ...goldens].flatMap(({ where, text }) => {
+      const match = doubled.exec(text);
+      return match === null ? [] : [`${where}: "${match[0]}"`];
+    });
+    assert.deepEqual(found, []);
+  });
 });

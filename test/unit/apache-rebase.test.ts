@@ -9,6 +9,7 @@ import type { SourceFile } from '../../src/core/source-file.js';
 import type { ApacheNode } from '../../src/languages/apache/cst.js';
 import { ApacheConfig, loadApache, type ApacheLoadOptions } from '../../src/languages/apache/model.js';
 import { repoPath } from '../helpers/paths.js';
+import { dumpApacheConfig } from '../../src/languages/apache/dump.js';
 
 /*
  * A fix pass rebases the Apache config of the pass before instead of walking
@@ -156,7 +157,7 @@ function describeConfig(config: ApacheConfig): object {
       uses: config.referencing.uses.map((use) => use.order),
       sections: config.referencing.sections.map((section) => section.order),
     },
-    dump: JSON.parse(JSON.stringify(config.toDump())) as unknown,
+    dump: JSON.parse(JSON.stringify(dumpApacheConfig(config))) as unknown,
   };
 }
 

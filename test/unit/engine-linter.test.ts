@@ -4,13 +4,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
-import { defineApacheRule, defineMycnfRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { ConfigFileSystem } from '../../src/core/file-system.js';
 import { FINDINGS_PER_RULE_AND_FILE, lintUnit, type LintUnit } from '../../src/engine/linter.js';
 import { selectRules, type UserRuleSetting } from '../../src/engine/selection.js';
-import { DEFAULT_BUDGET } from '../../src/analysis/sizing.js';
 import { compareVersions, DEFAULT_TARGETS, parseTargetSpec, versionAtLeast } from '../../src/core/targets.js';
-import type { Diagnostic } from '../../src/engine/types.js';
+import type { Diagnostic, Rule } from '../../src/engine/types.js';
+import { unitOf } from '../helpers/units.js';
 import { loadApache } from '../../src/languages/apache/model.js';
 import { loadMycnf } from '../../src/languages/mycnf/model.js';
 import { variableDefault } from '../../src/languages/mycnf/defaults.js';
@@ -144,7 +144,7 @@ describe('diagnostics', () => {
 });
 
 describe('fix passes', () => {
-  const noted = defineApacheRule({
+  const noted = defineRule('apache', {
     meta: {
       id: 'AP9901',
       name: 'noted',
@@ -156,7 +156,7 @@ describe('fix passes', () => {
     },
     create: (ctx) => ({ directive: { timeout: (use) => ctx.report({ at: use, messageId: 'seen' }) } }),
   });
-  const fixer = defineApacheRule({
+  const fixer = defineRule('apache', {
     meta: { ...noted.meta, id: 'AP9902', name: 'fixer', fix: 'safe' },
     create: (ctx) => ({
       directive: {
@@ -166,24 +166,24 @@ describe('fix passes', () => {
   });
   const tools = builtinRules.filter((rule) => rule.meta.language === 'tool');
 
-  function unitOf(text: string): LintUnit {
+  function unitOfText(text: string): LintUnit {
     const file = path.join(dir, 'passes.conf');
     fs.writeFileSync(file, text);
     const apache = loadApache(file, { fs: new ConfigFileSystem({ cwd: dir }), httpd: '2.4' });
-    return { apache: [apache], mycnf: undefined, phpfpm: [], host: {}, targets: DEFAULT_TARGETS, budget: DEFAULT_BUDGET };
+    return unitOf({ apache: [apache] });
   }
 
   it('a fix pass runs the rules that can fix and reports reader errors, without notes about the run', () => {
-    const unit = unitOf('# tune-lint-disable-next-line AP4001\nTimeout 300\n<Directory /srv>\n');
+    const unit = unitOfText('# tune-lint-disable-next-line AP4001\nTimeout 300\n<Directory /srv>\n');
     const selection = selectRules([noted, fixer, ...tools], 'recommended', new Map());
     assert.deepEqual(ids(lintUnit(unit, selection).diagnostics), ['1:TL0003:warn', '2:AP9901:warn', '2:AP9902:warn', '3:TL0001:error']);
     assert.deepEqual(ids(lintUnit(unit, selection, { fixesOnly: true }).diagnostics), ['2:AP9902:warn', '3:TL0001:error']);
   });
 
   it('a rule that reports a fix must say so in meta.fix, or fix passes would never see its fixes', () => {
-    const undeclared = { ...fixer, meta: { ...noted.meta, id: 'AP9903' } };
+    const undeclared = { ...fixer, meta: { ...noted.meta, id: 'AP9903' } } as Rule;
     assert.throws(
-      () => lintUnit(unitOf('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())),
+      () => lintUnit(unitOfText('Timeout 300\n'), selectRules([undeclared], 'recommended', new Map())),
       /AP9903 reported a fix but declares no fix kind/,
     );
   });
@@ -192,7 +192,7 @@ describe('fix passes', () => {
 describe('a fix pass takes findings from the lint before it', () => {
   const created: string[] = [];
   const optionRule = (id: string, readsSizing: boolean) =>
-    defineMycnfRule({
+    defineRule('mycnf', {
       meta: {
         id,
         name: `option-${id}`,
@@ -228,7 +228,7 @@ describe('a fix pass takes findings from the lint before it', () => {
     fs.writeFileSync(path.join(dir, 'reuse.cnf'), mycnfText);
     const mycnf = loadMycnf(path.join(dir, 'reuse.cnf'), { fs: view, target: DEFAULT_TARGETS.db });
     const apache = apacheText === undefined ? [] : [loadApacheText(apacheText)];
-    return { apache, mycnf, phpfpm: [], host: {}, targets: DEFAULT_TARGETS, budget: DEFAULT_BUDGET };
+    return unitOf({ apache, mycnf: [mycnf] });
   }
   function loadApacheText(text: string) {
     fs.writeFileSync(path.join(dir, 'reuse.conf'), text);
@@ -278,7 +278,7 @@ describe('a fix pass takes findings from the lint before it', () => {
 });
 
 describe('the limit of findings listed', () => {
-  const everyTimeout = defineApacheRule({
+  const everyTimeout = defineRule('apache', {
     meta: {
       id: 'AP9904',
       name: 'every-timeout',

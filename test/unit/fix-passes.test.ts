@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { builtinRules } from '../../rules/index.js';
-import { defineApacheRule } from '../../src/engine/define-rule.js';
+import { defineRule } from '../../src/engine/define-rule.js';
 import { applyFixes, chooseFixes } from '../../src/fix/apply.js';
 import { selectRules } from '../../src/engine/selection.js';
 import { SourceFile } from '../../src/core/source-file.js';
@@ -145,7 +145,7 @@ async function run(paths: readonly string[], rules: readonly Rule[], fixType: 's
 
 /** A test rule that reports each `directive` line and, as its fix, adds `line` after it: in every pass. */
 function insertsAfter(id: string, directive: string, line: string): Rule {
-  return defineApacheRule({
+  return defineRule('apache', {
     meta: {
       id,
       name: `test-${id.toLowerCase()}`,
@@ -164,7 +164,7 @@ function insertsAfter(id: string, directive: string, line: string): Rule {
   });
 }
 
-const renameRule = defineApacheRule({
+const renameRule = defineRule('apache', {
   meta: {
     id: 'AP9001',
     name: 'test-rename',
@@ -181,7 +181,7 @@ const renameRule = defineApacheRule({
 });
 
 /** Only sees the new name, so it can act only after renameRule's fix: two passes. */
-const lowerRule = defineApacheRule({
+const lowerRule = defineRule('apache', {
   meta: {
     id: 'AP9002',
     name: 'test-lower',
@@ -248,7 +248,7 @@ describe('lint fix passes', () => {
 
   it('a fix that lost to an overlapping one and comes in a later pass is the same finding, not a follow-up', async () => {
     const inserting = (id: string, line: string) =>
-      defineApacheRule({
+      defineRule('apache', {
         meta: {
           id,
           name: `test-insert-${id}`,
@@ -392,7 +392,7 @@ describe('lint fix passes', () => {
   });
 
   it('leaves out a fix whose finding survives it, keeps the others, and says so (TL0009)', async () => {
-    const stubborn = defineApacheRule({
+    const stubborn = defineRule('apache', {
       meta: {
         id: 'AP9007',
         name: 'test-stubborn',
@@ -446,7 +446,7 @@ describe('lint fix passes', () => {
       lint({
         paths: ['stopped/httpd.conf', 'stopped/my.cnf'],
         cwd: scratch,
-        includeBase: path.join(scratch, 'stopped'),
+        readers: { mycnf: { includeBase: path.join(scratch, 'stopped') } },
         rules: selectRules(
           builtinRules.filter((rule) => rule.meta.id === 'MY2004' || rule.meta.language === 'tool'),
           'all',
@@ -476,7 +476,7 @@ describe('lint fix passes', () => {
   });
 
   it('stops when the text repeats (circular fixes)', async () => {
-    const toggle = defineApacheRule({
+    const toggle = defineRule('apache', {
       meta: {
         id: 'AP9003',
         name: 'test-toggle',
@@ -500,7 +500,7 @@ describe('lint fix passes', () => {
 
   it('stops after MAX_FIX_PASSES when every pass changes the text and finds something new', async () => {
     // Each pass's finding is at the line the pass before added, so no fix goes without effect.
-    const grow = defineApacheRule({
+    const grow = defineRule('apache', {
       meta: {
         id: 'AP9004',
         name: 'test-grow',
@@ -545,7 +545,7 @@ describe('lint fix passes', () => {
     const result = await lint({
       paths: ['tree/main.conf'],
       cwd: scratch,
-      apache: { serverRoot: root },
+      readers: { apache: { serverRoot: root } },
       rules: selectRules([renameRule] as Rule[], 'all', new Map()),
     });
     assert.equal(result.fixes.length, 1);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { phpConfigKind } from '../../src/languages/foreign.js';
+import { phpConfigKind } from '../../src/languages/phpfpm/detect.js';
 
 /*
  * phpConfigKind tells php-fpm pools and php.ini from the configs tune-lint

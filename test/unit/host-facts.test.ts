@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { estimatePerChild } from '../../src/analysis/per-child-estimate.js';
+import { estimatePerChild } from '../../src/languages/apache/per-child-estimate.js';
 import { isPhpModule } from '../../src/languages/apache/names.js';
 import type { MountEntry } from '../../src/host/facts.js';
 import { filesystemTypeOf, hasNetworkMounts, isNetworkFilesystem, networkMountOf, summarizeChildMemory } from '../../src/host/facts.js';

@@ -5,9 +5,11 @@ import { describe, it } from 'node:test';
 import { repoPath } from '../helpers/paths.js';
 
 /*
- * The layers of the source, bottom up, and the one rule between them: a
- * module imports only from its own layer or the layers below, type-only
- * imports included; and no two units import each other, however far round.
+ * The layers of the source, bottom up, and the rules between them: a module
+ * imports only from its own layer or the layers below, type-only imports
+ * included; no two units, and no two files, import each other, however far
+ * round; and the layers above the languages reach them only through the
+ * registry (src/languages/index.ts) and the contract (src/core/language.ts).
  * The README's module map shows the same order.
  */
 
@@ -21,7 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/engine'],
   ['rules'],
   ['src/fix', 'src/verify', 'src/lint.ts'],
-  ['src/config', 'src/formatters', 'src/docs-url.ts', 'src/index.ts'],
+  ['src/config', 'src/formatters', 'src/testing', 'src/docs-url.ts', 'src/index.ts'],
   ['src/commands', 'src/program.ts', 'src/cli.ts'],
 ];
 
@@ -85,6 +87,21 @@ describe('layers', () => {
       graph.set(a, (graph.get(a) ?? new Set()).add(b));
     }
     assert.deepEqual(cycles(graph), []);
+  });
+
+  it('no cycle between files either, not even inside one folder', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const { from, to } of edges) graph.set(from, (graph.get(from) ?? new Set()).add(to));
+    assert.deepEqual(cycles(graph), []);
+  });
+
+  it('the engine, the linter, the commands, the formatters, the config, the fixes and the public API name no language', () => {
+    const languageBlind = ['src/engine/', 'src/lint.ts', 'src/commands/', 'src/formatters/', 'src/config/', 'src/fix/', 'src/index.ts'];
+    const naming = edges
+      .filter(({ from }) => languageBlind.some((entry) => from === entry || from.startsWith(entry)))
+      .filter(({ to }) => /^src\/languages\/[^/]+\//.test(to))
+      .map(({ from, to }) => `${from} -> ${to}`);
+    assert.deepEqual(naming, [], 'they reach the languages through src/languages/index.ts, the registry, and core/language.ts');
   });
 
   it('the check itself finds an upward import and a cycle', () => {

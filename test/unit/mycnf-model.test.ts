@@ -8,6 +8,7 @@ import type { DatabaseTarget } from '../../src/core/targets.js';
 import { serverGroups } from '../../src/languages/mycnf/groups.js';
 import { loadMycnf, type MycnfConfig } from '../../src/languages/mycnf/model.js';
 import { legacySetVariable } from '../../src/languages/mycnf/names.js';
+import { dumpMycnfConfig } from '../../src/languages/mycnf/dump.js';
 import { FIXTURES, MARIADB_10_11, MYSQL_8_0, temporaryDirectory } from '../helpers/mycnf-fixtures.js';
 
 function layout(name: string, main: string, target: DatabaseTarget): MycnfConfig {
@@ -137,7 +138,7 @@ describe('mycnf model: the Debian layout', () => {
   });
 
   it('dumps files, options, effective values and defaults as stable JSON', () => {
-    const dump = config.toDump() as Record<string, unknown>;
+    const dump = dumpMycnfConfig(config) as Record<string, unknown>;
     assert.deepEqual(Object.keys(dump), [
       'version',
       'language',
@@ -150,7 +151,7 @@ describe('mycnf model: the Debian layout', () => {
       'defaults',
       'problems',
     ]);
-    assert.equal(JSON.stringify(config.toDump()), JSON.stringify(dump));
+    assert.equal(JSON.stringify(dumpMycnfConfig(config)), JSON.stringify(dump));
     assert.deepEqual(dump.target, { product: 'mariadb', version: '10.11' });
     assert.deepEqual((dump.files as unknown[])[1], {
       path: 'etc/mysql/conf.d/mysql.cnf',

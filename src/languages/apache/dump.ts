@@ -1,5 +1,6 @@
 import type { Located } from '../../core/types.js';
-import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
+import type { ApacheConfig } from './model.js';
+import type { ApacheDirectiveUse, ApacheSectionUse } from './uses.js';
 import type { MpmDirective } from './mpm.js';
 import { LazyList } from '../../util/streamed-output.js';
 import { CORE_SETTINGS, effectiveSetting, type EffectiveSetting } from './settings.js';

@@ -1,20 +1,30 @@
 import * as path from 'node:path';
-import { childPath, ConfigFileSystem, FileAccessError, InputBudget, systemError } from '../../core/file-system.js';
+import { ConfigFileSystem, FileAccessError, InputBudget } from '../../core/file-system.js';
 import type { ConfigProblem } from '../../core/problem.js';
 import { SourceFile } from '../../core/source-file.js';
-import { compareVersions, versionAtLeast } from '../../core/targets.js';
-import { httpdRelease } from './release.js';
-import type { Located, Range, Severity } from '../../core/types.js';
+import { versionAtLeast } from '../../core/targets.js';
+import type { GivenEnvironment, Range, Severity } from '../../core/types.js';
 import type { ApacheNode, DirectiveNode, SectionNode } from './cst.js';
+import {
+  sectionLabel,
+  type ApacheDirectiveUse,
+  type ApacheFileEntry,
+  type ApacheSectionUse,
+  type ConditionalEvaluation,
+  type DirectiveIndex,
+  type IncludeOutcome,
+  type LoadedModule,
+  type ReferencingLines,
+} from './uses.js';
 import { lookupTable } from '../../util/lookup.js';
 import { readEnvvars } from './envvars.js';
 import { serviceEnvironment } from './service-environment.js';
-import { byteOrder, compileFnmatch, hasWildcard } from './fnmatch.js';
 import { wordValues } from './lexer.js';
 import { CONDITIONAL_SECTIONS, DEBIAN_STATIC_MODULES, INERT_SECTIONS, MPM_MODULES, moduleSourceName, type MpmName } from './names.js';
 import { ApacheDocument, argValues, parseApache } from './parser.js';
 import { resolveMpm, type MpmSettings } from './mpm.js';
-import { dumpApacheConfig } from './dump.js';
+import { IncludeResolver } from './includes.js';
+import { evaluateConditional } from './conditionals.js';
 import { appendAll } from '../../util/arrays.js';
 import { remembered } from '../../util/remembered.js';
 
@@ -27,71 +37,6 @@ const SERVICE_UNITS: Readonly<Record<string, 'httpd.service' | 'apache2.service'
   '/etc/apache2/apache2.conf': 'apache2.service',
 });
 
-export interface ApacheFileEntry {
-  readonly source: SourceFile;
-  readonly document: ApacheDocument;
-  /** Include nesting: 0 for the main file. */
-  readonly depth: number;
-  readonly includedFrom: ApacheDirectiveUse | undefined;
-}
-
-/** A section that is in effect: a container (`<VirtualHost>`, `<Directory>`…) or a conditional that evaluated true. */
-export interface ApacheSectionUse extends Located {
-  readonly node: SectionNode;
-  /** Lower-case section name without `<`. */
-  readonly name: string;
-  /** Arguments after `${VAR}` expansion. */
-  readonly args: readonly string[];
-  /** The argument text after expansion, without the closing `>`. */
-  readonly argsText: string;
-  readonly parent: ApacheSectionUse | undefined;
-  readonly conditional: boolean;
-  readonly order: number;
-}
-
-/** A directive that is in effect (not inside a false conditional), in the order httpd reads it. */
-export interface ApacheDirectiveUse extends Located {
-  readonly node: DirectiveNode;
-  /** Lower-case directive name. */
-  readonly name: string;
-  /** Arguments after `${VAR}` expansion. */
-  readonly args: readonly string[];
-  /** The argument text after expansion, as `-D DUMP_CONFIG` prints it. */
-  readonly argsText: string;
-  readonly parent: ApacheSectionUse | undefined;
-  /** Names of the `${VAR}` references on the line; edits to such lines are declined. */
-  readonly variables: readonly string[];
-  /** References that neither Define nor the environment resolve (httpd keeps them literally, AH00111). */
-  readonly unresolved: readonly string[];
-  readonly order: number;
-  /** For Include/IncludeOptional: what the pattern matched. */
-  readonly include?: IncludeOutcome;
-}
-
-interface IncludeOutcome {
-  readonly pattern: string;
-  readonly files: readonly string[];
-  /** httpd's own error when the include is fatal (no match for Include, unreadable file). */
-  readonly error?: string;
-}
-
-/** Every conditional section httpd evaluated, true or false, for rules about ordering and names. */
-export interface ConditionalEvaluation {
-  readonly section: ApacheSectionUse;
-  readonly subject: string;
-  readonly negated: boolean;
-  readonly result: boolean;
-  /** True when the condition cannot be known statically and was assumed true. */
-  readonly assumed: boolean;
-}
-
-export interface LoadedModule {
-  readonly identifier: string;
-  readonly sourceName: string;
-  readonly path: string | undefined;
-  readonly use: ApacheDirectiveUse | undefined;
-}
-
 /** The lists a walk fills, in read order. */
 interface WalkedLists {
   readonly files: ApacheFileEntry[];
@@ -99,20 +44,6 @@ interface WalkedLists {
   readonly sections: ApacheSectionUse[];
   readonly conditionals: ConditionalEvaluation[];
   readonly referencing: ReferencingLines;
-}
-
-/** The lines whose text has a `${`, in read order: the few a config has, found as the walk reads them. */
-export interface ReferencingLines {
-  /** Directives with a `${NAME}` reference. */
-  readonly uses: ApacheDirectiveUse[];
-  /** Sections and conditional sections whose arguments have a `${`. */
-  readonly sections: ApacheSectionUse[];
-}
-
-/** Variables for `${VAR}` from one source: `--env`, `--env-file docker.env`. */
-export interface GivenEnvironment {
-  readonly source: string;
-  readonly values: Readonly<Record<string, string>>;
 }
 
 export interface ApacheLoadOptions {
@@ -276,7 +207,7 @@ class SectionInEffect implements ApacheSectionUse {
  * against the modules and defines known at that point), every directive in
  * effect with its enclosing sections, the loaded modules and the active MPM.
  */
-export class ApacheConfig {
+export class ApacheConfig implements DirectiveIndex {
   readonly files: ApacheFileEntry[];
   readonly uses: ApacheDirectiveUse[];
   readonly sections: ApacheSectionUse[];
@@ -303,6 +234,7 @@ export class ApacheConfig {
   /** Characters `${NAME}` expansions have produced so far. */
   private expandedBytes = 0;
   private readonly budget: InputBudget;
+  private readonly includes: IncludeResolver;
   private mpmCache: MpmSettings | undefined = undefined;
   /** Whether each file read has `${` anywhere. */
   private readonly filesWithReferences = new Map<SourceFile, boolean>();
@@ -325,6 +257,7 @@ export class ApacheConfig {
     this.fs = options.fs;
     this.budget = new InputBudget(this.fs.limits);
     this.httpd = options.httpd;
+    this.includes = new IncludeResolver(this.fs, this.httpd);
     this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
     for (const name of options.defines ?? []) this.defines.set(name, undefined);
     const environment = this.startEnvironment(rootServerPath);
@@ -422,10 +355,6 @@ export class ApacheConfig {
     const chain: string[] = [];
     for (let parent = use.parent; parent !== undefined; parent = parent.parent) chain.unshift(sectionLabel(parent.node));
     return chain;
-  }
-
-  toDump(): object {
-    return dumpApacheConfig(this);
   }
 
   /** Reads the main file and everything it includes, after any `-C` directives. */
@@ -698,7 +627,7 @@ export class ApacheConfig {
       return;
     }
     const absolute = path.posix.resolve(this.serverRoot, pattern);
-    const resolution = this.resolveInclude(absolute, optional);
+    const resolution = this.includes.resolve(absolute, optional);
     const use = base.withInclude(
       resolution.error === undefined ? { pattern, files: resolution.files } : { pattern, files: resolution.files, error: resolution.error },
     );
@@ -748,183 +677,19 @@ export class ApacheConfig {
     }
   }
 
-  /** The entries of a directory, or httpd's error when it cannot open it (fatal even for IncludeOptional). */
-  private listDirectory(hostPath: string, serverPath: string): string[] | string {
-    try {
-      return this.fs.readDirectory(hostPath);
-    } catch (error) {
-      const reason = error instanceof FileAccessError ? systemError(error.systemCode).text : String(error);
-      return `Could not open directory ${serverPath}: ${reason}`;
-    }
-  }
-
-  private realPathOf(hostPath: string): string {
-    try {
-      return this.fs.resolve(hostPath);
-    } catch {
-      return hostPath;
-    }
-  }
-
   private displayOf(serverPath: string, hostPath: string): string {
     return this.fs.sysroot === undefined ? this.fs.display(hostPath) : this.fs.display(this.fs.locate(serverPath));
   }
 
-  /**
-   * Expands an include target into files in the order httpd reads them
-   * (config.c `ap_process_fnmatch_configs`): wildcards in any component on
-   * 2.4 (a middle component matches directories only, as reported by the
-   * directory entry itself), whole directories read recursively, candidates
-   * sorted by strcmp, and a pattern with no match fatal unless IncludeOptional.
-   */
-  private resolveInclude(absolute: string, optional: boolean): { files: string[]; error?: string } {
-    const files: string[] = [];
-    const components = absolute.split('/').filter((part) => part !== '');
-    if (!versionAtLeast(this.httpd, '2.4')) return this.resolveInclude22(absolute, files);
-    const firstWild = components.findIndex(hasWildcard);
-    if (firstWild === -1) {
-      const error = this.readPlain(absolute, optional, files, 0);
-      return error === undefined ? { files } : { files, error };
-    }
-    const error = this.matchComponents(`/${components.slice(0, firstWild).join('/')}`, components.slice(firstWild), optional, files);
-    return error === undefined ? { files } : { files, error };
-  }
-
-  private matchComponents(dir: string, rest: readonly string[], optional: boolean, files: string[]): string | undefined {
-    const [component, ...remaining] = rest as [string, ...string[]];
-    if (!hasWildcard(component)) {
-      const next = path.posix.join(dir, component);
-      return remaining.length === 0 ? this.readPlain(next, optional, files, 0) : this.matchComponents(next, remaining, optional, files);
-    }
-    const hostDir = this.fs.locate(dir);
-    if (this.fs.kind(hostDir) !== 'directory') {
-      return optional ? undefined : `Could not open config directory ${dir}: No such file or directory`;
-    }
-    const matches = compileFnmatch(component);
-    const listed = this.listDirectory(hostDir, dir);
-    if (typeof listed === 'string') return listed;
-    const candidates = listed
-      .filter((name) => matches(name) && (remaining.length === 0 || this.isDirectoryEntry(childPath(hostDir, name))))
-      .sort(byteOrder);
-    if (candidates.length === 0) return optional ? undefined : `No matches for the wildcard '${component}' in '${dir}', failing`;
-    for (const name of candidates) {
-      const next = childPath(dir, name);
-      const error =
-        remaining.length === 0 ? this.readPlain(next, optional, files, 0) : this.matchComponents(next, remaining, optional, files);
-      if (error !== undefined) return error;
-    }
-    return undefined;
-  }
-
-  /** A directory entry's own type, without following a symlink (httpd uses the dirent type). */
-  private isDirectoryEntry(hostPath: string): boolean {
-    return this.fs.entryKind(hostPath) === 'directory';
-  }
-
-  private readPlain(
-    serverPath: string,
-    optional: boolean,
-    files: string[],
-    dirDepth: number,
-    walking: readonly { real: string; serverPath: string }[] = [],
-  ): string | undefined {
-    const hostPath = this.fs.locate(serverPath);
-    const kind = this.fs.kind(hostPath);
-    if (kind === 'directory') {
-      if (dirDepth + 1 > 128) return `Directory ${serverPath} exceeds the maximum include directory nesting level of 128`;
-      const real = this.realPathOf(hostPath);
-      // httpd follows a symlink back to a directory it is reading until the path is too long; with two such links that takes forever.
-      const again = walking.find((entry) => entry.real === real);
-      if (again !== undefined)
-        return `Directory ${serverPath} is ${again.serverPath} again through a symlink; httpd would follow the loop until the path is too long to open, and with two such links practically forever`;
-      const inside = [...walking, { real, serverPath }];
-      const listed = this.listDirectory(hostPath, serverPath);
-      if (typeof listed === 'string') return listed;
-      for (const name of listed.sort(byteOrder)) {
-        const error = this.readPlain(childPath(serverPath, name), optional, files, dirDepth + 1, inside);
-        if (error !== undefined) return error;
-      }
-      return undefined;
-    }
-    if (kind === 'missing') {
-      if (optional && versionAtLeast(this.httpd, '2.4.30')) return undefined;
-      return `Could not open configuration file ${serverPath}: No such file or directory`;
-    }
-    if (kind === 'other' && serverPath !== '/dev/null') return `Access to file ${serverPath} denied by server: not a regular file`;
-    files.push(serverPath);
-    return undefined;
-  }
-
-  /** httpd 2.2: a wildcard only in the last component, and no match is silently accepted. */
-  private resolveInclude22(absolute: string, files: string[]): { files: string[]; error?: string } {
-    const dir = path.posix.dirname(absolute);
-    const last = path.posix.basename(absolute);
-    if (hasWildcard(dir)) return { files, error: `Wildcard patterns not allowed in Include ${absolute}` };
-    if (!hasWildcard(last)) {
-      const error = this.readPlain(absolute, false, files, 0);
-      return error === undefined ? { files } : { files, error };
-    }
-    const hostDir = this.fs.locate(dir);
-    if (this.fs.kind(hostDir) !== 'directory') return { files, error: `Include directory '${dir}' not found` };
-    const matches = compileFnmatch(last);
-    const listed = this.listDirectory(hostDir, dir);
-    if (typeof listed === 'string') return { files, error: listed };
-    for (const name of listed.filter(matches).sort(byteOrder)) {
-      const error = this.readPlain(childPath(dir, name), false, files, 0);
-      if (error !== undefined) return { files, error };
-    }
-    return { files };
-  }
-
   private evaluate(section: ApacheSectionUse): ConditionalEvaluation {
-    let negated = false;
-    let subject = section.args[0] ?? '';
-    if (subject === '!') {
-      negated = true;
-      subject = section.args[1] ?? '';
-    } else if (subject.startsWith('!')) {
-      negated = true;
-      subject = subject.slice(1);
-    }
-    let truth: boolean;
-    let assumed = false;
-    switch (section.name) {
-      case 'ifmodule':
-        truth = this.hasModule(subject);
-        break;
-      case 'ifdefine':
-        truth = this.defines.has(subject);
-        break;
-      case 'ifversion': {
-        const verdict = ifVersionHolds(this.httpd, section.args);
-        negated = false;
-        if (typeof verdict === 'string') {
-          // httpd stops here; what the section holds is read as if it did not hold, so the rest can be linted.
-          this.problem('TL0001', 'error', `${sectionLabel(section.node)}: ${verdict}`, section.file, section.range);
-          truth = false;
-        } else {
-          truth = verdict;
-        }
-        break;
-      }
-      case 'iffile':
-        truth = this.fs.kind(this.fs.locate(subject, this.serverRoot)) !== 'missing';
-        break;
-      default:
-        truth = true;
-        assumed = true;
-    }
-    const result = negated ? !truth : truth;
-    if (assumed) {
-      this.problem(
-        'TL0007',
-        'info',
-        `<${section.node.name} ${section.args.join(' ')}> cannot be evaluated without the server binary; assumed true`,
-        section.file,
-        section.range,
-      );
-    }
-    return { section, subject, negated, result, assumed };
+    const { evaluation, problem } = evaluateConditional(section, {
+      httpd: this.httpd,
+      hasModule: (name) => this.hasModule(name),
+      defined: (name) => this.defines.has(name),
+      exists: (file) => this.fs.kind(this.fs.locate(file, this.serverRoot)) !== 'missing',
+    });
+    if (problem !== undefined) this.problem(problem.ruleId, problem.severity, problem.message, section.file, section.range);
+    return evaluation;
   }
 
   /**
@@ -1037,72 +802,6 @@ function sameWalk(before: readonly ApacheNode[], after: readonly ApacheNode[], p
 }
 
 /**
- * Whether `<IfVersion [[!]op] version>` holds for the target, read as
- * mod_version's start_ifversion reads it, or the error with which httpd
- * refuses the line: a `!` stands only in front of an operator, the
- * operators are =, ==, <, <=, >, >= and ~, `= /re/` is a regex, and a
- * version is up to three numbers (a part left out is 0).
- */
-// eslint-disable-next-line complexity -- mod_version's match_version and compare_version (modules/core/mod_version.c), operator by operator
-function ifVersionHolds(target: string, args: readonly string[]): boolean | string {
-  if (args.length > 3) return '<IfVersion takes one, two or three arguments, a comparison operator, a version (and a delimiter)';
-  // A third word is httpd's closing '>' standing alone; the reader has taken that off already.
-  if (args.length === 3) return "<IfVersion> directive missing closing '>'";
-  const [written, version] = args.length === 2 ? (args as [string, string]) : ['=', args[0] ?? ''];
-  const reverse = written.startsWith('!');
-  const operator = reverse && written.length > 1 ? written.slice(1) : written;
-  const [kind, suffix] = [operator[0], operator.slice(1)];
-  if (!(suffix === '' || (suffix === '=' && kind !== '~'))) return `unrecognized operator '${written}'`;
-  let match: boolean;
-  switch (kind) {
-    case '=':
-    case '~': {
-      const regex = kind === '~' ? version : version.startsWith('/') ? version.slice(1) : undefined;
-      if (regex === undefined) {
-        const order = compareWithConfigVersion(target, version);
-        if (order === undefined) return INVALID_VERSION;
-        match = order === 0;
-        break;
-      }
-      if (kind === '=' && (regex === '' || !regex.endsWith('/'))) return 'Missing delimiting / of regular expression.';
-      try {
-        match = new RegExp(kind === '=' ? regex.slice(0, -1) : regex).test(httpdRelease(target));
-      } catch {
-        return 'Regular expression could not be compiled.';
-      }
-      break;
-    }
-    case '<':
-    case '>': {
-      const order = compareWithConfigVersion(target, version);
-      if (order === undefined) return INVALID_VERSION;
-      match = (kind === '<' ? order < 0 : order > 0) || (suffix === '=' && order === 0);
-      break;
-    }
-    default:
-      return `unrecognized operator '${written}'`;
-  }
-  return reverse ? !match : match;
-}
-
-const INVALID_VERSION =
-  'Version appears to be invalid. It must have the format major[.minor[.patch]] where major, minor and patch are numbers.';
-
-/**
- * The target against a version in the config, as mod_version compares: up to
- * three dot-separated numbers starting with a digit, a part left out being 0;
- * undefined for anything else. With a target of "2.4" (a current 2.4),
- * `<IfVersion = 2.4>` does not hold, as on httpd 2.4.71.
- */
-function compareWithConfigVersion(target: string, version: string): number | undefined {
-  if (!/^\d[\d.]*$/.test(version)) return undefined;
-  const parts = version.split('.');
-  // Three numbers at most; an empty part ("2..4", "2.") is read as 0, as atoi reads it.
-  if (parts.length > 3 && !(parts.length === 4 && parts[3] === '')) return undefined;
-  return compareVersions(target, [...parts.slice(0, 3).map((part) => String(Number(part || '0'))), '0', '0'].slice(0, 3).join('.'));
-}
-
-/**
  * httpd's compiled-in ServerRoot differs per build; guess it from the layout:
  * Debian's `apache2.conf` lives in it, `conf/httpd.conf` lives one below it.
  */
@@ -1117,14 +816,19 @@ function defaultStaticModules(httpd: string): readonly string[] {
   return versionAtLeast(httpd, '2.4') ? DEBIAN_STATIC_MODULES : [...DEBIAN_STATIC_MODULES, 'mpm_prefork_module'];
 }
 
-export function sectionLabel(node: SectionNode): string {
-  const text = node.argsText === '' ? `<${node.name}>` : `<${node.name} ${node.argsText}>`;
-  return text.length > 80 ? `${text.slice(0, 77)}...>` : text;
-}
-
 export function loadApache(hostPath: string, options: ApacheLoadOptions): ApacheConfig {
   const absolute = path.resolve(options.fs.cwd, hostPath);
   const config = new ApacheConfig(options, options.fs.serverPath(absolute));
   config.load(absolute, options.before);
   return config;
 }
+
+export type {
+  ApacheDirectiveUse,
+  ApacheFileEntry,
+  ApacheSectionUse,
+  ConditionalEvaluation,
+  LoadedModule,
+  ReferencingLines,
+} from './uses.js';
+export { sectionLabel } from './uses.js';

@@ -1,5 +1,5 @@
 import { versionAtLeast } from '../../core/targets.js';
-import type { ApacheConfig, ApacheDirectiveUse, LoadedModule } from './model.js';
+import type { ApacheDirectiveUse, DirectiveIndex, LoadedModule } from './uses.js';
 import type { MpmName } from './names.js';
 import { lookupTable } from '../../util/lookup.js';
 
@@ -146,7 +146,7 @@ const MAX_THREAD_LIMIT: Record<MpmName, number> = { prefork: 1, worker: 20000, e
  * ServerLimit known when its line is read).
  */
 // eslint-disable-next-line complexity -- the MPMs' own start-up checks (prefork.c, worker.c, event.c *_check_config), in their order, with their messages
-export function resolveMpm(config: ApacheConfig): MpmSettings {
+export function resolveMpm(config: DirectiveIndex): MpmSettings {
   const loaded = config.loadedMpms();
   const chosen = loaded.length === 1 ? loaded[0] : undefined;
   const name = chosen?.name;
@@ -316,7 +316,7 @@ export function resolveMpm(config: ApacheConfig): MpmSettings {
 }
 
 /** The last server-scope line of each MPM directive that exists for this MPM. */
-function lastServerUses(config: ApacheConfig, mpm: MpmName): Map<MpmDirective, ApacheDirectiveUse> {
+function lastServerUses(config: DirectiveIndex, mpm: MpmName): Map<MpmDirective, ApacheDirectiveUse> {
   const valid = new Set(mpmDirectives(mpm));
   const found = new Map<MpmDirective, ApacheDirectiveUse>();
   for (const [name, directive] of Object.entries(MPM_ALIASES)) {
@@ -330,7 +330,7 @@ function lastServerUses(config: ApacheConfig, mpm: MpmName): Map<MpmDirective, A
   return found;
 }
 
-function serverLimitBefore(config: ApacheConfig, maxClients: ApacheDirectiveUse | undefined, fallback: number, mpm: MpmName): number {
+function serverLimitBefore(config: DirectiveIndex, maxClients: ApacheDirectiveUse | undefined, fallback: number, mpm: MpmName): number {
   let limit = fallback;
   let at = -1;
   for (const use of config.named('serverlimit')) {

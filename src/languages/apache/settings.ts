@@ -1,5 +1,5 @@
 import { versionAtLeast } from '../../core/targets.js';
-import type { ApacheConfig, ApacheDirectiveUse, ApacheSectionUse } from './model.js';
+import type { ApacheDirectiveUse, ApacheSectionUse, DirectiveIndex } from './uses.js';
 import { lookupTable } from '../../util/lookup.js';
 import { remembered } from '../../util/remembered.js';
 
@@ -31,7 +31,7 @@ export interface EffectiveSetting {
  * that scope (`<VirtualHost>`, `<Directory>`), else the server's last line,
  * else httpd's default for the target version.
  */
-export function effectiveSetting(config: ApacheConfig, lowerName: string, scope?: ApacheSectionUse): EffectiveSetting {
+export function effectiveSetting(config: DirectiveIndex, lowerName: string, scope?: ApacheSectionUse): EffectiveSetting {
   const spec = CORE_SETTINGS[lowerName];
   const name = spec?.name ?? lowerName;
   const lines = lastLines(config, lowerName);
@@ -47,14 +47,14 @@ interface LastLines {
   readonly inScope: ReadonlyMap<ApacheSectionUse, ApacheDirectiveUse>;
 }
 
-const lastLinesCache = new WeakMap<ApacheConfig, Map<string, LastLines>>();
+const lastLinesCache = new WeakMap<DirectiveIndex, Map<string, LastLines>>();
 
 /**
  * The last line of a directive per enclosing container, built once per
  * config and name, so asking for every `<VirtualHost>` of a 10,000-vhost
  * config is linear, not quadratic.
  */
-function lastLines(config: ApacheConfig, lowerName: string): LastLines {
+function lastLines(config: DirectiveIndex, lowerName: string): LastLines {
   const uses = config.named(lowerName);
   const byName = remembered(lastLinesCache, config, () => new Map<string, LastLines>());
   const cached = byName.get(lowerName);

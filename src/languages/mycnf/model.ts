@@ -5,9 +5,8 @@ import type { ConfigProblem } from '../../core/problem.js';
 import { SourceFile } from '../../core/source-file.js';
 import type { DatabaseTarget } from '../../core/targets.js';
 import type { Range, Severity } from '../../core/types.js';
-import { byteOrder } from '../apache/fnmatch.js';
+import { byteOrder } from '../../util/fnmatch.js';
 import { variableDefault, type DefaultContext, type DefaultValue } from './defaults.js';
-import { dumpMycnfConfig } from './dump.js';
 import { groupKey, serverGroups } from './groups.js';
 import { normaliseKey, type OptionName } from './names.js';
 import { resolveOptionName, type OptionStatus, type ResolvedOption } from './options.js';
@@ -81,7 +80,6 @@ export interface MycnfConfig {
   size(key: string): MycnfSize | undefined;
   /** The target's default for a memory or connection variable (defaults.ts), autosized from the effective values it depends on. */
   defaultOf(key: string): DefaultValue | undefined;
-  toDump(): object;
 }
 
 export interface MycnfLoadOptions {
@@ -204,10 +202,6 @@ class MycnfModel implements MycnfConfig {
     if (innodbBufferPoolSize !== undefined) context.innodbBufferPoolSize = innodbBufferPoolSize;
     if (typeof tableOpenCache === 'number') context.tableOpenCache = tableOpenCache;
     return variableDefault(normaliseKey(key), this.target, context);
-  }
-
-  toDump(): object {
-    return dumpMycnfConfig(this);
   }
 
   load(hostPath: string): void {

@@ -3,7 +3,7 @@ import { FileAccessError, InputBudget, type ConfigFileSystem } from '../../core/
 import type { ConfigProblem } from '../../core/problem.js';
 import type { SourceFile } from '../../core/source-file.js';
 import type { Located } from '../../core/types.js';
-import { byteOrder, compileFnmatch, hasWildcard } from '../apache/fnmatch.js';
+import { byteOrder, compileFnmatch, hasWildcard } from '../../util/fnmatch.js';
 import { parsePhpFpm, type EntryLine, type PhpFpmLine } from './parser.js';
 import { asciiLowerCase } from '../../util/ascii.js';
 
@@ -43,7 +43,6 @@ export interface PhpFpmConfig {
   readonly global: PhpFpmPool;
   readonly pools: readonly PhpFpmPool[];
   readonly problems: readonly ConfigProblem[];
-  toDump(): object;
 }
 
 class Pool implements PhpFpmPool {
@@ -182,7 +181,6 @@ export function loadPhpFpm(rootPath: string, fs: ConfigFileSystem): PhpFpmConfig
     global,
     pools: [...pools.values()].filter((pool) => pool.name !== 'global'),
     problems,
-    toDump: () => dumpPhpFpm(config),
   };
   return config;
 }
@@ -211,20 +209,4 @@ function includedFiles(fs: ConfigFileSystem, pattern: string, problems: ConfigPr
     .sort(byteOrder)
     .map((entry) => path.join(hostDirectory, entry))
     .filter((file) => fs.kind(file) === 'file');
-}
-
-function dumpPhpFpm(config: PhpFpmConfig): object {
-  const settings = (pool: PhpFpmPool): Record<string, { value: string; at: string }> => {
-    const out: Record<string, { value: string; at: string }> = {};
-    for (const use of pool.uses) {
-      out[use.key] = { value: use.value, at: `${use.file.displayPath}:${use.line.number}` };
-    }
-    return out;
-  };
-  return {
-    language: 'phpfpm',
-    files: config.files.map((entry) => entry.source.displayPath),
-    global: settings(config.global),
-    pools: Object.fromEntries(config.pools.map((pool) => [pool.name, settings(pool)])),
-  };
 }

@@ -1,7 +1,6 @@
-import type { ChildMemory, Fact } from '../host/facts.js';
-import { isPhpModule } from '../languages/apache/names.js';
-
-const MIB = 1024 * 1024;
+import type { ChildMemory, Fact } from '../../core/host-facts.js';
+import { isPhpModule } from './names.js';
+import { MIB } from '../../util/units.js';
 
 /*
  * Profile constants (heuristic):

@@ -1,0 +1,72 @@
+import * as path from 'node:path';
+import type { GivenEnvironment } from '../../core/types.js';
+import type { LanguageDefinition } from '../../core/language.js';
+import { apacheConsumers } from './consumption.js';
+import { dispatchApache, type ApacheVisitors } from './dispatch.js';
+import { dumpApacheConfig } from './dump.js';
+import { ApacheConfig, loadApache } from './model.js';
+import { ApacheDocument, parseApache } from './parser.js';
+import type { ApacheSectionUse } from './uses.js';
+
+/** What `--server-root`, `--define`, `--env` and `--env-file` give Apache's reader. */
+export interface ApacheReaderOptions {
+  /** ServerRoot before the config sets one (httpd's `-d`). */
+  readonly serverRoot?: string;
+  /** Names given with `-D`. */
+  readonly defines?: readonly string[];
+  /** Variables for `${VAR}`, each group with where it came from. */
+  readonly env?: readonly GivenEnvironment[];
+}
+
+declare module '../../core/language.js' {
+  interface LanguageConfigs {
+    apache: ApacheConfig;
+  }
+  interface LanguageReaderOptions {
+    apache: ApacheReaderOptions;
+  }
+  interface LanguageVisitors {
+    apache: ApacheVisitors;
+  }
+}
+
+/** Apache httpd: `apache2.conf`/`httpd.conf` and everything they Include. */
+export const apacheLanguage: LanguageDefinition<'apache'> = {
+  id: 'apache',
+  server: 'Apache httpd',
+  files: 'Apache httpd configs',
+  guessedAs:
+    'an Apache httpd config (its name does not say, and it does not start with a [group] header); --lang mycnf reads it as an option file',
+  rules: { prefix: 'AP', title: 'Apache httpd', sample: { fence: 'apache', extension: 'conf', comment: '#' } },
+  detect: {
+    byName: (hostPath) => {
+      const base = path.basename(hostPath).toLowerCase();
+      return /\.(conf|load)$/.test(base) || base === '.htaccess' ? 'extension' : undefined;
+    },
+    fallback: true,
+  },
+  systemConfigs: () => ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf'],
+  load(hostPath, { fs, targets, options, previous }) {
+    const rebased = previous === undefined ? undefined : ApacheConfig.rebased(previous, fs);
+    return (
+      rebased ??
+      loadApache(hostPath, {
+        fs,
+        httpd: targets.httpd,
+        ...(options?.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
+        ...(options?.defines === undefined ? {} : { defines: options.defines }),
+        ...(options?.env === undefined ? {} : { givenEnv: options.env }),
+      })
+    );
+  },
+  dump: dumpApacheConfig,
+  consumers: apacheConsumers,
+  dispatch: dispatchApache,
+  contextOf(config, at) {
+    const candidate = at as typeof at & { parent?: ApacheSectionUse; order?: number };
+    return 'parent' in candidate && 'order' in candidate
+      ? config.context(candidate as { parent: ApacheSectionUse | undefined })
+      : undefined;
+  },
+  api: { parseApache, ApacheDocument, loadApache },
+};

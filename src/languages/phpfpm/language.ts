@@ -1,0 +1,45 @@
+import * as path from 'node:path';
+import type { LanguageDefinition } from '../../core/language.js';
+import { phpFpmConsumers } from './consumption.js';
+import { phpConfigKind } from './detect.js';
+import { dumpPhpFpm } from './dump.js';
+import { loadPhpFpm, type PhpFpmConfig } from './model.js';
+import { parsePhpFpm } from './parser.js';
+
+declare module '../../core/language.js' {
+  interface LanguageConfigs {
+    phpfpm: PhpFpmConfig;
+  }
+}
+
+/** php-fpm's `php-fpm.conf` and its pools. */
+export const phpFpmLanguage: LanguageDefinition<'phpfpm'> = {
+  id: 'phpfpm',
+  server: 'php-fpm',
+  files: 'php-fpm pools',
+  guessedAs: 'a php-fpm configuration (a [section] with php-fpm keys such as pm.* or listen); --lang apache or mycnf reads it otherwise',
+  rules: { prefix: 'PF', title: 'php-fpm pools', sample: { fence: 'ini', extension: 'conf', comment: ';' } },
+  detect: {
+    byName: (hostPath) =>
+      path.basename(hostPath).toLowerCase() === 'php-fpm.conf' || /\/(fpm\/pool\.d|php-fpm\.d)\/[^/]+\.conf$/.test(hostPath)
+        ? 'exact'
+        : undefined,
+    claims: (head) => {
+      const kind = phpConfigKind(head);
+      return kind !== undefined && 'language' in kind;
+    },
+    refuses: (head) => {
+      const kind = phpConfigKind(head);
+      return kind !== undefined && 'refused' in kind ? kind.refused : undefined;
+    },
+  },
+  // One main file per PHP version on Debian and Ubuntu (`/etc/php/8.2/fpm/php-fpm.conf`), one on RHEL and Fedora.
+  systemConfigs: (list) => [
+    ...[...(list('/etc/php') ?? [])].sort().map((version) => `/etc/php/${version}/fpm/php-fpm.conf`),
+    '/etc/php-fpm.conf',
+  ],
+  load: (hostPath, { fs }) => loadPhpFpm(hostPath, fs),
+  dump: dumpPhpFpm,
+  consumers: phpFpmConsumers,
+  api: { parsePhpFpm, loadPhpFpm },
+};
