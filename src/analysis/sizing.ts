@@ -136,6 +136,7 @@ export function computeSizing(input: SizingInput): Sizing {
   // A php-fpm child, like a mod_php child, runs one request at a time, and a request holds at most one connection.
   const poolChildren = pools.reduce((sum, pool) => sum + (pool.maxChildren ?? 0), 0);
   const phpTier = php.length > 0 || poolChildren > 0;
+  let consumers: readonly MemoryConsumer[] | undefined;
   return {
     ram,
     dbLocal,
@@ -148,7 +149,10 @@ export function computeSizing(input: SizingInput): Sizing {
     webDbConnections: phpTier ? php.reduce((sum, sizing) => sum + sizing.maxRequestWorkers, 0) + poolChildren : undefined,
     plannedWebDbConnections: phpTier ? php.reduce((sum, sizing) => sum + sizing.plannedMaxRequestWorkers, 0) + poolChildren : undefined,
     budget,
-    consumers: consumersOf(input),
+    // Only the memory picture reads them, for the first lint and the last fix pass: not made for every pass.
+    get consumers() {
+      return (consumers ??= consumersOf(input));
+    },
   };
 }
 

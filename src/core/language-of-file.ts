@@ -13,15 +13,16 @@ export type LanguageChoice =
  * language read when nothing tells.
  */
 export function languageOfFile(languages: readonly AnyLanguageDefinition[], hostPath: string, head: string | undefined): LanguageChoice {
-  const byName =
-    languages.find((language) => language.detect.byName(hostPath) === 'exact') ??
-    languages.find((language) => language.detect.byName(hostPath) === 'extension');
+  const names = languages.map((language) => language.detect.byName(hostPath));
+  const byName = languages[names.indexOf('exact')] ?? languages[names.indexOf('extension')];
   if (head !== undefined) {
+    let claimed: AnyLanguageDefinition | undefined;
     for (const language of languages) {
-      const refused = language.detect.refuses?.(head);
-      if (refused !== undefined) return { refused };
+      const said = language.detect.byContent?.(head);
+      if (said === undefined) continue;
+      if (said !== 'claims') return { refused: said.refused };
+      claimed ??= language;
     }
-    const claimed = languages.find((language) => language.detect.claims?.(head) === true);
     if (claimed !== undefined) return { language: claimed, byName };
   }
   if (byName !== undefined) return { language: byName, byName };

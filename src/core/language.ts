@@ -48,10 +48,13 @@ export type NameMatch = 'exact' | 'extension';
 export interface LanguageDetection {
   /** What the name alone says. */
   byName(hostPath: string): NameMatch | undefined;
-  /** Whether the first lines are surely this language's, whatever the name says (a php-fpm pool named `.conf`). */
-  claims?(head: string): boolean;
-  /** A config of a kind next to this one's that tune-lint does not read (php.ini), named; undefined otherwise. */
-  refuses?(head: string): string | undefined;
+  /**
+   * What the first lines say, whatever the name says: `claims` when they
+   * are surely this language's (a php-fpm pool named `.conf`), `refused`
+   * naming a kind of config next to this one's that tune-lint does not read
+   * (php.ini); undefined when they say nothing.
+   */
+  byContent?(head: string): 'claims' | { readonly refused: string } | undefined;
   /** Whether the first lines look like this language's, for a file whose name says nothing. */
   looksLike?(head: string): boolean;
   /** Read as this language when nothing else tells. */

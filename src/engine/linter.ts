@@ -138,6 +138,7 @@ class UnitRun {
   /** Findings per rule and file, by `${ruleId}\0${path}`, and the file of each. */
   readonly #counts = new Map<string, { count: number; rule: Rule; file: SourceFile }>();
   readonly #rulesById: ReadonlyMap<string, Rule>;
+  readonly #entries: readonly { readonly language: LanguageId; readonly config: LanguageConfig }[];
   readonly #roots: readonly SourceFile[];
   readonly #readBeyondConfig = new Set<Rule>();
 
@@ -148,7 +149,8 @@ class UnitRun {
     private readonly options: LintUnitOptions,
   ) {
     this.#rulesById = new Map(selection.rules.map((rule) => [rule.meta.id, rule]));
-    this.#roots = unit.configs.entries().map(({ config }) => config.root);
+    this.#entries = unit.configs.entries();
+    this.#roots = this.#entries.map(({ config }) => config.root);
   }
 
   /** The rule's setting for a file, or undefined when it is off there. */
@@ -159,8 +161,7 @@ class UnitRun {
 
   /** Reader problems (parse errors, includes, limits) as findings of the rule ids the readers name. */
   readerProblems(): void {
-    const { unit } = this;
-    const problems: ConfigProblem[] = unit.configs.entries().flatMap(({ config }) => config.problems);
+    const problems: ConfigProblem[] = this.#entries.flatMap(({ config }) => config.problems);
     for (const problem of problems) {
       const rule = this.#rulesById.get(problem.ruleId);
       const setting = rule === undefined ? undefined : this.enabledFor(rule, problem.file);
@@ -213,7 +214,7 @@ class UnitRun {
 
   hostRules(rules: readonly HostRule[]): void {
     const { configs } = this.unit;
-    const all = configs.entries().map(({ config }) => config);
+    const all = this.#entries.map(({ config }) => config);
     for (const rule of rules) this.create(rule, (common) => rule.create(Object.assign(common, { configs })), all).end?.();
   }
 
@@ -274,8 +275,7 @@ class UnitRun {
 
   /** Dedupes, applies disable comments, reports the unused ones (TL0003) and sorts. */
   finish(partition: Partition): Diagnostic[] {
-    const { unit } = this;
-    const files = unit.configs.entries().flatMap(({ config }) => config.files.map((entry) => entry.source));
+    const files = this.#entries.flatMap(({ config }) => config.files.map((entry) => entry.source));
     const unusedRule = this.options.fixesOnly === true ? undefined : this.#rulesById.get('TL0003');
     if (unusedRule === undefined) return finish(this.#raw, files, undefined, () => undefined);
     const ruleNames = (rules: Iterable<Rule>): Set<string> =>
@@ -338,7 +338,7 @@ class UnitRun {
   }
 
   private languageOf(config: LanguageConfig): LanguageDefinition | undefined {
-    const language = this.unit.configs.entries().find((entry) => entry.config === config)?.language;
+    const language = this.#entries.find((entry) => entry.config === config)?.language;
     return this.unit.languages.find((definition) => definition.id === language);
   }
 

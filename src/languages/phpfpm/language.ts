@@ -24,13 +24,9 @@ export const phpFpmLanguage: LanguageDefinition<'phpfpm'> = {
       path.basename(hostPath).toLowerCase() === 'php-fpm.conf' || /\/(fpm\/pool\.d|php-fpm\.d)\/[^/]+\.conf$/.test(hostPath)
         ? 'exact'
         : undefined,
-    claims: (head) => {
+    byContent: (head) => {
       const kind = phpConfigKind(head);
-      return kind !== undefined && 'language' in kind;
-    },
-    refuses: (head) => {
-      const kind = phpConfigKind(head);
-      return kind !== undefined && 'refused' in kind ? kind.refused : undefined;
+      return kind === undefined ? undefined : 'language' in kind ? 'claims' : kind;
     },
   },
   // One main file per PHP version on Debian and Ubuntu (`/etc/php/8.2/fpm/php-fpm.conf`), one on RHEL and Fedora.
