@@ -181,7 +181,13 @@ function childMemorySchema(size: object, description: string): object {
         properties: pick(PER_CHILD_KEYS, {
           median: size,
           max: size,
+          p90: { ...size, description: 'The 90th percentile of the processes measured' },
           count: { type: 'integer', minimum: 0 },
+          busy: {
+            type: 'integer',
+            minimum: 0,
+            description: 'How many of them had served requests; 0 means all idle, and idle figures never raise a limit',
+          },
           metric: { enum: ['pss', 'rss'] },
           mpm: { enum: ['prefork', 'worker', 'event'], description: 'The MPM the measured children run' },
           php: { type: 'boolean', description: 'Whether the measured children have mod_php mapped' },

@@ -133,11 +133,14 @@ export function isNetworkFilesystem(fsType: string): boolean {
 }
 
 /** Median and max of per-process samples (bytes); undefined when there are none. */
-export function summarizeChildMemory(samples: readonly number[], metric: 'pss' | 'rss'): ChildMemory | undefined {
+export function summarizeChildMemory(samples: readonly number[], metric: 'pss' | 'rss', busy?: number): ChildMemory | undefined {
   if (samples.length === 0) return undefined;
   const sorted = [...samples].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   const median =
     sorted.length % 2 === 1 ? (sorted[middle] as number) : Math.round(((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2);
-  return { median, max: sorted[sorted.length - 1] as number, count: sorted.length, metric };
+  // Nearest rank: the smallest sample that at least 90 % of the samples are at or below.
+  const p90 = sorted[Math.max(0, Math.ceil(sorted.length * 0.9) - 1)] as number;
+  const summary = { median, max: sorted[sorted.length - 1] as number, count: sorted.length, metric, p90 };
+  return busy === undefined ? summary : { ...summary, busy };
 }

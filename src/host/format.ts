@@ -13,7 +13,9 @@ function origin(source: string): string {
 export function perChildLine(fact: Fact<ChildMemory>): string {
   const child = fact.value;
   if (child.count === 0) return `per child ${formatBytes(child.median)} ${origin(fact.source)}`;
-  const spread = child.count === 1 ? 'one process' : `median of ${child.count} processes, max ${formatBytes(child.max)}`;
+  const spread =
+    (child.count === 1 ? 'one process' : `median of ${child.count} processes, max ${formatBytes(child.max)}`) +
+    (child.busy === undefined ? '' : child.busy === 0 ? ', all idle: never raises a limit' : ` that had served requests`);
   const source = /^probe \((.*)\)$/s.exec(fact.source);
   const provenance = source === null ? `from ${fact.source}` : `probe: ${source[1]}`;
   return `per child ${formatBytes(child.median)} ${child.metric.toUpperCase()} (${spread}; ${provenance})`;

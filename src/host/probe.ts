@@ -160,6 +160,8 @@ export interface ChildSample {
   readonly pss: number | undefined;
   /** Why PSS is missing (EACCES for another user's process when not root). */
   readonly pssError: string | undefined;
+  /** User and system CPU time the process has used, in seconds; undefined when /proc/PID/stat cannot be read. */
+  readonly cpuSeconds: number | undefined;
 }
 
 /** Measures each child; children that exit while being read are dropped. */
@@ -171,10 +173,36 @@ export function measureChildren(reader: ProcReader, children: readonly ProcessIn
     const status = reader.read(`/proc/${child.pid}/status`);
     const rss = status.ok ? parseRss(status.text) : undefined;
     if (rss === undefined) continue;
-    samples.push({ pid: child.pid, rss, pss: pss.ok ? pss.bytes : undefined, pssError: pss.ok ? undefined : pss.code });
+    samples.push({
+      pid: child.pid,
+      rss,
+      pss: pss.ok ? pss.bytes : undefined,
+      pssError: pss.ok ? undefined : pss.code,
+      cpuSeconds: cpuSecondsOf(reader, child.pid),
+    });
   }
   return samples;
 }
+
+/** Clock ticks per second of /proc/PID/stat's times: USER_HZ, 100 on every Linux architecture that ships a server. */
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of /proc/PID/stat (fields 14 and 15, counted after the command name, which may hold spaces and parentheses). */
+function cpuSecondsOf(reader: ProcReader, pid: number): number | undefined {
+  const stat = reader.read(`/proc/${pid}/stat`);
+  if (!stat.ok) return undefined;
+  const fields = stat.text.slice(stat.text.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return Number.isFinite(utime) && Number.isFinite(stime) ? (utime + stime) / TICKS_PER_SECOND : undefined;
+}
+
+/**
+ * CPU time above which a child has served requests: a php-fpm or prefork
+ * child that ran one PHP request has used tens of milliseconds, one that was
+ * only forked has used a few at most.
+ */
+const BUSY_CPU_SECONDS = 0.05;
 
 function parseRss(statusText: string): number | undefined {
   const match = /^(\d+)\s*kB$/.exec(parseKeyedLines(statusText).get('VmRSS') ?? '');
@@ -186,19 +214,26 @@ function parseRss(statusText: string): number | undefined {
  * metric for all, so median and max compare like with like), with a note.
  */
 export function childMemoryFrom(samples: readonly ChildSample[], notes: string[]): ChildMemory | undefined {
-  const denied = samples.find((sample) => sample.pss === undefined);
+  // The children that have served requests, when any have: an idle child is a fraction of what it grows to.
+  const busy = samples.filter((sample) => (sample.cpuSeconds ?? 0) >= BUSY_CPU_SECONDS);
+  const measured = busy.length > 0 ? busy : samples;
+  // Without any process's CPU time nothing says whether the children had served requests.
+  const busyCount = samples.every((sample) => sample.cpuSeconds === undefined) ? undefined : busy.length;
+  const denied = measured.find((sample) => sample.pss === undefined);
   if (denied === undefined)
     return summarizeChildMemory(
-      samples.map((sample) => sample.pss as number),
+      measured.map((sample) => sample.pss as number),
       'pss',
+      busyCount,
     );
   notes.push(
     `smaps_rollup of PID ${denied.pid} unreadable (${denied.pssError ?? 'unknown'}); used RSS, ` +
       'which counts shared pages in every process and so over-estimates (run as root for PSS)',
   );
   return summarizeChildMemory(
-    samples.map((sample) => sample.rss),
+    measured.map((sample) => sample.rss),
     'rss',
+    busyCount,
   );
 }
 

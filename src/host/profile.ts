@@ -155,12 +155,11 @@ function factYaml(name: HostFactName, fact: Fact<unknown>): string[] {
     case 'phpPerChild': {
       const child = fact.value as ChildMemory;
       lines.push(`${name}:${comment(fact.source)}`);
-      lines.push(
-        `  median: ${sizeText(child.median)}`,
-        `  max: ${sizeText(child.max)}`,
-        `  count: ${child.count}`,
-        `  metric: ${child.metric}`,
-      );
+      lines.push(`  median: ${sizeText(child.median)}`, `  max: ${sizeText(child.max)}`);
+      if (child.p90 !== undefined) lines.push(`  p90: ${sizeText(child.p90)}`);
+      lines.push(`  count: ${child.count}`);
+      if (child.busy !== undefined) lines.push(`  busy: ${child.busy}`);
+      lines.push(`  metric: ${child.metric}`);
       if (child.measuredOn?.mpm !== undefined) lines.push(`  mpm: ${child.measuredOn.mpm}`);
       if (child.measuredOn !== undefined) lines.push(`  php: ${String(child.measuredOn.php)}`);
       break;

@@ -135,7 +135,7 @@ function checkKeys(node: Located, known: readonly string[], keyPath: string): Re
   return byKey;
 }
 
-export const PER_CHILD_KEYS = ['median', 'max', 'count', 'metric', 'mpm', 'php'] as const;
+export const PER_CHILD_KEYS = ['median', 'max', 'p90', 'count', 'busy', 'metric', 'mpm', 'php'] as const;
 export const MOUNT_KEYS = ['mountPoint', 'fsType', 'source'] as const;
 
 function checkPerChild(node: Located, keyPath: string): ChildMemory {
@@ -153,15 +153,10 @@ function checkPerChild(node: Located, keyPath: string): ChildMemory {
   if (maxNode !== undefined && max < median) {
     throw at(maxNode.where, `${keyPath}.max`, `${formatBytes(max)} is below the median ${formatBytes(median)}`);
   }
-  const countNode = field('count');
-  let count = 0;
-  if (countNode !== undefined) {
-    const value = countNode.value;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-      throw at(countNode.where, `${keyPath}.count`, `expected the number of processes measured (0 or more), got ${shown(value)}`);
-    }
-    count = value;
-  }
+  const count = processCount(field('count'), `${keyPath}.count`, 'the number of processes measured') ?? 0;
+  const busy = processCount(field('busy'), `${keyPath}.busy`, 'the number of them that had served requests');
+  const p90Node = field('p90');
+  const p90 = p90Node === undefined ? undefined : take(checkSize(p90Node.value, 'per-child memory'), p90Node.where, `${keyPath}.p90`);
   const metricNode = field('metric');
   let metric: 'pss' | 'rss' = 'pss';
   if (metricNode !== undefined) {
@@ -171,7 +166,25 @@ function checkPerChild(node: Located, keyPath: string): ChildMemory {
     metric = metricNode.value;
   }
   const measuredOn = checkMeasuredOn(field('mpm'), field('php'), keyPath);
-  return measuredOn === undefined ? { median, max, count, metric } : { median, max, count, metric, measuredOn };
+  return {
+    median,
+    max,
+    count,
+    metric,
+    ...(p90 === undefined ? {} : { p90 }),
+    ...(busy === undefined ? {} : { busy }),
+    ...(measuredOn === undefined ? {} : { measuredOn }),
+  };
+}
+
+/** A count of processes in a perChild mapping (0 or more), undefined when not given. */
+function processCount(node: Located | undefined, keyPath: string, what: string): number | undefined {
+  if (node === undefined) return undefined;
+  const value = node.value;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw at(node.where, keyPath, `expected ${what} (0 or more), got ${shown(value)}`);
+  }
+  return value;
 }
 
 /** `mpm` and `php` of a perChild mapping: what the measured children ran, as the probe saw it. */

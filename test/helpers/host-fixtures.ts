@@ -74,3 +74,13 @@ export async function configHostSection(text: string, source: string): Promise<{
   };
   return { located: locateYaml(yaml, document, host, where), source };
 }
+
+/**
+ * A /proc/PID/stat as the kernel writes it, with the CPU time the probe reads
+ * (utime and stime, fields 14 and 15, in clock ticks of 1/100 s); the
+ * command name in parentheses may hold spaces and parentheses itself.
+ */
+export function statFile(name: string, pid: number, ppid: number, userTicks: number, systemTicks: number): string {
+  const afterName = ['S', ppid, pid, pid, 0, -1, 4194560, 1200, 0, 0, 0, userTicks, systemTicks, 0, 0, 20, 0, 1, 0, 4400];
+  return `${pid} (${name}) ${afterName.join(' ')}\n`;
+}

@@ -103,9 +103,12 @@ describe('isNetworkFilesystem', () => {
 });
 
 describe('summarizeChildMemory', () => {
-  test('median of an odd and an even count, and max', () => {
-    assert.deepEqual(summarizeChildMemory([30, 10, 20], 'pss'), { median: 20, max: 30, count: 3, metric: 'pss' });
-    assert.deepEqual(summarizeChildMemory([40, 10, 20, 30], 'rss'), { median: 25, max: 40, count: 4, metric: 'rss' });
+  test('median of an odd and an even count, the 90th percentile by nearest rank, and max', () => {
+    assert.deepEqual(summarizeChildMemory([30, 10, 20], 'pss'), { median: 20, max: 30, count: 3, metric: 'pss', p90: 30 });
+    assert.deepEqual(summarizeChildMemory([40, 10, 20, 30], 'rss'), { median: 25, max: 40, count: 4, metric: 'rss', p90: 40 });
+    const twenty = Array.from({ length: 20 }, (_, index) => index + 1);
+    assert.equal(summarizeChildMemory(twenty, 'pss')?.p90, 18);
+    assert.deepEqual(summarizeChildMemory([5], 'pss', 0), { median: 5, max: 5, count: 1, metric: 'pss', p90: 5, busy: 0 });
     assert.equal(summarizeChildMemory([], 'pss'), undefined);
   });
 });

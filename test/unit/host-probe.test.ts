@@ -7,10 +7,11 @@ import { filesystemTypeOf } from '../../src/host/facts.js';
 import { listProcesses, parseMountInfo, ProcReader } from '../../src/host/proc.js';
 import type { MemoryTotals } from '../../src/host/probe.js';
 import { probeHost } from '../../src/host/probe.js';
+import { describeHostFacts } from '../../src/host/format.js';
 import { parseDatabaseVersion } from '../../src/host/servers.js';
 import { elfWithRodata } from '../helpers/elf.js';
 import { cgroupV1ShouldBeCreatable, createV1Group } from '../helpers/host-cgroup.js';
-import { smapsRollup, statusFile, temporaryDirectory, writeTree } from '../helpers/host-fixtures.js';
+import { smapsRollup, statFile, statusFile, temporaryDirectory, writeTree } from '../helpers/host-fixtures.js';
 import { NOBODY, probeInChildProcess, unreadableByNobody } from '../helpers/host-probe-runner.js';
 import { inCI, requireTool } from '../helpers/tools.js';
 
@@ -218,7 +219,7 @@ describe('probe on prepared /proc and /sys trees', () => {
     const root = fakeRoot(t, apacheTree({ '/proc/104/cmdline': 'apache2\0-k\0start\0' }));
     const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
     assert.deepEqual(facts.perChild, {
-      value: { median: 20000 * KIB, max: 23000 * KIB, count: 3, metric: 'pss' },
+      value: { median: 20000 * KIB, max: 23000 * KIB, count: 3, metric: 'pss', p90: 23000 * KIB },
       source: 'probe (apache2 children)',
     });
     assert.deepEqual(facts.apacheRunning, { value: true, source: 'probe (apache2 PID 100)' });
@@ -234,6 +235,25 @@ describe('probe on prepared /proc and /sys trees', () => {
     });
     assert.deepEqual(facts.mounts?.value[2], { mountPoint: '/srv/web root', fsType: 'nfs4', source: 'nas:/export/web root' });
     assert.equal(facts.notes, undefined);
+  });
+
+  test('children that served requests give the size; idle ones only when none has, and then never raise a limit', async (t) => {
+    // 101 and 102 have used 0.4 s and 0.9 s of CPU; 103 (the smallest) was only forked.
+    const served = {
+      '/proc/101/stat': statFile('apache2', 101, 100, 30, 10),
+      '/proc/102/stat': statFile('apache2 (worker)', 102, 100, 70, 20),
+      '/proc/103/stat': statFile('apache2', 103, 100, 1, 1),
+    };
+    const facts = await probeHost({ root: fakeRoot(t, apacheTree(served)), memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.perChild?.value, { median: 21500 * KIB, max: 23000 * KIB, count: 2, metric: 'pss', p90: 23000 * KIB, busy: 2 });
+    const idle = {
+      '/proc/101/stat': statFile('apache2', 101, 100, 1, 0),
+      '/proc/102/stat': statFile('apache2', 102, 100, 0, 2),
+      '/proc/103/stat': statFile('apache2', 103, 100, 1, 1),
+    };
+    const idleFacts = await probeHost({ root: fakeRoot(t, apacheTree(idle)), memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual([idleFacts.perChild?.value.busy, idleFacts.perChild?.value.count], [0, 3]);
+    assert.match(describeHostFacts(idleFacts).join('\n'), /all idle: never raises a limit/);
   });
 
   test('the children measured say which MPM and PHP they run, from the libraries they have mapped', async (t) => {
@@ -263,7 +283,7 @@ describe('probe on prepared /proc and /sys trees', () => {
     fs.rmSync(path.join(root, 'proc/102/smaps_rollup'));
     fs.mkdirSync(path.join(root, 'proc/102/smaps_rollup'));
     const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
-    assert.deepEqual(facts.perChild?.value, { median: 31000 * KIB, max: 32000 * KIB, count: 3, metric: 'rss' });
+    assert.deepEqual(facts.perChild?.value, { median: 31000 * KIB, max: 32000 * KIB, count: 3, metric: 'rss', p90: 32000 * KIB });
     assert.deepEqual(facts.notes, [
       'smaps_rollup of PID 102 unreadable (EISDIR); used RSS, which counts shared pages in every process and so over-estimates (run as root for PSS)',
     ]);
@@ -275,7 +295,7 @@ describe('probe on prepared /proc and /sys trees', () => {
     fs.rmSync(path.join(root, 'proc/103/smaps_rollup'));
     fs.rmSync(path.join(root, 'proc/103/status'));
     const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
-    assert.deepEqual(facts.perChild?.value, { median: 15500 * KIB, max: 20000 * KIB, count: 2, metric: 'pss' });
+    assert.deepEqual(facts.perChild?.value, { median: 15500 * KIB, max: 20000 * KIB, count: 2, metric: 'pss', p90: 20000 * KIB });
   });
 
   test('Apache without children, no MySQL, unreadable somaxconn: facts as far as they go, and notes', async (t) => {
