@@ -55,6 +55,20 @@ export type {
   Visitors,
 } from './engine/types.js';
 export type { HostFacts } from './core/host-facts.js';
+export type { Budget, Sizing } from './analysis/sizing.js';
+export { plannedChanges } from './analysis/plan.js';
+export type {
+  ApachePlan,
+  ApacheRole,
+  CachePlan,
+  Decision,
+  HostPlan,
+  MemoryPlan,
+  MysqlPlan,
+  PlannedChange,
+  PlanReason,
+  PoolPlan,
+} from './analysis/plan.js';
 export type { FormatInput, Formatter, UnitOutcome } from './formatters/types.js';
 export type { LintResult, FileFix } from './lint.js';
 export type { Preset, UserRuleSetting };

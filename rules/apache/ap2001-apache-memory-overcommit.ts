@@ -4,7 +4,8 @@ import type { TextEdit } from '../../src/core/types.js';
 import type { ApacheConfig } from '../../src/languages/apache/model.js';
 import type { MpmDirective, MpmSettings } from '../../src/languages/apache/mpm.js';
 import { planMpmSetting } from '../../src/languages/apache/mpm-edits.js';
-import type { ApacheSizing } from '../../src/analysis/sizing.js';
+import type { ApacheUsage } from '../../src/languages/apache/consumption.js';
+import { plannedChildSize, type ChildMemory } from '../../src/core/host-facts.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
 import { oomEvidence } from '../../src/analysis/mysql-live.js';
 
@@ -24,16 +25,22 @@ export default defineRule('apache', {
     messages: {
       overcommit: {
         message:
-          '{{limit}} x {{perChild}} = {{peak}} exceeds the Apache budget of {{budget}}; expected {{directive}} at most {{suggested}}',
+          '{{limit}} x {{perChild}} = {{peak}} exceeds the web tier budget of {{budget}}; expected {{directive}} at most {{suggested}}',
         detail: 'budget: {{budgetReason}}; {{perChildSource}}{{where}}{{alongside}}{{killed}}',
       },
       nearBudget: {
-        message: '{{limit}} x {{perChild}} = {{peak}} is {{share}} of the Apache budget of {{budget}}',
+        message: '{{limit}} x {{perChild}} = {{peak}} is {{share}} of the web tier budget of {{budget}}',
         detail: 'budget: {{budgetReason}}; at the largest process ({{largest}}) it would be {{peakAtMax}}; {{perChildSource}}',
+      },
+      front: {
+        message:
+          '{{limit}} keeps more threads than the PHP children behind them can use; expected {{directive}} {{suggested}}, leaving the memory to php-fpm',
+        detail:
+          'under the event or worker MPM with php-fpm, threads are cheap and PHP children are the capacity: {{why}}; web tier budget {{budget}} ({{budgetReason}}); {{perChildSource}}{{where}}{{alongside}}',
       },
       cannotFit: {
         message:
-          'the Apache budget of {{budget}} holds no {{mpm}} process of {{perChild}}; expected PHP under php-fpm with the event MPM, or more memory for Apache',
+          'the web tier budget of {{budget}} holds no {{mpm}} process of {{perChild}}; expected PHP under php-fpm with the event MPM, or more memory for Apache',
         detail: 'budget: {{budgetReason}}; {{perChildSource}}',
       },
     },
@@ -42,65 +49,76 @@ export default defineRule('apache', {
     return {
       end() {
         const apache = ctx.config;
-        const sizing = ctx.sizing.apache.find((entry) => entry.config === apache);
-        const budget = ctx.sizing.apacheBudget;
+        const plan = ctx.sizing.plan;
+        const memory = plan.memory;
+        const entry = plan.apache.find((candidate) => candidate.usage.config === apache);
         const mpm = apache.mpm;
-        if (sizing === undefined || budget === undefined || mpm === undefined) return;
+        if (memory === undefined || entry === undefined || mpm === undefined) return;
+        const sizing = entry.usage;
         // An MPM compiled in (httpd 2.2's prefork) has no LoadModule line: then the start of the main file.
         const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use ?? { file: apache.root, range: [0, 0] as const };
         const perChild = sizing.perChild.value;
         const threaded = sizing.mpm !== 'prefork';
         // The target's name for the limit: httpd 2.2 knows only MaxClients.
         const directive = versionAtLeast(apache.httpd, '2.4') ? 'MaxRequestWorkers' : 'MaxClients';
-        const limit = limitText(sizing, mpm, directive);
+        const budget = memory.webBudget;
         const common = {
-          limit,
-          perChild: formatBytes(perChild.median),
+          limit: limitText(sizing, mpm, directive),
+          perChild: formatBytes(plannedChildSize(perChild)),
           peak: formatBytes(sizing.peak),
-          budget: formatBytes(budget),
-          budgetReason: ctx.sizing.apacheBudgetReason,
+          budget: formatBytes(budget.bytes),
+          budgetReason: budget.reason,
           perChildSource: perChildSource(sizing.perChild),
           killed: oomEvidence(ctx.host, APACHE_PROCESS),
         };
-        const processesThatFit = sizing.processesThatFit ?? 0;
-        if (sizing.overcommitted) {
-          if (processesThatFit < 1) {
-            ctx.report({ at, messageId: 'cannotFit', data: { ...common, mpm: sizing.mpm } });
-            return;
-          }
-          const suggested = sizing.plannedMaxRequestWorkers;
-          const plan = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
+        const decision = entry.maxRequestWorkers;
+        if (!memory.webFits && entry.role !== 'front') {
+          ctx.report({ at, messageId: 'cannotFit', data: { ...common, mpm: sizing.mpm } });
+          return;
+        }
+        if (decision.reason !== undefined) {
+          const suggested = decision.planned;
+          const edit = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
           const where =
-            plan === null || mpm.values.MaxRequestWorkers.use !== undefined
+            edit === null || mpm.values.MaxRequestWorkers.use !== undefined
               ? ''
-              : `; ${directive} ${suggested} to be added at ${plan.where}`;
-          const companions = plan === null ? [] : companionsOf(apache, mpm, suggested);
+              : `; ${directive} ${suggested} to be added at ${edit.where}`;
+          const companions = edit === null ? [] : companionsOf(apache, mpm, suggested);
           const alongside =
             companions.length === 0
               ? ''
               : `; with it ${companions.map((companion) => companion.change).join(', ')}, which the lower limit leaves no room for`;
+          const fix = () => (edit === null ? null : [edit.edit, ...companions.map((companion) => companion.edit)]);
+          // Past RAM it is an error; in a host that fits, a rebalancing.
+          const severity = memory.overcommitted ? 'error' : 'warn';
+          const suggestedText = threaded ? `${suggested} (${entry.processes} processes)` : suggested;
+          if (decision.reason === 'front') {
+            ctx.report({
+              at,
+              messageId: 'front',
+              severity,
+              data: { ...common, directive, suggested: suggestedText, why: decision.why, where, alongside },
+              fix,
+            });
+            return;
+          }
           ctx.report({
             at,
             messageId: 'overcommit',
-            data: {
-              ...common,
-              directive,
-              suggested: threaded ? `${suggested} (${processesThatFit} processes)` : suggested,
-              where,
-              alongside,
-            },
-            fix: () => (plan === null ? null : [plan.edit, ...companions.map((companion) => companion.edit)]),
+            severity,
+            data: { ...common, directive, suggested: suggestedText, where, alongside },
+            fix,
           });
           return;
         }
-        if (sizing.peak > budget || sizing.peakAtMax > budget * (1 + ctx.sizing.budget.overcommitTolerance)) {
+        if (sizing.peak > budget.bytes || sizing.peakAtMax > budget.bytes * (1 + ctx.sizing.budget.overcommitTolerance)) {
           ctx.report({
             at,
             messageId: 'nearBudget',
             severity: 'info',
             data: {
               ...common,
-              share: formatPercent(Math.round((sizing.peak / budget) * 100) / 100),
+              share: formatPercent(Math.round((sizing.peak / budget.bytes) * 100) / 100),
               largest: formatBytes(perChild.max),
               peakAtMax: formatBytes(sizing.peakAtMax),
             },
@@ -112,7 +130,7 @@ export default defineRule('apache', {
 });
 
 /** `MaxClients 150`, or `MaxRequestWorkers 400 / ThreadsPerChild 25 = 16 processes` for a threaded MPM. */
-function limitText(sizing: ApacheSizing, mpm: MpmSettings, directive: string): string {
+function limitText(sizing: ApacheUsage, mpm: MpmSettings, directive: string): string {
   if (sizing.mpm !== 'prefork')
     return `${directive} ${sizing.maxRequestWorkers} / ThreadsPerChild ${sizing.threadsPerChild} = ${sizing.processes} processes`;
   return `${mpm.values.MaxRequestWorkers.use?.node.name ?? directive} ${sizing.maxRequestWorkers}`;
@@ -144,8 +162,9 @@ function companionsOf(apache: ApacheConfig, mpm: MpmSettings, limit: number): { 
   return companions;
 }
 
-/** `per process: median PSS of 9 apache2 processes (probe)`, `per process from flag --per-child`. */
-function perChildSource(fact: { readonly value: { readonly count: number; readonly metric: string }; readonly source: string }): string {
+/** `per process: 90th percentile PSS of 9 measured, probe (...)`, `per process from flag --per-child`. */
+function perChildSource(fact: { readonly value: ChildMemory; readonly source: string }): string {
   if (fact.value.count === 0) return `per process from ${fact.source}`;
-  return `per process: median ${fact.value.metric.toUpperCase()} of ${fact.value.count} measured, ${fact.source}`;
+  const statistic = fact.value.p90 === undefined ? 'median' : '90th percentile';
+  return `per process: ${statistic} ${fact.value.metric.toUpperCase()} of ${fact.value.count} measured, ${fact.source}`;
 }

@@ -2,6 +2,8 @@ import { defineRule } from '../../src/engine/define-rule.js';
 import type { ApacheStatus, LogEvidence } from '../../src/host/facts.js';
 import { formatBytes } from '../../src/util/units.js';
 import { oomEvidence } from '../../src/analysis/mysql-live.js';
+import { apacheRoom } from '../../src/analysis/plan.js';
+import { plannedChildSize } from '../../src/core/host-facts.js';
 
 export default defineRule('apache', {
   meta: {
@@ -15,7 +17,7 @@ export default defineRule('apache', {
       roomToGrow: {
         message: '{{evidence}}; expected {{directive}} up to {{fits}}, which the memory budget holds',
         detail:
-          '{{source}}; the budget of {{budget}} holds {{fits}} x {{perChild}} ({{budgetReason}}); clients wait in the listen queue meanwhile',
+          '{{source}}; the web tier budget of {{budget}} holds {{fits}} x {{perChild}} beside the rest of the web tier ({{budgetReason}}); clients wait in the listen queue meanwhile',
       },
       killed: {
         message:
@@ -36,30 +38,32 @@ export default defineRule('apache', {
       end() {
         const live = ctx.host.apacheLive;
         const mpm = ctx.config.mpm;
-        const sizing = ctx.sizing.apache.find((entry) => entry.config === ctx.config);
-        if (live === undefined || mpm === undefined || sizing === undefined) return;
+        const plan = ctx.sizing.plan;
+        const entry = plan.apache.find((candidate) => candidate.usage.config === ctx.config);
+        if (live === undefined || mpm === undefined || entry === undefined) return;
+        const sizing = entry.usage;
         const { status, maxWorkersReached } = live.value;
         const allBusy = status !== undefined && status.busyWorkers >= sizing.maxRequestWorkers;
         if (maxWorkersReached === undefined && !allBusy) return;
         const evidence = evidenceText(maxWorkersReached, status);
         const directive = mpm.values.MaxRequestWorkers.use?.node.name ?? 'MaxRequestWorkers';
-        const fits = (sizing.processesThatFit ?? 0) * sizing.threadsPerChild;
+        const room = apacheRoom(plan, entry);
+        const fits = (room ?? 0) * sizing.threadsPerChild;
         const data = {
           evidence,
           directive,
           limit: sizing.maxRequestWorkers,
           fits,
           source: live.source,
-          budget: formatBytes(ctx.sizing.apacheBudget ?? 0),
-          perChild: formatBytes(sizing.perChild.value.median),
-          budgetReason: ctx.sizing.apacheBudgetReason,
+          budget: formatBytes(plan.memory?.webBudget.bytes ?? 0),
+          perChild: formatBytes(plannedChildSize(sizing.perChild.value)),
+          budgetReason: plan.memory?.webBudget.reason ?? 'unknown RAM',
           killed: oomEvidence(ctx.host, /^(apache2|httpd)/),
         };
         const at = mpm.values.MaxRequestWorkers.use ?? mpm.module?.use ?? { file: ctx.config.root, range: [0, 0] as const };
         // Children killed for want of memory say the budget is not there, whatever the arithmetic says.
         if (data.killed !== '') ctx.report({ at, messageId: 'killed', data });
-        else if (ctx.sizing.apacheBudget !== undefined && fits > sizing.maxRequestWorkers)
-          ctx.report({ at, messageId: 'roomToGrow', data });
+        else if (room !== undefined && fits > sizing.maxRequestWorkers) ctx.report({ at, messageId: 'roomToGrow', data });
         else ctx.report({ at, messageId: 'noRoom', severity: 'info', data });
       },
     };

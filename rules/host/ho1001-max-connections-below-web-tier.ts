@@ -34,20 +34,22 @@ export default defineRule('host', {
     return {
       end() {
         const mycnf = ctx.configs.first('mycnf');
+        const plan = ctx.sizing.plan;
         const mysql = ctx.sizing.mysql;
-        const web = ctx.sizing.plannedWebDbConnections;
-        if (mycnf === undefined || mysql === undefined || web === undefined) return;
+        const web = plan.phpClients;
+        const decision = plan.mysql?.maxConnections;
+        if (mycnf === undefined || mysql === undefined || web === undefined || decision === undefined) return;
         const at = mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
-        const phpServers = ctx.sizing.apache.filter((sizing) => sizing.php);
-        const webReason = [...phpServers.map(webTierLimit), ...ctx.sizing.pools.map(poolLimit)].join(' and ');
+        const phpServers = plan.apache.filter((entry) => entry.role === 'php');
+        const webReason = [...phpServers.map(webTierLimit), ...plan.pools.map(poolLimit)].join(' and ');
         const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
-        const maxConnections = mysql.maxConnections.value;
+        const maxConnections = decision.current;
         const data = { maxConnections, from: mysql.maxConnections.from, web, webReason, headroom };
-        if (maxConnections < web) {
-          const suggested = web + headroom;
-          const plan = planMycnfSetting(mycnf, 'max_connections', String(suggested));
-          const where = plan === null || mycnf.effective('max_connections') !== undefined ? '' : `; to be added at ${plan.where}`;
-          ctx.report({ at, messageId: 'below', data: { ...data, suggested, where }, fix: () => plan?.edit ?? null });
+        if (decision.planned > decision.current) {
+          const suggested = decision.planned;
+          const edit = planMycnfSetting(mycnf, 'max_connections', String(suggested));
+          const where = edit === null || mycnf.effective('max_connections') !== undefined ? '' : `; to be added at ${edit.where}`;
+          ctx.report({ at, messageId: 'below', data: { ...data, suggested, where }, fix: () => edit?.edit ?? null });
         } else if (maxConnections < web + headroom) {
           ctx.report({ at, messageId: 'noHeadroom', severity: 'info', data: { ...data, spare: maxConnections - web } });
         }

@@ -1,12 +1,9 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
+import { combinedEdits, planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
-import { formatBytes, formatPercent, MIB } from '../../src/util/units.js';
+import { formatBytes, formatPercent } from '../../src/util/units.js';
 import { intendedOptions } from './support/intent.js';
 import { reachedSoFar } from '../../src/analysis/mysql-live.js';
-
-/** The buffer pool is sized in chunks of 128 MiB (innodb_buffer_pool_chunk_size's default); the fix keeps to whole chunks. */
-const POOL_STEP = 128 * MIB;
 
 /**
  * The worst case of MySQL's memory (global buffers plus
@@ -38,49 +35,63 @@ export default defineRule('mycnf', {
     const mycnf = ctx.config;
     return {
       end() {
-        const { ram, mysql, budget } = ctx.sizing;
-        if (ram === undefined || mysql === undefined || ctx.sizing.apache.length > 0 || ctx.sizing.pools.length > 0) return;
+        const plan = ctx.sizing.plan;
+        const memory = plan.memory;
+        const mysql = plan.mysql;
+        const space = mysql?.space;
+        if (memory === undefined || mysql === undefined || space === undefined || plan.apache.length > 0 || plan.pools.length > 0) return;
+        const usage = mysql.usage;
         // A set-variable line that sets a term counts only once MY4001 has rewritten it: judged on the next pass.
         const terms = new Set([
           'max_connections',
           'tmp_table_size',
           'max_heap_table_size',
-          ...mysql.globals.map((term) => term.name),
-          ...mysql.perConnection.map((term) => term.name),
+          ...usage.globals.map((term) => term.name),
+          ...usage.perConnection.map((term) => term.name),
         ]);
         if (intendedOptions(mycnf).some((option) => option.viaSetVariable && terms.has(option.name.key))) return;
-        const limit = Math.floor(ram.value * budget.mysqlMaxShare);
-        if (mysql.peak <= limit) return;
-        const pool = mysql.globals.find((term) => term.name === 'innodb_buffer_pool_size');
-        const connectionsBytes = mysql.perConnectionBytes * mysql.maxConnections.value;
-        const others = mysql.peak - (pool?.bytes ?? 0);
-        const fitting = Math.floor((limit - others) / POOL_STEP) * POOL_STEP;
-        const poolFix = pool !== undefined && fitting >= POOL_STEP && fitting < pool.bytes;
-        const plan = poolFix ? planMycnfSetting(mycnf, 'innodb_buffer_pool_size', { bytes: fitting }) : null;
-        const advice = poolFix
-          ? `expected innodb_buffer_pool_size at most ${formatServerSize(fitting, mycnf.target)}${plan !== null && mycnf.effective('innodb_buffer_pool_size') === undefined ? ` (to be added at ${plan.where})` : ''}`
-          : `the connections alone take ${formatBytes(connectionsBytes)}: lower max_connections or the per-connection buffers`;
+        const limit = space.bytes;
+        if (usage.peak <= limit) return;
+        const cuts = mysql.caches.filter((cache) => cache.decision.reason === 'memory');
+        // The per-connection buffers as MY2003 lowers them make it fit: that fix is the one to make.
+        if (cuts.length === 0 && mysql.fits) return;
+        const edits = cuts.map((cache) => planMycnfSetting(mycnf, cache.name, { bytes: cache.decision.planned }));
+        const connectionsBytes = mysql.perConnection * mysql.maxConnections.planned;
+        const advice =
+          !mysql.fits || cuts.length === 0
+            ? `the connections alone take ${formatBytes(connectionsBytes)}: lower max_connections or the per-connection buffers`
+            : `expected ${cuts
+                .map((cache, index) => {
+                  const added =
+                    edits[index] !== null && mycnf.effective(cache.name) === undefined
+                      ? ` (to be added at ${edits[index]?.where ?? ''})`
+                      : '';
+                  return `${cache.name} at most ${formatServerSize(cache.decision.planned, mycnf.target)}${added}`;
+                })
+                .join(', ')}`;
         const at = mycnf.effective('innodb_buffer_pool_size') ??
           mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
         ctx.report({
           at,
           messageId: 'overcommit',
           data: {
-            peak: formatBytes(mysql.peak),
-            globals: formatBytes(mysql.globalBytes),
-            globalTerms: mysql.globals.map((term) => `${term.name} ${formatBytes(term.bytes)}`).join(', '),
-            connections: mysql.maxConnections.value,
-            connectionsFrom: mysql.maxConnections.from,
-            perConnection: formatBytes(mysql.perConnectionBytes),
-            perConnectionTerms: mysql.perConnection.map((term) => `${term.name} ${formatBytes(term.bytes)}`).join(' + '),
-            share: formatPercent(budget.mysqlMaxShare),
-            ram: formatBytes(ram.value),
-            ramSource: ram.source,
+            peak: formatBytes(usage.peak),
+            globals: formatBytes(usage.globalBytes),
+            globalTerms: usage.globals.map((term) => `${term.name} ${formatBytes(term.bytes)}`).join(', '),
+            connections: usage.maxConnections.value,
+            connectionsFrom: usage.maxConnections.from,
+            perConnection: formatBytes(usage.perConnectionBytes),
+            perConnectionTerms: usage.perConnection.map((term) => `${term.name} ${formatBytes(term.bytes)}`).join(' + '),
+            share: formatPercent(ctx.sizing.budget.mysqlMaxShare),
+            ram: formatBytes(memory.ram.value),
+            ramSource: memory.ram.source,
             limit: formatBytes(limit),
             advice,
-            reached: reachedSoFar(mysql, ctx.host),
+            reached: reachedSoFar(usage, ctx.host),
           },
-          fix: () => plan?.edit ?? null,
+          fix: () => (edits.length === 0 ? null : combinedEdits(edits)),
+          // The per-connection buffers' fix (MY2003) changes the worst case this is computed from.
+          deferFix: true,
         });
       },
     };

@@ -4,7 +4,6 @@ import { replaceMycnfSize } from '../../src/languages/mycnf/edits.js';
 import { formatServerSize } from '../../src/languages/mycnf/sizes.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { formatBytes, formatPercent } from '../../src/util/units.js';
-import { mysqlBudget } from '../../src/analysis/mysql-budget.js';
 
 /** Buffers a connection allocates when a query needs them (sort and join ones more than once per query), with the option holding the threshold. */
 const BUFFERS = [
@@ -58,11 +57,26 @@ export default defineRule('mycnf', {
   create(ctx) {
     const mycnf = ctx.config;
     const target = mycnf.target;
+    const reportUnequal = (): void => {
+      // MySQL 8.0's TempTable engine limits internal temporary tables by tmp_table_size alone; MEMORY tables (MariaDB, older MySQL) by the smaller of the two.
+      if (target.product === 'mysql' && versionAtLeast(target.version, '8.0')) return;
+      const tmp = mycnf.size('tmp_table_size');
+      const heap = mycnf.size('max_heap_table_size');
+      if (tmp === undefined || heap === undefined || tmp.bytes === heap.bytes || (tmp.from === 'default' && heap.from === 'default'))
+        return;
+      const at = tmp.from !== 'default' ? tmp.from : (heap.from as MycnfOptionUse);
+      ctx.report({
+        at,
+        messageId: 'unequal',
+        severity: 'info',
+        data: { tmp: formatBytes(tmp.bytes), heap: formatBytes(heap.bytes), smaller: formatBytes(Math.min(tmp.bytes, heap.bytes)) },
+      });
+    };
     return {
       end() {
         const mysql = ctx.sizing.mysql;
         if (mysql === undefined) return;
-        const budget = mysqlBudget(ctx.sizing);
+        const budget = ctx.sizing.plan.mysql?.space;
         for (const [key, option] of BUFFERS) {
           const size = mycnf.size(key);
           const fallback = mycnf.defaultOf(key);
@@ -99,19 +113,7 @@ export default defineRule('mycnf', {
             ctx.report({ at: use, messageId: 'large', data: { ...common, threshold: formatBytes(threshold) }, fix });
           }
         }
-        // MySQL 8.0's TempTable engine limits internal temporary tables by tmp_table_size alone; MEMORY tables (MariaDB, older MySQL) by the smaller of the two.
-        if (target.product === 'mysql' && versionAtLeast(target.version, '8.0')) return;
-        const tmp = mycnf.size('tmp_table_size');
-        const heap = mycnf.size('max_heap_table_size');
-        if (tmp === undefined || heap === undefined || tmp.bytes === heap.bytes || (tmp.from === 'default' && heap.from === 'default'))
-          return;
-        const at = tmp.from !== 'default' ? tmp.from : (heap.from as MycnfOptionUse);
-        ctx.report({
-          at,
-          messageId: 'unequal',
-          severity: 'info',
-          data: { tmp: formatBytes(tmp.bytes), heap: formatBytes(heap.bytes), smaller: formatBytes(Math.min(tmp.bytes, heap.bytes)) },
-        });
+        reportUnequal();
       },
     };
   },

@@ -1,5 +1,6 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { poolLimit, webTierLimit } from '../../src/analysis/sizing.js';
+import type { HostPlan } from '../../src/analysis/plan.js';
 import { planMycnfSetting, replaceMycnfValue } from '../../src/languages/mycnf/edits.js';
 import { parseServerSize } from '../../src/languages/mycnf/sizes.js';
 import { formatBytes } from '../../src/util/units.js';
@@ -36,7 +37,7 @@ export default defineRule('mycnf', {
       aboveWebTier: {
         message: 'max_connections {{value}} is far above the {{web}} connections the web tier can open; expected {{suggested}}{{where}}',
         detail:
-          'max_connections {{from}}; {{webReason}} can open {{web}} (one per PHP child); more than {{factor}} x {{web}} + {{slack}} (heuristic); each connection may take {{perConnection}}; {{suggested}} = {{web}} + {{headroom}} for cron, CLI and admin',
+          'max_connections {{from}}; {{webReason}} can open {{web}} (one per PHP child); more than {{factor}} x {{web}} + {{slack}} (heuristic); each connection may take {{perConnection}}; {{suggested}}: {{why}}',
       },
       aboveUse: {
         message: 'max_connections {{value}} is far above the {{maxUsed}} connections ever open at once; expected {{suggested}}{{where}}',
@@ -56,7 +57,7 @@ export default defineRule('mycnf', {
         const setting = maxConnectionsOf(ctx);
         if (setting === undefined) return;
         if (setting.value > MAX_CONNECTIONS_LIMIT) reportClamped(ctx, setting);
-        else if (ctx.sizing.plannedWebDbConnections !== undefined) reportAboveWebTier(ctx, setting, ctx.sizing.plannedWebDbConnections);
+        else if (ctx.sizing.plan.phpClients !== undefined) reportAboveWebTier(ctx, setting, ctx.sizing.plan);
         else if (!reportAboveUse(ctx, setting)) reportWithoutWebTier(ctx, setting);
       },
     };
@@ -115,16 +116,16 @@ function reportClamped(ctx: Context, { at, value, editable }: MaxConnections): v
   });
 }
 
-function reportAboveWebTier(ctx: Context, setting: MaxConnections, web: number): void {
+function reportAboveWebTier(ctx: Context, setting: MaxConnections, plan: HostPlan): void {
+  const decision = plan.mysql?.maxConnections;
+  const web = plan.phpClients;
   const { factor, slack } = ctx.options;
   const { value, intended, editable } = setting;
-  if (value <= factor * web + slack) return;
-  const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
-  const suggested = web + headroom;
-  const plan = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.config, 'max_connections', String(suggested)) : null;
-  const webReason = [...ctx.sizing.apache.filter((sizing) => sizing.php).map(webTierLimit), ...ctx.sizing.pools.map(poolLimit)].join(
-    ' and ',
-  );
+  // The value as intended (a set-variable line MY4001 rewrites first) is the one judged.
+  if (decision === undefined || web === undefined || decision.planned >= decision.current || decision.planned >= value) return;
+  const suggested = decision.planned;
+  const edit = intended === undefined || editable !== undefined ? planMycnfSetting(ctx.config, 'max_connections', String(suggested)) : null;
+  const webReason = [...plan.apache.filter((entry) => entry.role === 'php').map(webTierLimit), ...plan.pools.map(poolLimit)].join(' and ');
   ctx.report({
     at: setting.at,
     messageId: 'aboveWebTier',
@@ -137,10 +138,10 @@ function reportAboveWebTier(ctx: Context, setting: MaxConnections, web: number):
       slack,
       perConnection: setting.perConnection,
       suggested,
-      headroom,
-      where: plan !== null && intended === undefined ? `; to be added at ${plan.where}` : '',
+      why: decision.why,
+      where: edit !== null && intended === undefined ? `; to be added at ${edit.where}` : '',
     },
-    fix: () => plan?.edit ?? null,
+    fix: () => edit?.edit ?? null,
   });
 }
 

@@ -1,6 +1,5 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import type { TextEdit } from '../../src/core/types.js';
-import { plannedApachePeak } from '../../src/analysis/sizing.js';
 import type { PhpFpmPool } from '../../src/languages/phpfpm/model.js';
 import { replacePhpFpmValue } from '../../src/languages/phpfpm/edits.js';
 import { formatBytes } from '../../src/util/units.js';
@@ -10,7 +9,8 @@ export default defineRule('phpfpm', {
     id: 'PF2001',
     name: 'pool-memory-overcommit',
     category: 'performance',
-    description: "The php-fpm pools can start more children than the web tier's memory budget holds next to Apache",
+    description:
+      "The php-fpm pools can start more children than the web tier's memory budget holds next to Apache, or far more than the CPUs run",
     defaultSeverity: 'error',
     recommended: true,
     fix: 'tune',
@@ -20,62 +20,92 @@ export default defineRule('phpfpm', {
         message:
           '[{{pool}}] pm.max_children {{children}} x {{perChild}} = {{peak}}; the pools together ({{pools}}) exceed the {{room}} the web tier leaves for PHP; expected pm.max_children {{suggested}}',
         detail:
-          'web tier budget: {{budgetReason}}{{apacheShare}}; one child: {{perChildSource}}; every pool is cut by the same share{{alongside}}',
+          'web tier budget: {{budgetReason}}{{apacheShare}}; one child: {{perChildSource}}; every PHP runner is cut by the same share{{alongside}}',
+      },
+      cpus: {
+        message:
+          '[{{pool}}] pm.max_children {{children}} is far above the PHP requests the CPUs run at once; expected pm.max_children {{suggested}}',
+        detail:
+          '{{why}} (budget phpChildrenPerCpu); past that, more children only share the same CPUs, each request slower, and take memory the host could cache with{{memory}}{{alongside}}',
       },
       noRoom: {
         message:
           "[{{pool}}] the web tier budget of {{budget}} leaves no room for php-fpm beside Apache's {{apache}}; expected a smaller Apache or more memory",
-        detail: 'web tier budget: {{budgetReason}}; AP2001 sizes Apache first',
+        detail: 'web tier budget: {{budgetReason}}; Apache at one process each is already past it',
       },
     },
   },
   create(ctx) {
     return {
       end() {
-        const budget = ctx.sizing.apacheBudget;
-        const pools = ctx.sizing.pools;
-        const total = pools.reduce((sum, pool) => sum + pool.peak, 0);
-        if (budget === undefined || total === 0) return;
-        const apache = plannedApachePeak(ctx.sizing);
-        const room = budget - apache;
-        if (total <= room) return;
+        const plan = ctx.sizing.plan;
+        const memory = plan.memory;
+        if (memory === undefined) return;
+        const pools = plan.pools;
+        const apache = plan.apache.reduce((sum, entry) => sum + entry.peak, 0);
+        const total = pools.reduce((sum, entry) => sum + entry.usage.peak, 0);
+        const room = memory.webBudget.bytes - apache;
         const common = {
-          budgetReason: ctx.sizing.apacheBudgetReason,
+          budgetReason: memory.webBudget.reason,
           apache: formatBytes(apache),
-          apacheShare: ctx.sizing.apache.length === 0 ? '' : `; Apache takes ${formatBytes(apache)} of it at its limit`,
-          budget: formatBytes(budget),
+          apacheShare: plan.apache.length === 0 ? '' : `; Apache takes ${formatBytes(apache)} of it at its planned limit`,
+          budget: formatBytes(memory.webBudget.bytes),
         };
-        for (const pool of pools.filter((entry) => entry.config === ctx.config)) {
+        for (const entry of pools.filter((candidate) => candidate.usage.config === ctx.config)) {
+          const pool = entry.usage;
           const use = pool.maxChildrenUse;
-          if (use === undefined || pool.maxChildren === undefined || pool.maxChildren === 0) continue;
-          if (room <= 0) {
+          const decision = entry.maxChildren;
+          if (use === undefined || (decision.reason !== 'memory' && decision.reason !== 'cpu')) continue;
+          if (decision.reason === 'memory' && room <= 0) {
             ctx.report({ at: use, messageId: 'noRoom', data: { ...common, pool: pool.pool.name } });
             continue;
           }
-          const suggested = Math.max(1, Math.floor((pool.maxChildren * room) / total));
+          const suggested = decision.planned;
           const companions = spareEdits(pool.pool, suggested);
+          const alongside =
+            companions.length === 0
+              ? ''
+              : `; with it ${companions.map((companion) => companion.change).join(', ')}, which php-fpm would refuse above the new limit`;
+          const fix = () => {
+            const main = replacePhpFpmValue(use, String(suggested));
+            return main === null ? null : [main, ...companions.map((companion) => companion.edit)];
+          };
+          if (decision.reason === 'cpu') {
+            ctx.report({
+              at: use,
+              messageId: 'cpus',
+              severity: memory.overcommitted ? 'error' : 'warn',
+              data: {
+                pool: pool.pool.name,
+                children: decision.current,
+                suggested,
+                why: decision.why,
+                alongside,
+                memory: memory.overcommitted
+                  ? `; at ${decision.current} x ${formatBytes(pool.perChild.value)} = ${formatBytes(pool.peak)} the pool is past the web tier's ${formatBytes(memory.webBudget.bytes)} too`
+                  : '',
+              },
+              fix,
+            });
+            continue;
+          }
           ctx.report({
             at: use,
             messageId: 'overcommit',
+            severity: memory.overcommitted ? 'error' : 'warn',
             data: {
               ...common,
               pool: pool.pool.name,
-              children: pool.maxChildren,
+              children: decision.current,
               perChild: formatBytes(pool.perChild.value),
               peak: formatBytes(pool.peak),
               pools: formatBytes(total),
               room: formatBytes(room),
               suggested,
               perChildSource: pool.perChild.source,
-              alongside:
-                companions.length === 0
-                  ? ''
-                  : `; with it ${companions.map((entry) => entry.change).join(', ')}, which php-fpm would refuse above the new limit`,
+              alongside,
             },
-            fix: () => {
-              const main = replacePhpFpmValue(use, String(suggested));
-              return main === null ? null : [main, ...companions.map((entry) => entry.edit)];
-            },
+            fix,
           });
         }
       },

@@ -53,7 +53,7 @@ export function budgetPicture(before: Sizing, after: Sizing | undefined): Budget
     before: first,
     after: second,
     changed,
-    notes: notesOf(before),
+    notes: [...notesOf(before), ...before.plan.notes],
     estimates: estimatesOf(before),
   };
 }
@@ -78,7 +78,8 @@ function rowsOf(sizing: Sizing): BudgetRow[] {
         bytes: consumer.bytes,
         detail: consumer.detail,
       };
-    const budget = sizing.apacheBudget === undefined ? '' : `; budget ${formatBytes(sizing.apacheBudget)}`;
+    const webBudget = sizing.plan.memory?.webBudget.bytes;
+    const budget = webBudget === undefined ? '' : `; budget ${formatBytes(webBudget)}`;
     const several = web.length > 1;
     return {
       label: several ? `${consumer.label} ${web.indexOf(consumer) + 1}` : consumer.label,

@@ -4,7 +4,7 @@ import type { PoolUsage } from '../languages/phpfpm/consumption.js';
 /**
  * Where an Apache config hands requests to FastCGI: the socket path of
  * `proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost`, or `host:port` of
- * `fcgi://127.0.0.1:9000/`, as php-fpm's `listen` writes them.
+ * `fcgi://127.0.0.1:9000/` and `proxy:fcgi://127.0.0.1:9000`, as php-fpm's `listen` writes them.
  */
 function handOffTargets(config: ApacheConfig): Set<string> {
   const targets = new Set<string>();
@@ -12,7 +12,8 @@ function handOffTargets(config: ApacheConfig): Set<string> {
     for (const arg of use.args) {
       const socket = /^proxy:unix:([^|]+)\|fcgi:/i.exec(arg)?.[1];
       if (socket !== undefined) targets.add(socket);
-      const address = /^fcgi:\/\/([^/]+)/i.exec(arg)?.[1];
+      // `fcgi://127.0.0.1:9000/...` (ProxyPass) or `proxy:fcgi://127.0.0.1:9000` (SetHandler).
+      const address = /^(?:proxy:)?fcgi:\/\/([^/]+)/i.exec(arg)?.[1];
       if (socket === undefined && address !== undefined) targets.add(address.replace(/^localhost:/, '127.0.0.1:'));
     }
   }

@@ -46,7 +46,10 @@ type Pair = import('yaml').Pair<Node, Node>;
 export const TOP_KEYS = ['extends', 'target', 'host', 'budget', 'env', 'rules', 'overrides'] as const;
 export const OVERRIDE_KEYS = ['name', 'files', 'host', 'rules', 'target', 'budget'] as const;
 export const SEVERITIES: readonly SeveritySetting[] = ['off', 'info', 'warn', 'error'];
-export const BUDGET_KEYS: Readonly<Partial<Record<string, 'share' | 'size' | 'count'>>> = lookupTable<'share' | 'size' | 'count'>({
+/** How a budget key is written: a share of 0 to 1, a size, a whole number, or a factor of 1 or more. */
+export type BudgetKeyKind = 'share' | 'size' | 'count' | 'factor';
+
+export const BUDGET_KEYS: Readonly<Partial<Record<string, BudgetKeyKind>>> = lookupTable<BudgetKeyKind>({
   apacheShare: 'share',
   osReserveShare: 'share',
   osReserveMin: 'size',
@@ -54,7 +57,11 @@ export const BUDGET_KEYS: Readonly<Partial<Record<string, 'share' | 'size' | 'co
   mysqlMaxShare: 'share',
   adminConnections: 'count',
   overcommitTolerance: 'share',
-} satisfies Record<keyof Budget, 'share' | 'size' | 'count'>);
+  poolDataHeadroom: 'factor',
+  phpChildrenPerCpu: 'factor',
+  threadsPerPhpChild: 'factor',
+  raiseThreshold: 'factor',
+} satisfies Record<keyof Budget, BudgetKeyKind>);
 
 /**
  * Reads and validates `.tune-lint.yaml`. Every error names `file:line:col`
@@ -244,10 +251,20 @@ class ConfigReader {
       const valid =
         value !== undefined &&
         Number.isFinite(value) &&
-        (kind === 'share' ? value > 0 && value <= 1 : kind === 'count' ? Number.isInteger(value) && value >= 0 : value >= 0);
+        (kind === 'share'
+          ? value > 0 && value <= 1
+          : kind === 'count'
+            ? Number.isInteger(value) && value >= 0
+            : kind === 'factor'
+              ? value >= 1
+              : value >= 0);
       if (!valid) {
-        const expected =
-          kind === 'share' ? 'a share above 0 and at most 1, like 0.5' : kind === 'size' ? 'a size like 512M' : 'a whole number';
+        const expected = {
+          share: 'a share above 0 and at most 1, like 0.5',
+          size: 'a size like 512M',
+          count: 'a whole number',
+          factor: 'a factor of 1 or more, like 1.5',
+        }[kind];
         this.fail(valueNode ?? entry, `budget ${key} must be ${expected}`);
       }
       out[key as keyof Budget] = value;

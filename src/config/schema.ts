@@ -123,6 +123,7 @@ export function configSchema(rules: readonly Rule[], version: string): object {
                 { type: 'number', exclusiveMinimum: 0, maximum: 1, description: `${description}: a share above 0 and at most 1` },
               ];
             if (kind === 'count') return [key, { type: 'integer', minimum: 0, description }];
+            if (kind === 'factor') return [key, { type: 'number', minimum: 1, description: `${description}: a factor of 1 or more` }];
             return [key, { $ref: '#/definitions/size', description }];
           }),
         ),
@@ -166,6 +167,10 @@ const BUDGET_DESCRIPTIONS: Readonly<Record<keyof Budget, string>> = {
   mysqlMaxShare: "MySQL's worst case above this share of RAM is reported",
   adminConnections: 'Connections kept free for cron, CLI and admins',
   overcommitTolerance: 'Up to this much over the Apache budget is a note, beyond it an error',
+  poolDataHeadroom: 'The InnoDB buffer pool the data asks: data and indexes times this',
+  phpChildrenPerCpu: 'PHP children a CPU runs at once: pools far above CPUs times this are cut, far below it raised',
+  threadsPerPhpChild: 'Apache threads in front of php-fpm for each PHP child they feed, when memory is short',
+  raiseThreshold: 'A limit is raised only to this multiple of its value or more',
 };
 
 /** A per-child size as a flag gives it, or as a probe measures it (median, max, how many, which metric, what the children ran). */

@@ -94,7 +94,18 @@ export interface LintUnitOptions {
  * disable comments are applied per file, and unused ones are reported.
  */
 export function lintUnit(unit: LintUnit, selection: RuleSelection, options: LintUnitOptions = {}): UnitResult {
-  const sizing = computeSizing({ languages: unit.languages, configs: unit.configs, host: unit.host, budget: unit.budget });
+  const anchor = unit.configs.entries()[0]?.config.root;
+  const sizing = computeSizing({
+    languages: unit.languages,
+    configs: unit.configs,
+    host: unit.host,
+    budget: unit.budget,
+    ruleOptions: (ruleId) => {
+      const rule = selection.rules.find((candidate) => candidate.meta.id === ruleId);
+      const setting = rule === undefined || anchor === undefined ? undefined : selection.setting(rule, anchor);
+      return rule === undefined || setting === undefined || setting.severity === 'off' ? undefined : resolveOptions(rule, setting.options);
+    },
+  });
   const run = new UnitRun(unit, selection, sizing, options);
   run.readerProblems();
   const rules = run.partition();

@@ -1,12 +1,13 @@
 import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, TextEdit } from '../engine/types.js';
+import { plannedChanges } from '../analysis/plan.js';
 import { factsJson, liveJson } from './facts-json.js';
 import { visibleDiagnostics } from './shared.js';
 import { LazyList, writeJson } from '../util/streamed-output.js';
 import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
 
 /**
- * The JSON interface: `{ version, host, budget?, live?, results: [{ file, language, diagnostics, patch? }] }`,
+ * The JSON interface: `{ version, host, budget?, plan?, live?, results: [{ file, language, diagnostics, patch? }] }`,
  * keys in a fixed order, no timestamps, so two runs on the same input print
  * the same bytes. Every file read is a result, in include order, diagnostics
  * or not. When `.tune-lint.yaml` maps the paths to several hosts, `hosts`
@@ -20,7 +21,12 @@ export const writeJsonReport: StreamingFormatter = (input, write) => {
     if (unit === undefined) return {};
     const live = liveJson(unit.result.host);
     const budget = budgetJson(unit);
-    return { ...(budget === undefined ? {} : { budget }), ...(live === undefined ? {} : { live }) };
+    const plan = planJson(unit);
+    return {
+      ...(budget === undefined ? {} : { budget }),
+      ...(plan === undefined ? {} : { plan }),
+      ...(live === undefined ? {} : { live }),
+    };
   };
   const head = several
     ? {
@@ -50,6 +56,24 @@ function budgetJson(unit: UnitOutcome): object | undefined {
     peakAfterPatch: total(budget.after),
     consumers: consumers(budget.before),
     consumersAfterPatch: consumers(budget.after),
+  };
+}
+
+/**
+ * `plan`: the host plan (src/analysis/plan.ts) behind the sizing findings,
+ * present with RAM: whether the limits as set overcommit the host, the web
+ * tier's budget, every knob the plan moves with its reason and arithmetic,
+ * and why a limit was not raised. The patch carries the changes whose rules run.
+ */
+function planJson(unit: UnitOutcome): object | undefined {
+  const plan = unit.result.sizing.plan;
+  const memory = plan.memory;
+  if (memory === undefined) return undefined;
+  return {
+    overcommitted: memory.overcommitted,
+    webBudget: { bytes: Math.floor(memory.webBudget.bytes), reason: memory.webBudget.reason },
+    changes: plannedChanges(plan),
+    notes: plan.notes,
   };
 }
 

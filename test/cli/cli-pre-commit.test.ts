@@ -158,7 +158,7 @@ describe('pre-commit', () => {
     assert.notEqual(included.status, 0, included.output);
     assert.match(
       included.output,
-      /MaxRequestWorkers 100 x 20 MiB = 2 GiB exceeds the Apache budget/,
+      /MaxRequestWorkers 100 x 20 MiB = 2 GiB exceeds the web tier budget/,
       'read through apache2.conf, with its MPM',
     );
     assert.equal(commits(), '2');

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BAR_WIDTH, budgetLines, type BarKind, type PaintBar } from '../../src/formatters/budget.js';
 import { budgetPicture } from '../../src/analysis/budget.js';
-import { DEFAULT_BUDGET, type ApacheSizing, type Sizing } from '../../src/analysis/sizing.js';
+import { DEFAULT_BUDGET, type Sizing } from '../../src/analysis/sizing.js';
+import type { ApacheUsage } from '../../src/languages/apache/consumption.js';
+import type { HostPlan, MemoryPlan } from '../../src/analysis/plan.js';
 import type { MemoryConsumer } from '../../src/core/language.js';
 import type { ApacheConfig } from '../../src/languages/apache/model.js';
 import type { MycnfConfig } from '../../src/languages/mycnf/model.js';
@@ -14,7 +16,7 @@ import { repoPath } from '../helpers/paths.js';
 const MIB = 1024 * 1024;
 const plain = (_kind: BarKind, cells: string): string => cells;
 
-function apache(workers: number, perChildMiB: number, mpm: 'prefork' | 'event' = 'prefork', threads = 1): ApacheSizing {
+function apache(workers: number, perChildMiB: number, mpm: 'prefork' | 'event' = 'prefork', threads = 1): ApacheUsage {
   const processes = Math.ceil(workers / threads);
   return {
     config: { root: { displayPath: 'etc/apache2/apache2.conf' } } as unknown as ApacheConfig,
@@ -27,9 +29,6 @@ function apache(workers: number, perChildMiB: number, mpm: 'prefork' | 'event' =
     peak: processes * perChildMiB * MIB,
     peakAtMax: processes * perChildMiB * MIB,
     php: false,
-    processesThatFit: undefined,
-    overcommitted: false,
-    plannedMaxRequestWorkers: workers,
     fastCgi: undefined,
   };
 }
@@ -45,7 +44,7 @@ function mysql(globalsMiB: number, connections: number, perConnectionMiB: number
   };
 }
 
-function sizing(ramMiB: number | undefined, servers: ApacheSizing[], db?: MysqlUsage): Sizing {
+function sizing(ramMiB: number | undefined, servers: ApacheUsage[], db?: MysqlUsage): Sizing {
   const ram = ramMiB === undefined ? undefined : ramMiB * MIB;
   const osReserve = ram === undefined ? undefined : Math.min(Math.max(ram * 0.1, 64 * MIB), 1024 * MIB);
   return {
@@ -55,20 +54,24 @@ function sizing(ramMiB: number | undefined, servers: ApacheSizing[], db?: MysqlU
         ? { value: false, reason: 'no database config linted and none seen running' }
         : { value: true, reason: 'a MySQL/MariaDB config (my.cnf) is linted with it' },
     osReserve,
-    apacheBudget: ram === undefined ? undefined : Math.floor(db === undefined ? ram - (osReserve ?? 0) : ram / 2),
-    apacheBudgetReason: '',
     apache: servers,
     pools: [],
     mysql: db,
-    webDbConnections: undefined,
-    plannedWebDbConnections: undefined,
+    // The picture reads only the web tier's budget of the plan.
+    plan: {
+      notes: [],
+      memory:
+        ram === undefined
+          ? undefined
+          : ({ webBudget: { bytes: Math.floor(db === undefined ? ram - (osReserve ?? 0) : ram / 2), reason: '' } } as MemoryPlan),
+    } as unknown as HostPlan,
     budget: DEFAULT_BUDGET,
     consumers: [...servers.map(webConsumer), ...(db === undefined ? [] : [databaseConsumer(db)])],
   };
 }
 
 /** What the Apache language counts for a server: its processes at the MPM's limits. */
-function webConsumer(server: ApacheSizing): MemoryConsumer {
+function webConsumer(server: ApacheUsage): MemoryConsumer {
   const perChild = formatBytes(server.perChild.value.median);
   const detail =
     server.mpm === 'prefork'

@@ -53,8 +53,11 @@ describe('JSON output', () => {
   });
 
   it('keys in the documented order', () => {
-    assert.deepEqual(Object.keys(report), ['version', 'host', 'budget', 'results']);
+    assert.deepEqual(Object.keys(report), ['version', 'host', 'budget', 'plan', 'results']);
     assert.deepEqual(Object.keys(report.budget as object), ['ram', 'peak', 'peakAfterPatch', 'consumers', 'consumersAfterPatch']);
+    const plan = report.plan as { changes: Record<string, unknown>[] };
+    assert.deepEqual(Object.keys(plan), ['overcommitted', 'webBudget', 'changes', 'notes']);
+    for (const change of plan.changes) assert.deepEqual(Object.keys(change), ['file', 'setting', 'current', 'planned', 'reason', 'why']);
     assert.equal(report.version, 1);
     assert.deepEqual(Object.keys(report.host as object), ['ram', 'perChild']);
     const withPatch = report.results.find((result) => result.patch !== undefined);

@@ -39,6 +39,12 @@ interface CaseSettings {
   readonly target?: string;
   readonly fixType?: FixType;
   readonly options?: Record<string, unknown>;
+  /**
+   * Rules that run with this one, whose findings the case does not assert but
+   * whose fixes are in its patch: the plan's other decisions (AP2001's cut of
+   * Apache, which max_connections then follows), made only where their rule runs.
+   */
+  readonly alongside?: readonly string[];
 }
 
 const RULE_FIXTURES = repoPath('fixtures', 'rules');
@@ -91,7 +97,7 @@ export function ruleCases(rule: Rule): RuleCase[] {
 
 export async function runCase(testCase: RuleCase, cwd = testCase.cwd): Promise<LintResult> {
   const selection = selectRules(
-    builtinRules.filter((rule) => rule.meta.id === testCase.rule.meta.id),
+    builtinRules.filter((rule) => rule.meta.id === testCase.rule.meta.id || testCase.settings.alongside?.includes(rule.meta.id) === true),
     'all',
     new Map(testCase.settings.options === undefined ? [] : [[testCase.rule.meta.id, { options: testCase.settings.options as never }]]),
   );

@@ -1,4 +1,4 @@
-import type { ChildMemory, Fact, HostFacts } from '../../core/host-facts.js';
+import { plannedChildSize, type ChildMemory, type Fact, type HostFacts } from '../../core/host-facts.js';
 import type { MemoryConsumer } from '../../core/language.js';
 import { lineOf } from '../../core/located.js';
 import { versionAtLeast } from '../../core/targets.js';
@@ -19,7 +19,7 @@ export interface ApacheUsage {
   /** Processes at full load. */
   readonly processes: number;
   readonly perChild: Fact<ChildMemory>;
-  /** processes x median process size. */
+  /** processes x a process's size (plannedChildSize: the 90th percentile of those measured, else the median or the figure given). */
   readonly peak: number;
   /** processes x largest process size. */
   readonly peakAtMax: number;
@@ -48,7 +48,7 @@ export function apacheUsage(config: ApacheConfig, host: HostFacts): ApacheUsage 
     threadsPerChild: mpm.threadsPerChild,
     processes,
     perChild,
-    peak: processes * perChild.value.median,
+    peak: processes * plannedChildSize(perChild.value),
     peakAtMax: processes * perChild.value.max,
     php,
     fastCgi: fastCgiHandOff(config),
@@ -59,7 +59,7 @@ export function apacheUsage(config: ApacheConfig, host: HostFacts): ApacheUsage 
 export function apacheConsumers(config: ApacheConfig, host: HostFacts): MemoryConsumer[] {
   const usage = apacheUsage(config, host);
   if (usage === undefined) return [];
-  const perChild = formatBytes(usage.perChild.value.median);
+  const perChild = formatBytes(plannedChildSize(usage.perChild.value));
   const detail =
     usage.mpm === 'prefork'
       ? `${usage.limitName} ${usage.maxRequestWorkers} x ${perChild} per child`
@@ -108,7 +108,7 @@ function perChildFor(given: Fact<ChildMemory> | undefined, mpm: MpmName, modules
 /** `SetHandler "proxy:unix:/run/php/php8.2-fpm.sock|fcgi://localhost"`, `ProxyPassMatch ... fcgi://127.0.0.1:9000/...`. */
 function fastCgiHandOff(config: ApacheConfig): ApacheDirectiveUse | undefined {
   if (!config.hasModule('proxy_fcgi_module')) return undefined;
-  const toFastCgi = (use: ApacheDirectiveUse): boolean => use.args.some((arg) => /(^|\|)fcgi:\/\//i.test(arg));
+  const toFastCgi = (use: ApacheDirectiveUse): boolean => use.args.some((arg) => /(^|\||^proxy:)fcgi:\/\//i.test(arg));
   return [...config.named('sethandler'), ...config.named('proxypass'), ...config.named('proxypassmatch')]
     .filter(toFastCgi)
     .sort((a, b) => a.order - b.order)[0];

@@ -353,3 +353,23 @@ export function rewriteSetVariable(use: MycnfOptionUse, name: string, value: str
   if (reread?.kind !== 'option' || reread.rawName !== name || reread.value !== value) return null;
   return { file: use.file, range: [line.nameRange[0], line.valueRange[1]], text: written };
 }
+
+/**
+ * Edits of several options at once: options added to the same group land at
+ * the same point, so their insertions become one, in order. Null when any
+ * cannot be made safely.
+ */
+export function combinedEdits(planned: readonly (PlannedEdit | null)[]): TextEdit[] | null {
+  const edits: TextEdit[] = [];
+  for (const entry of planned) {
+    if (entry === null) return null;
+    const edit = entry.edit;
+    const inserted = edit.range[1] === edit.range[0];
+    const previous = edits.findIndex(
+      (other) => inserted && other.file === edit.file && other.range[0] === edit.range[0] && other.range[1] === other.range[0],
+    );
+    if (previous === -1) edits.push(edit);
+    else edits[previous] = { ...(edits[previous] as TextEdit), text: (edits[previous] as TextEdit).text + edit.text };
+  }
+  return edits;
+}

@@ -53,7 +53,7 @@ export interface MycnfOptionUse {
   readonly order: number;
 }
 
-export interface MycnfSize {
+interface MycnfSize {
   readonly bytes: number;
   readonly from: MycnfOptionUse | 'default';
 }

@@ -1,4 +1,4 @@
-import type { Fact, HostFacts } from '../../core/host-facts.js';
+import { plannedChildSize, type Fact, type HostFacts } from '../../core/host-facts.js';
 import type { MemoryConsumer } from '../../core/language.js';
 import { lineOf } from '../../core/located.js';
 import { formatBytes, MIB } from '../../util/units.js';
@@ -61,7 +61,7 @@ function memoryLimitOf(pool: PhpFpmPool): number | undefined {
 
 function perChildOf(host: HostFacts, memoryLimit: number | undefined): Fact<number> {
   const given = host.phpPerChild;
-  if (given !== undefined) return { value: given.value.median, source: given.source };
+  if (given !== undefined) return { value: plannedChildSize(given.value), source: given.source };
   if (memoryLimit !== undefined && memoryLimit < ESTIMATED_CHILD) {
     return { value: memoryLimit, source: `estimate (the pool's memory_limit ${formatBytes(memoryLimit)}, below the usual 48 MiB)` };
   }
