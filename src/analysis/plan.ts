@@ -628,8 +628,10 @@ class DatabaseNeeds {
     this.perConnection = usage.perConnection.reduce((sum, term) => sum + planned(term.name, term.bytes), 0);
     const tmp = config.size('tmp_table_size');
     const heap = config.size('max_heap_table_size');
+    // Counted only where the usage counts the smaller of the two (not under MySQL 8.0's TempTable engine).
+    const memoryTables = usage.globals.some((term) => term.name.startsWith('min('));
     const temporary =
-      tmp === undefined || heap === undefined
+      !memoryTables || tmp === undefined || heap === undefined
         ? 0
         : Math.min(planned('tmp_table_size', tmp.bytes), planned('max_heap_table_size', heap.bytes));
     this.fixedGlobals =

@@ -53,7 +53,10 @@ function mysqlUsage(config: MycnfConfig): MysqlUsage {
   const globals = GLOBAL_BUFFERS.flatMap((name) => term(name) ?? []);
   const tmp = term('tmp_table_size');
   const heap = term('max_heap_table_size');
-  if (tmp !== undefined && heap !== undefined) {
+  // MySQL 8.0's internal temporary tables live in the TempTable engine, whose memory all connections share up to temptable_max_ram.
+  const tempTable = term('temptable_max_ram');
+  if (tempTable !== undefined) globals.push(tempTable);
+  else if (tmp !== undefined && heap !== undefined) {
     const smaller = tmp.bytes <= heap.bytes ? tmp : heap;
     globals.push({ name: 'min(tmp_table_size, max_heap_table_size)', bytes: smaller.bytes, from: smaller.from });
   }

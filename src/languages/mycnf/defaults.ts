@@ -175,6 +175,15 @@ export const VARIABLE_DEFAULTS: Readonly<Record<string, VariableDefaults>> = loo
   read_rnd_buffer_size: { unit: 'bytes', mysql: always(256 * K), mariadb: always(256 * K) },
   tmp_table_size: { unit: 'bytes', mysql: always(16 * M), mariadb: always(16 * M) },
   max_heap_table_size: { unit: 'bytes', mysql: always(16 * M), mariadb: always(16 * M) },
+  // The TempTable engine's shared memory (MySQL 8.0.2): 1 GiB; from 8.4 the manual gives 3 % of RAM within 1 to 4 GiB, of which 1 GiB is the floor.
+  temptable_max_ram: {
+    unit: 'bytes',
+    mysql: [
+      ['0', null],
+      ['8.0.2', G],
+    ],
+    mariadb: always(null),
+  },
   binlog_cache_size: { unit: 'bytes', mysql: always(32 * K), mariadb: always(32 * K) },
   binlog_stmt_cache_size: { unit: 'bytes', mysql: always(32 * K), mariadb: always(32 * K) },
   net_buffer_length: { unit: 'bytes', mysql: always(16 * K), mariadb: always(16 * K) },
