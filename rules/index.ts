@@ -34,6 +34,7 @@ import ap2014 from './apache/ap2014-costly-input-filter.js';
 import ap2015 from './apache/ap2015-listen-backlog-above-somaxconn.js';
 import ap2016 from './apache/ap2016-per-request-overheads.js';
 import ap2017 from './apache/ap2017-max-request-workers-reached.js';
+import ap2018 from './apache/ap2018-mmap-off-local.js';
 import ap3001 from './apache/ap3001-allowoverride-root.js';
 import ap4001 from './apache/ap4001-renamed-mpm-directive.js';
 import ap4002 from './apache/ap4002-access-control-22.js';
@@ -131,6 +132,7 @@ export const builtinRules: readonly Rule[] = [
   ap2015,
   ap2016,
   ap2017,
+  ap2018,
   ap3001,
   ap4001,
   ap4002,
