@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { DumpOptions } from './commands/dump.js';
 import type { FleetOptions } from './commands/fleet.js';
 import type { LintCommandOptions } from './commands/options.js';
+import type { MeasureCommandOptions } from './commands/measure.js';
 import type { ProbeCommandOptions } from './commands/probe.js';
 import { readVersion } from './commands/version.js';
 import { builtinLanguages } from './languages/index.js';
@@ -116,6 +117,19 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(async (paths: string[], options: ProbeCommandOptions) => {
       const { runProbe } = await import('./commands/probe.js');
       setExit(await runProbe(paths, options));
+    });
+
+  program
+    .command('measure')
+    .description("load a page of this host with ab and measure the servers' children at the peak, as a profile")
+    .argument('<url>', 'the heaviest page, on loopback or an address of this host: http://127.0.0.1/node/1')
+    .option('--requests <n>', 'at most this many requests', integer, 2000)
+    .option('--concurrency <n>', 'requests at once', integer, 10)
+    .option('--time-limit <seconds>', 'stop after this long', integer, 60)
+    .option('--out <file>', 'write the profile here (default: stdout) for --profile')
+    .action(async (url: string, options: MeasureCommandOptions) => {
+      const { runMeasure } = await import('./commands/measure.js');
+      setExit(await runMeasure(url, options));
     });
   return program;
 }

@@ -213,9 +213,13 @@ function parseRss(statusText: string): number | undefined {
  * PSS of every child when all could be read; otherwise RSS of every child (one
  * metric for all, so median and max compare like with like), with a note.
  */
-export function childMemoryFrom(samples: readonly ChildSample[], notes: string[]): ChildMemory | undefined {
+export function childMemoryFrom(
+  samples: readonly ChildSample[],
+  notes: string[],
+  served: (sample: ChildSample) => boolean = (sample) => (sample.cpuSeconds ?? 0) >= BUSY_CPU_SECONDS,
+): ChildMemory | undefined {
   // The children that have served requests, when any have: an idle child is a fraction of what it grows to.
-  const busy = samples.filter((sample) => (sample.cpuSeconds ?? 0) >= BUSY_CPU_SECONDS);
+  const busy = samples.filter(served);
   const measured = busy.length > 0 ? busy : samples;
   // Without any process's CPU time nothing says whether the children had served requests.
   const busyCount = samples.every((sample) => sample.cpuSeconds === undefined) ? undefined : busy.length;
