@@ -22,6 +22,8 @@ export interface Budget {
   readonly threadsPerPhpChild: number;
   /** A limit is raised only to this multiple of its value or more: the plan never moves a limit by a little. */
   readonly raiseThreshold: number;
+  /** What other services on the host take at their peak (Redis, memcached, Varnish, a JVM): set aside with the OS reserve. */
+  readonly otherServices: number;
 }
 
 export const DEFAULT_BUDGET: Budget = {
@@ -36,4 +38,5 @@ export const DEFAULT_BUDGET: Budget = {
   phpChildrenPerCpu: 4,
   threadsPerPhpChild: 4,
   raiseThreshold: 1.5,
+  otherServices: 0,
 };

@@ -101,7 +101,9 @@ function osReserveRow(sizing: Sizing): BudgetRow {
       : ram * osReserveShare > osReserveMax
         ? `, at most ${formatBytes(osReserveMax)}`
         : '';
-  return { label: 'OS reserve', kind: 'os', bytes: sizing.osReserve ?? 0, detail: `${formatPercent(osReserveShare)} of RAM${clamp}` };
+  const others = sizing.budget.otherServices;
+  const detail = `${formatPercent(osReserveShare)} of RAM${clamp}${others > 0 ? `, + ${formatBytes(others)} for other services (budget otherServices)` : ''}`;
+  return { label: 'OS reserve', kind: 'os', bytes: sizing.osReserve ?? 0, detail };
 }
 
 function notesOf(sizing: Sizing): string[] {

@@ -478,15 +478,22 @@ function webBudgetOf(input: PlanInput, host: HostMemory, databaseNeed: number | 
   const share = Math.floor(ram.value * input.budget.apacheShare);
   const percent = formatPercent(input.budget.apacheShare);
   if (!input.dbLocal.value)
-    return { bytes: available, reason: `${formatBytes(ram.value)} RAM less an OS reserve of ${formatBytes(osReserve)}` };
+    return { bytes: available, reason: `${formatBytes(ram.value)} RAM less ${reserveText(input.budget, osReserve)}` };
   if (databaseNeed === undefined)
     return { bytes: share, reason: `${percent} of ${formatBytes(ram.value)} RAM, since ${input.dbLocal.reason}` };
   if (available - databaseNeed > share)
     return {
       bytes: available - databaseNeed,
-      reason: `${formatBytes(ram.value)} RAM less the OS reserve of ${formatBytes(osReserve)} and the ${formatBytes(databaseNeed)} MySQL needs`,
+      reason: `${formatBytes(ram.value)} RAM less ${reserveText(input.budget, osReserve)} and the ${formatBytes(databaseNeed)} MySQL needs`,
     };
   return { bytes: share, reason: `${percent} of ${formatBytes(ram.value)} RAM, the web tier's share beside MySQL` };
+}
+
+/** `an OS reserve of 205 MiB`, with what other services take when the budget sets it aside. */
+function reserveText(budget: Budget, reserve: number): string {
+  const others = budget.otherServices;
+  if (others <= 0) return `an OS reserve of ${formatBytes(reserve)}`;
+  return `an OS reserve of ${formatBytes(reserve - others)} and ${formatBytes(others)} for other services`;
 }
 
 function scaled(runner: Runner, scale: number): number {

@@ -70,7 +70,11 @@ export function computeSizing(input: SizingInput): Sizing {
       : host.mysqlRunning?.value === true
         ? { value: true, reason: `mysqld runs on this host (${host.mysqlRunning.source})` }
         : { value: false, reason: 'no database config linted and none seen running' };
-  const osReserve = ram === undefined ? undefined : clamp(ram.value * budget.osReserveShare, budget.osReserveMin, budget.osReserveMax);
+  // Other services' memory (budget otherServices) is set aside with the OS's: the servers share what both leave.
+  const osReserve =
+    ram === undefined
+      ? undefined
+      : clamp(ram.value * budget.osReserveShare, budget.osReserveMin, budget.osReserveMax) + budget.otherServices;
   const apache = configs.of('apache').flatMap((config) => apacheUsage(config, host) ?? []);
   const pools = poolUsages(configs.of('phpfpm'), host);
   const mysql = mycnf === undefined ? undefined : mysqlUsageOf(mycnf);

@@ -61,6 +61,7 @@ export const BUDGET_KEYS: Readonly<Partial<Record<string, BudgetKeyKind>>> = loo
   phpChildrenPerCpu: 'factor',
   threadsPerPhpChild: 'factor',
   raiseThreshold: 'factor',
+  otherServices: 'size',
 } satisfies Record<keyof Budget, BudgetKeyKind>);
 
 /**

@@ -171,6 +171,7 @@ const BUDGET_DESCRIPTIONS: Readonly<Record<keyof Budget, string>> = {
   phpChildrenPerCpu: 'PHP children a CPU runs at once: pools far above CPUs times this are cut, far below it raised',
   threadsPerPhpChild: 'Apache threads in front of php-fpm for each PHP child they feed, when memory is short',
   raiseThreshold: 'A limit is raised only to this multiple of its value or more',
+  otherServices: 'What other services on the host take at peak (Redis, memcached, a JVM): set aside with the OS reserve',
 };
 
 /** A per-child size as a flag gives it, or as a probe measures it (median, max, how many, which metric, what the children ran). */

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { builtinRules } from '../../rules/index.js';
 import type { Decision, HostPlan, MemoryPlan } from '../../src/analysis/plan.js';
+import type { Budget } from '../../src/analysis/sizing.js';
 import { parseTargetSpec } from '../../src/core/targets.js';
 import { selectRules } from '../../src/engine/selection.js';
 import type { Diagnostic } from '../../src/engine/types.js';
@@ -29,7 +30,7 @@ function scenarioDir(name: string): string {
   return repoPath('fixtures', 'plan', name);
 }
 
-async function lintScenario(name: string, cwd = scenarioDir(name)): Promise<LintResult> {
+async function lintScenario(name: string, cwd = scenarioDir(name), budget: Partial<Budget> = {}): Promise<LintResult> {
   const scenario = parseYaml(fs.readFileSync(path.join(scenarioDir(name), 'fixture.yaml'), 'utf8')) as Scenario;
   return lint({
     paths: scenario.paths,
@@ -38,6 +39,7 @@ async function lintScenario(name: string, cwd = scenarioDir(name)): Promise<Lint
     host: hostFactsFromConfig(scenario.host, 'fixture'),
     rules: selectRules(builtinRules, 'recommended', new Map()),
     fixType: 'all',
+    budget,
   });
 }
 
@@ -159,6 +161,14 @@ describe('the host plan, on the hosts of issue 46', () => {
     assert.deepEqual([pool?.current, pool?.planned, pool?.reason], [18, 4, 'cpu']);
     assert.equal(finding(result, 'PF2001').severity, 'warn');
     assertConverged(again);
+  });
+
+  it('memory other services take (budget otherServices) is set aside: no raise past it, and the budget says why', async () => {
+    const result = await lintScenario('event-php-fpm-2g', scenarioDir('event-php-fpm-2g'), { otherServices: 1536 * MIB });
+    const plan = result.sizing.plan;
+    assert.equal(plan.pools[0]?.maxChildren.planned, 5, 'no room left for three more children');
+    assert.match(memoryOf(plan).webBudget.reason, /and 1\.5 GiB for other services/);
+    assert.match(plan.notes.join('\n'), /pm\.max_children stays 5/);
   });
 
   it('prefork proxying to php-fpm (a WordPress AMI): the pool keeps useful children, Apache follows them', async () => {
