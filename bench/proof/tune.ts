@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { runCommand } from './processes.js';
 import type { ServerTree } from './server-root.js';
@@ -49,7 +50,18 @@ export async function applyTuneLint(
   if (!fs.existsSync(bundle)) {
     throw new Error(`the tune-lint CLI is not built (${bundle} is missing): run "npm run build" first`);
   }
-  const args = ['--fix', '--fix-type', 'all', '--host-ram', facts.hostRam, '--per-child', facts.perChild];
+  // The CPUs are a fact of this host as the cap is of its RAM: the plan sizes PHP children by them.
+  const args = [
+    '--fix',
+    '--fix-type',
+    'all',
+    '--host-ram',
+    facts.hostRam,
+    '--host-cpus',
+    String(os.availableParallelism()),
+    '--per-child',
+    facts.perChild,
+  ];
   if (facts.phpPerChild !== undefined) args.push('--php-per-child', facts.phpPerChild);
   args.push('--no-probe');
   if (database) args.push('--target', database.target);

@@ -14,14 +14,6 @@ export default defineRule('host', {
     defaultSeverity: 'warn',
     recommended: true,
     fix: 'tune',
-    options: {
-      belowShare: {
-        type: 'share',
-        default: 0.25,
-        description:
-          'without the CPU count: fewer children than this share of the workers that feed the pool, where memory holds more, is raised',
-      },
-    },
     messages: {
       unreachable: {
         message:

@@ -125,7 +125,7 @@ describe('paths: a repository of several hosts (.tune-lint.yaml overrides with h
     assert.deepEqual(lamp.target, { httpd: '2.4', mariadb: '10.11' });
     assert.equal((lamp.budget as Record<string, number>).apacheShare, 0.4);
     assert.deepEqual((lamp.host as Record<string, { value: unknown }>).cpus, { value: 1, source: '.tune-lint.yaml overrides[0]' });
-    assert.deepEqual((lamp.rules as Record<string, unknown>).HO2003, ['error', { belowShare: 0.5 }]);
+    assert.deepEqual((lamp.rules as Record<string, unknown>).MY2004, ['error', { factor: 3 }]);
     assert.equal((lamp.rules as Record<string, unknown>).AP4001, 'warn');
     const legacy = JSON.parse(
       runCli(['--print-config', 'hosts/legacy/httpd.conf', '--rule', 'HO2001=off', '--target', 'mysql=8.0', '--host-ram', '3G'], {

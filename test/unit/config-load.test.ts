@@ -42,7 +42,7 @@ budget: { apacheShare: 0.4, osReserveMin: 128M, adminConnections: 5 }
 rules:
   AP2001: warn
   renamed-mpm-directive: [error]
-  php-children-vs-workers: [warn, { belowShare: 0.5 }]
+  max-connections-far-above-need: [warn, { factor: 3 }]
 overrides:
   - name: db1
     files: ["hosts/db1/**"]
@@ -74,7 +74,7 @@ describe('.tune-lint.yaml: reading', () => {
       [
         ['AP2001', { severity: 'warn' }],
         ['AP4001', { severity: 'error' }],
-        ['HO2003', { severity: 'warn', options: { belowShare: 0.5 } }],
+        ['MY2004', { severity: 'warn', options: { factor: 3 } }],
       ],
     );
     assert.equal(config.overrides.length, 2);
@@ -147,13 +147,13 @@ describe('.tune-lint.yaml: every mistake is one line at file:line:col', () => {
     ['a bad severity', 'rules:\n  AP2001: loud\n', `${CONFIG_NAME}:2:11: severity must be off, info, warn or error, not "loud"`],
     [
       'an option the rule does not have',
-      'rules:\n  HO2003: [warn, { share: 0.9 }]\n',
-      `${CONFIG_NAME}:2:20: HO2003 has no option "share"; its options: belowShare`,
+      'rules:\n  MY2004: [warn, { share: 0.9 }]\n',
+      `${CONFIG_NAME}:2:20: MY2004 has no option "share"; its options: factor, slack, threshold, minUptime`,
     ],
     [
       'an option of the wrong type',
-      'rules:\n  HO2003: [warn, { belowShare: high }]\n',
-      `${CONFIG_NAME}:2:32: HO2003 option belowShare must be a number`,
+      'rules:\n  MY2004: [warn, { factor: high }]\n',
+      `${CONFIG_NAME}:2:28: MY2004 option factor must be a number`,
     ],
     ['env that is not a mapping', 'env: [A]\n', `${CONFIG_NAME}:1:6: env must be a mapping like { APACHE_RUN_USER: www-data }`],
     [
