@@ -593,14 +593,17 @@ function capOf(input: PlanInput, pool: PoolUsage, bounds: PoolBounds, allowed: (
 }
 
 /**
- * A raise toward the pool's share of what the CPUs run, at most the workers
- * that feed it, which memory then bounds. Not knowing the CPUs, no raise: in
- * the proof on 2 vCPUs, 73 children served fewer requests than Debian's 5.
+ * A raise for a pool with fewer children than its share of the CPUs (it
+ * cannot keep them busy): toward its share of CPUs x phpChildrenPerCpu, at
+ * most the workers that feed it, which memory then bounds. A pool with a
+ * child per CPU or more is left as it is, and without the CPU count nothing
+ * is raised: in the proof's event + php-fpm host on 2 vCPUs, Debian's 5
+ * children served as many requests as 8, and more than 73.
  */
 function raiseOf(input: PlanInput, pool: PoolUsage, bounds: PoolBounds): PoolTarget | undefined {
   const current = pool.maxChildren ?? 0;
   const { ofWorkers, ofCpus, workers } = bounds;
-  if (ofCpus === undefined) return undefined;
+  if (ofCpus === undefined || current * input.budget.phpChildrenPerCpu >= ofCpus) return undefined;
   const bounded = Math.min(ofCpus, ofWorkers ?? ofCpus);
   if (bounded < current * input.budget.raiseThreshold) return undefined;
   const why = `${bounds.cpuText}${ofWorkers === undefined ? '' : `, at most the ${workers} Apache workers that feed it`}`;

@@ -147,11 +147,18 @@ describe('the host plan, on the hosts of issue 46', () => {
     assertConverged(again);
   });
 
-  it('2 GiB event + php-fpm with 2 vCPUs: the stock pool of 5 raised to the CPUs, as far as memory holds', async () => {
+  it('2 GiB event + php-fpm with 2 vCPUs: the stock pool of 5 stays, a child per CPU and more already', async () => {
     const { result, plan, again } = await planAndConverge('event-php-fpm-2g');
+    assert.deepEqual([plan.pools[0]?.maxChildren.planned, plan.pools[0]?.maxChildren.reason], [5, undefined]);
+    assert.deepEqual(sizingFindings(result.diagnostics), []);
+    assertConverged(again);
+  });
+
+  it('the same host with 8 vCPUs: the pool raised to the CPUs, as far as memory holds', async () => {
+    const { result, plan, again } = await planAndConverge('event-php-fpm-8cpu');
     const pool = plan.pools[0]?.maxChildren;
-    assert.deepEqual([pool?.current, pool?.planned, pool?.reason], [5, 8, 'room']);
-    assert.match(finding(result, 'HO2003').message, /expected pm.max_children 8/);
+    assert.deepEqual([pool?.current, pool?.planned, pool?.reason], [5, 32, 'room']);
+    assert.match(finding(result, 'HO2003').message, /expected pm.max_children 32/);
     assertConverged(again);
   });
 
@@ -164,7 +171,7 @@ describe('the host plan, on the hosts of issue 46', () => {
   });
 
   it('memory other services take (budget otherServices) is set aside: no raise past it, and the budget says why', async () => {
-    const result = await lintScenario('event-php-fpm-2g', scenarioDir('event-php-fpm-2g'), { otherServices: 1536 * MIB });
+    const result = await lintScenario('event-php-fpm-8cpu', scenarioDir('event-php-fpm-8cpu'), { otherServices: 1536 * MIB });
     const plan = result.sizing.plan;
     assert.equal(plan.pools[0]?.maxChildren.planned, 5, 'no room left for three more children');
     assert.match(memoryOf(plan).webBudget.reason, /and 1\.5 GiB for other services/);
