@@ -33,6 +33,8 @@ export default defineRule('apache', {
             : `LoadModule at ${mpmLoad.file.displayPath}:${mpmLoad.file.position(mpmLoad.range[0]).line}`;
         for (const module of apache.modules.values()) {
           if (!isPhpModule(module.identifier) || module.use === undefined) continue;
+          // A thread-safe (ZTS) build is made for threaded MPMs: CentOS 7 loads libphp5-zts.so under worker.
+          if (/zts/i.test(module.use.args[1]?.replace(/^.*\//, '') ?? '')) continue;
           ctx.report({ at: module.use, messageId: 'threaded', data: { module: module.identifier, mpm: mpm.name, load } });
         }
       },
