@@ -10,7 +10,7 @@ export default defineRule('apache', {
     category: 'security',
     description:
       '<Directory /> allows .htaccess overrides, so any .htaccess on the filesystem can change the configuration and every request looks for them',
-    defaultSeverity: 'error',
+    defaultSeverity: 'warn',
     recommended: true,
     messages: {
       allowed: {
