@@ -70,7 +70,13 @@ export async function runMeasure(target: string, options: MeasureCommandOptions)
     ...(sizes.php === undefined ? {} : { phpPerChild: { value: sizes.php, source } }),
     notes: [...(probed.notes ?? []), ...notes],
   };
-  stderr.write(`${summaryLines(url, options, load, facts).join('\n')}\n`);
+  const lines = summaryLines(url, options, load, facts);
+  // Two rounds are the ones before and after the load: none ran while it did.
+  if (sampler.rounds <= 2)
+    lines.push(
+      `the load ended within ${SAMPLE_EVERY_MS} ms, before the children were sampled under it: give more --requests for sizes at the peak`,
+    );
+  stderr.write(`${lines.join('\n')}\n`);
   const profile = hostFactsToProfileYaml(facts);
   if (options.out === undefined) stdout.write(profile);
   else writeProfile(options.out, profile);

@@ -66,8 +66,11 @@ interface Round {
  */
 export class PeakSampler {
   private readonly reader: ProcReader;
-  private first: Round | undefined;
   private peak: Round | undefined;
+  /** Each child's CPU time in the first round, before the load. */
+  private readonly cpuBefore = new Map<number, number | undefined>();
+  /** Each child's CPU time in the last round that saw it. */
+  private readonly cpuLatest = new Map<number, number>();
   rounds = 0;
 
   constructor(root = '/') {
@@ -80,24 +83,30 @@ export class PeakSampler {
     const apache = measureChildren(this.reader, apacheProcesses(this.reader, processes).children);
     const php = measureChildren(this.reader, phpFpmProcesses(this.reader, processes).children);
     const bytes = [...apache, ...php].reduce((sum, sample) => sum + (sample.pss ?? sample.rss), 0);
-    const round = { apache, php, bytes };
+    for (const sample of [...apache, ...php]) {
+      if (this.rounds === 0) this.cpuBefore.set(sample.pid, sample.cpuSeconds);
+      if (sample.cpuSeconds !== undefined) this.cpuLatest.set(sample.pid, sample.cpuSeconds);
+    }
     this.rounds++;
-    this.first ??= round;
-    if (this.peak === undefined || bytes > this.peak.bytes) this.peak = round;
+    if (this.peak === undefined || bytes > this.peak.bytes) this.peak = { apache, php, bytes };
   }
 
   /**
    * The children's sizes at the peak; a child counts as one that served
-   * requests when its CPU time grew while the load ran (a static page costs a
-   * child too little CPU for the probe's threshold, yet it was serving).
+   * requests when its CPU time grew between the first round and the last
+   * (a static page costs a child too little CPU for the probe's threshold,
+   * yet it was serving). Any round may be the peak, the first among them
+   * when a short load left the children no bigger.
    */
   sizes(notes: string[]): { apache: ChildMemory | undefined; php: ChildMemory | undefined; apachePid: number | undefined } {
     const peak = this.peak;
     if (peak === undefined) return { apache: undefined, php: undefined, apachePid: undefined };
-    const before = new Map([...(this.first?.apache ?? []), ...(this.first?.php ?? [])].map((sample) => [sample.pid, sample.cpuSeconds]));
     const served = (sample: ChildSample): boolean => {
-      const start = before.get(sample.pid);
-      return sample.cpuSeconds !== undefined && (start === undefined || sample.cpuSeconds > start);
+      const latest = this.cpuLatest.get(sample.pid);
+      if (latest === undefined) return false;
+      if (!this.cpuBefore.has(sample.pid)) return true;
+      const before = this.cpuBefore.get(sample.pid);
+      return before === undefined || latest > before;
     };
     return {
       apache: childMemoryFrom(peak.apache, notes, served),

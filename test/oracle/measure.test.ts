@@ -74,7 +74,7 @@ describe('tune-lint measure against a real Apache', { skip: missing === undefine
         'measure',
         `http://127.0.0.1:${server.port}/index.html`,
         '--requests',
-        '3000',
+        '6000',
         '--concurrency',
         '4',
         '--time-limit',
@@ -102,6 +102,11 @@ describe('tune-lint measure against a real Apache', { skip: missing === undefine
     assert.ok(profile.perChild.count >= 1 && profile.perChild.count <= 10);
     assert.ok((profile.perChild.busy ?? 0) >= 1, 'children whose CPU time grew under the load count as serving');
     assert.ok(profile.perChild.p90 !== undefined);
+    assert.doesNotMatch(run.stderr, /the load ended within/);
+    // A load too short to be sampled under says so.
+    const short = runCli(['measure', `http://127.0.0.1:${server.port}/index.html`, '--requests', '8', '--concurrency', '2'], { cwd: dir });
+    assert.equal(short.status, 0, short.stderr);
+    assert.match(short.stderr, /^the load ended within 250 ms, before the children were sampled under it: give more --requests/m);
     // The profile is one the lint reads.
     const lint = runCli(['--no-probe', '--profile', out, '--format', 'json', path.join(server.root, 'apache2.conf')], { cwd: dir });
     assert.ok(lint.status === 0 || lint.status === 1, lint.stderr);

@@ -8,6 +8,7 @@ import { listProcesses, parseMountInfo, ProcReader } from '../../src/host/proc.j
 import type { MemoryTotals } from '../../src/host/probe.js';
 import { probeHost } from '../../src/host/probe.js';
 import { describeHostFacts } from '../../src/host/format.js';
+import { PeakSampler } from '../../src/host/measure.js';
 import { parseDatabaseVersion } from '../../src/host/servers.js';
 import { elfWithRodata } from '../helpers/elf.js';
 import { cgroupV1ShouldBeCreatable, createV1Group } from '../helpers/host-cgroup.js';
@@ -254,6 +255,27 @@ describe('probe on prepared /proc and /sys trees', () => {
     const idleFacts = await probeHost({ root: fakeRoot(t, apacheTree(idle)), memory: totals(GIB), cpuAffinity: () => 2 });
     assert.deepEqual([idleFacts.perChild?.value.busy, idleFacts.perChild?.value.count], [0, 3]);
     assert.match(describeHostFacts(idleFacts).join('\n'), /all idle: never raises a limit/);
+  });
+
+  test('measure: a child served when its CPU time grew over the run, whichever round held the most memory', (t) => {
+    const root = fakeRoot(
+      t,
+      apacheTree({ '/proc/101/stat': statFile('apache2', 101, 100, 5, 1), '/proc/102/stat': statFile('apache2', 102, 100, 3, 0) }),
+    );
+    const sampler = new PeakSampler(root);
+    sampler.sample();
+    // A short load: the children grew no bigger, so the first round stays the peak; only 102's CPU time moved, by one tick.
+    writeTree(root, {
+      '/proc/101/smaps_rollup': smapsRollup(29000, 19000),
+      '/proc/101/stat': statFile('apache2', 101, 100, 5, 1),
+      '/proc/102/stat': statFile('apache2', 102, 100, 3, 1),
+    });
+    sampler.sample();
+    const notes: string[] = [];
+    const sizes = sampler.sizes(notes);
+    assert.equal(sampler.rounds, 2);
+    assert.deepEqual(sizes.apache, { median: 23000 * KIB, max: 23000 * KIB, count: 1, metric: 'pss', p90: 23000 * KIB, busy: 1 });
+    assert.deepEqual(notes, []);
   });
 
   test('the children measured say which MPM and PHP they run, from the libraries they have mapped', async (t) => {
