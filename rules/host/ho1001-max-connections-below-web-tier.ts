@@ -41,7 +41,8 @@ export default defineRule('host', {
         if (mycnf === undefined || mysql === undefined || web === undefined || decision === undefined) return;
         const at = mycnf.effective('max_connections') ?? { file: mycnf.root, range: [0, 0] as const };
         const phpServers = plan.apache.filter((entry) => entry.role === 'php');
-        const webReason = [...phpServers.map(webTierLimit), ...plan.pools.map(poolLimit)].join(' and ');
+        const fedPools = plan.pools.filter((pool) => !pool.unfed);
+        const webReason = [...phpServers.map(webTierLimit), ...fedPools.map(poolLimit)].join(' and ');
         const headroom = Math.max(ctx.sizing.budget.adminConnections, Math.ceil(web * 0.1));
         const maxConnections = decision.current;
         const data = { maxConnections, from: mysql.maxConnections.from, web, webReason, headroom };

@@ -1,4 +1,5 @@
 import { mayRaise, plannedChildSize, type Fact, type HostFacts } from '../core/host-facts.js';
+import { lineOf } from '../core/located.js';
 import type { ApacheUsage } from '../languages/apache/consumption.js';
 import type { MysqlUsage } from '../languages/mycnf/consumption.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
@@ -57,6 +58,12 @@ export interface PoolPlan {
   readonly usage: PoolUsage;
   /** The Apaches that hand requests to it. */
   readonly feeders: readonly ApacheUsage[];
+  /**
+   * True when Apache is linted and none of it hands requests to the pool (an
+   * installed pool beside mod_php, say): its memory is still counted, but its
+   * children are no database clients and it is not raised.
+   */
+  readonly unfed: boolean;
   readonly maxChildren: Decision;
   readonly peak: number;
 }
@@ -321,6 +328,8 @@ class WebTierModel {
   readonly apache: readonly ApacheRunner[];
   readonly pools: readonly Runner[];
   readonly targets: Map<PoolUsage, PoolTarget>;
+  /** The pools no linted Apache hands requests to, when one is linted. */
+  readonly unfed: ReadonlySet<PoolUsage>;
   readonly wanted: WebTier;
   readonly hasWeb: boolean;
 
@@ -341,7 +350,11 @@ class WebTierModel {
         frontFrozen: frozen.has(`apache:${index}/front`),
       };
     });
-    this.targets = poolTargets(input, this.apache, frozen, notes);
+    this.unfed = new Set(
+      input.apache.length === 0 ? [] : input.pools.filter((pool) => !this.apache.some((runner) => runner.feeds.includes(pool))),
+    );
+    for (const pool of this.unfed) notes.push(unfedNote(pool));
+    this.targets = poolTargets(input, this.apache, this.unfed, frozen, notes);
     this.pools = input.pools.map((pool, index) => ({
       units: this.targets.get(pool)?.children ?? pool.maxChildren ?? 0,
       unitBytes: pool.perChild.value,
@@ -415,15 +428,16 @@ class WebTierModel {
     return { apache: web.apache, pools, bytes: this.bytesOf(web.apache, pools) };
   }
 
-  /** The clients that may each hold a database connection: mod_php workers and php-fpm children; undefined without PHP. */
+  /** The clients that may each hold a database connection: mod_php workers and the children of fed pools; undefined without PHP. */
   clientsOf(web: WebTier): number | undefined {
     const php = this.apache.filter((runner) => runner.role === 'php');
-    if (php.length === 0 && this.pools.length === 0) return undefined;
+    const fed = this.input.pools.filter((pool) => !this.unfed.has(pool));
+    if (php.length === 0 && fed.length === 0) return undefined;
     const modPhp = this.apache.reduce(
       (sum, runner, index) => sum + (runner.role === 'php' ? (web.apache[index] ?? 0) * runner.usage.threadsPerChild : 0),
       0,
     );
-    return modPhp + web.pools.reduce((sum, units) => sum + units, 0);
+    return modPhp + fed.reduce((sum, pool) => sum + (web.pools[this.input.pools.indexOf(pool)] ?? 0), 0);
   }
 
   apachePlans(web: WebTier, webBudget: { readonly bytes: number } | undefined): ApachePlan[] {
@@ -460,6 +474,7 @@ class WebTierModel {
       return {
         usage,
         feeders: this.apache.filter((runner) => runner.feeds.includes(usage)).map((runner) => runner.usage),
+        unfed: this.unfed.has(usage),
         maxChildren: { current, planned: children, reason, why },
         peak: children * usage.perChild.value,
       };
@@ -520,6 +535,7 @@ interface PoolTarget {
 function poolTargets(
   input: PlanInput,
   apache: readonly { readonly usage: ApacheUsage; readonly feeds: readonly PoolUsage[] }[],
+  unfed: ReadonlySet<PoolUsage>,
   frozen: ReadonlySet<string>,
   notes: string[],
 ): Map<PoolUsage, PoolTarget> {
@@ -534,10 +550,20 @@ function poolTargets(
     if ((pool.maxChildren ?? 0) === 0 || pool.maxChildrenUse === undefined) return;
     const bounds = poolBounds(input, apache, pool);
     const allowed = (reason: PlanReason): boolean => !frozen.has(`pool:${index}/${reason}`);
-    const target = capOf(input, pool, bounds, allowed) ?? (trusted && allowed('room') ? raiseOf(input, pool, bounds) : undefined);
+    const raises = trusted && !unfed.has(pool) && allowed('room');
+    const target = capOf(input, pool, bounds, allowed) ?? (raises ? raiseOf(input, pool, bounds) : undefined);
     if (target !== undefined) targets.set(pool, target);
   });
   return targets;
+}
+
+/** Why an installed pool beside a linted Apache takes no part in the database's clients. */
+function unfedNote(pool: PoolUsage): string {
+  const listen = pool.listen === undefined ? 'no listen' : `its listen ${pool.listen}`;
+  return (
+    `php-fpm [${pool.pool.name}] (${lineOf(pool.pool.header)}): no Apache linted hands requests to ${listen}, ` +
+    `so its children are not counted as database clients and the pool is not raised; its memory is still counted`
+  );
 }
 
 /** What bounds a pool's children besides memory: its share of the Apache workers that feed it, and of the CPUs. */

@@ -178,6 +178,26 @@ describe('the host plan, on the hosts of issue 46', () => {
     assert.match(plan.notes.join('\n'), /pm\.max_children stays 5/);
   });
 
+  it('an installed pool beside mod_php that no Apache feeds: no database clients, not raised, and the plan says why', async () => {
+    const { result, plan, again } = await planAndConverge('debian-mod-php-idle-pool');
+    const pool = plan.pools[0];
+    assert.deepEqual([pool?.unfed, pool?.maxChildren.planned, plan.phpClients], [true, 5, 150]);
+    assert.match(
+      plan.notes.join('\n'),
+      /php-fpm \[www\] \(www\.conf:1\): no Apache linted hands requests to its listen \/run\/php\/php8\.2-fpm\.sock/,
+    );
+    const connections = finding(result, 'HO1001');
+    assert.deepEqual([connections.severity, connections.fix], ['info', undefined]);
+    assert.doesNotMatch(connections.detail ?? '', /pm\.max_children/);
+    assert.ok(memoryOf(plan).after > memoryOf(plan).osReserve + 150 * 30 * MIB + 5 * 40 * MIB, 'the pool still counts in memory');
+    // The stock max_connections 151 covers the 150 mod_php workers with one to spare: said, not patched.
+    assert.deepEqual(
+      again.diagnostics.filter((d) => SIZING_RULES.has(d.ruleId)).map((d) => `${d.ruleId} ${d.severity}`),
+      ['HO1001 info'],
+    );
+    assert.deepEqual(again.fixes, []);
+  });
+
   it('prefork proxying to php-fpm (a WordPress AMI): the pool keeps useful children, Apache follows them', async () => {
     const { plan, again } = await planAndConverge('wordpress-prefork-proxy');
     const apache = plan.apache[0];
