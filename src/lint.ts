@@ -83,7 +83,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     ...(input.limits === undefined ? {} : { limits: input.limits }),
   });
   const languages = input.languages ?? builtinLanguages;
-  const targets = input.targets ?? DEFAULT_TARGETS;
+  let targets = input.targets ?? DEFAULT_TARGETS;
   const given = input.host ?? {};
   const budget = { ...DEFAULT_BUDGET, ...input.budget };
   const { timer } = input;
@@ -92,7 +92,12 @@ export async function lint(input: LintInput): Promise<LintResult> {
       ? loadAll(input, languages, view, targets, cwd, previous)
       : timer.reading(() => loadAll(input, languages, view, targets, cwd, previous));
   const unitOf = (loaded: Loaded): LintUnit => ({ languages, configs: loaded.configs, host, targets, budget });
-  const first = load(fs);
+  let first = load(fs);
+  const shown = inferredTargets(languages, first.configs, targets);
+  if (shown !== undefined) {
+    targets = shown;
+    first = load(fs);
+  }
   const host = input.askServers === undefined ? given : withLiveFacts(given, await input.askServers(first.configs));
   const initial = lintUnit(unitOf(first), input.rules, { timer });
   const fixed = runFixPasses({
@@ -121,6 +126,18 @@ export async function lint(input: LintInput): Promise<LintResult> {
     followUps: fixed.followUps,
     configs: first.configs,
   };
+}
+
+/** The targets the configs show where nobody named them, undefined when they show nothing more: the first language to show one wins. */
+function inferredTargets(languages: readonly AnyLanguageDefinition[], configs: ConfigSet, targets: Targets): Targets | undefined {
+  for (const language of languages) {
+    for (const config of configs.of(language.id)) {
+      // Each definition gets the configs of its own id.
+      const shown = (language as LanguageDefinition).inferTargets?.(config, targets);
+      if (shown !== undefined) return shown;
+    }
+  }
+  return undefined;
 }
 
 /** The host facts with what the servers said; their notes are kept apart, for the report's Live servers section. */

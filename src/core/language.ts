@@ -143,6 +143,12 @@ export interface LanguageDefinition<Id extends LanguageId = LanguageId> {
   dump(config: LanguageConfigs[Id]): object;
   /** What the reader took for granted that nothing named (the database product and version), said once in the report. */
   assumed?(config: LanguageConfigs[Id]): readonly string[];
+  /**
+   * The targets the files themselves show, read with targets nobody named:
+   * undefined when they show nothing more. The configs are read again with
+   * what it returns.
+   */
+  inferTargets?(config: LanguageConfigs[Id], targets: Targets): Targets | undefined;
   /** What the server consumes on the host at its peak, and the limits that decide it. */
   consumers(config: LanguageConfigs[Id], host: HostFacts): readonly MemoryConsumer[];
   /** Hands each line of the config to the visitors of the rules that registered for it; languages whose rules look at the whole config have none. */

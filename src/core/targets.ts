@@ -11,6 +11,8 @@ export interface DatabaseTarget {
   readonly version: string;
   /** Nobody said which server the option files are for (no --target, no target: in .tune-lint.yaml): the default stands in. */
   readonly assumed?: true;
+  /** Nobody said, but the files show it: what they show it by (`mysqlx-bind-address (my.cnf:12)`). */
+  readonly inferredFrom?: string;
 }
 
 export const DEFAULT_TARGETS: Targets = {

@@ -14,13 +14,16 @@ import { said } from '../helpers/rule-fixtures.js';
 const dir = scratchDir('assumed-target');
 after(() => removeScratch(dir));
 writeFiles(dir, {
-  'my.cnf': '[mysqld]\ngtid_mode = ON\ndefault_authentication_plugin = mysql_native_password\n',
+  // Percona Server's innodb_corrupt_table_action is in no MySQL or MariaDB option list: it names neither product.
+  'my.cnf': '[mysqld]\ninnodb_corrupt_table_action = warn\ndefault_authentication_plugin = mysql_native_password\n',
+  'mysql8.cnf': '[mysqld]\ngtid_mode = ON\nmysqlx-bind-address = 127.0.0.1\n',
+  'both.cnf': '[mysqld]\ngtid_mode = ON\naria_pagecache_buffer_size = 64M\n',
   'redo.cnf': '[mysqld]\ninnodb_log_file_size = 256M\n',
   'mysql-host.yaml': 'ram: 2G\ndatabaseServer: mysql=8.0.36\n',
 });
 
-function findings(args: readonly string[]): { ruleId: string; severity: string; message: string }[] {
-  return jsonDiagnostics(runCli(['--no-probe', '--format', 'json', ...args, 'my.cnf'], { cwd: dir }).stdout).filter((diagnostic) =>
+function findings(args: readonly string[], file = 'my.cnf'): { ruleId: string; severity: string; message: string }[] {
+  return jsonDiagnostics(runCli(['--no-probe', '--format', 'json', ...args, file], { cwd: dir }).stdout).filter((diagnostic) =>
     diagnostic.ruleId.startsWith('MY'),
   );
 }
@@ -53,5 +56,20 @@ describe('an assumed database target', () => {
     assert.equal(named.find((diagnostic) => diagnostic.ruleId === 'MY1006')?.severity, 'error');
     const diff = runCli(['--no-probe', '--format', 'diff', '--target', 'mariadb=10.11', 'my.cnf'], { cwd: dir });
     assert.match(diff.stdout, /^-default_authentication_plugin/m);
+  });
+
+  it('is inferred from options only one product takes, and said with them; options of both products infer nothing', () => {
+    const stylish = runCli(['--no-probe', 'mysql8.cnf'], { cwd: dir }).stdout;
+    assert.match(
+      stylish,
+      /database server MySQL 8\.0, inferred from the files: gtid_mode \(mysql8\.cnf:2\), mysqlx-bind-address \(mysql8\.cnf:3\)/,
+    );
+    assert.deepEqual(
+      findings([], 'mysql8.cnf').filter((diagnostic) => diagnostic.ruleId === 'MY1006'),
+      [],
+      'linted as MySQL 8.0',
+    );
+    const mixed = runCli(['--no-probe', 'both.cnf'], { cwd: dir }).stdout;
+    assert.match(mixed, /database server MariaDB 10\.11, assumed/);
   });
 });

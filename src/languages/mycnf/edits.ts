@@ -4,6 +4,7 @@ import type { TextEdit } from '../../core/types.js';
 import { acceptsLargeSuffixes, formatServerSize } from './sizes.js';
 import { groupKey } from './groups.js';
 import type { MycnfConfig, MycnfFileEntry, MycnfOptionUse } from './model.js';
+import { isMariadbOnlyOption, mysqlOnlySeries } from './mysql-names.js';
 import { normaliseKey } from './names.js';
 import { parseMyCnf, type MycnfGroupLine, type MycnfLine, type MycnfOptionLine } from './parser.js';
 
@@ -177,7 +178,9 @@ export function planMycnfSetting(config: MycnfConfig, key: string, value: string
   const use = config.effective(key);
   if (use === undefined) {
     const text = typeof value === 'string' ? value : formatServerSize(value.bytes, config.target);
-    return insertMycnfOption(config, key, text);
+    // An option only one product takes makes the other refuse to start; with loose- the other warns and starts.
+    const oneProduct = config.target.assumed === true && (isMariadbOnlyOption(key) || mysqlOnlySeries(key).length > 0);
+    return insertMycnfOption(config, oneProduct ? `loose-${key}` : key, text);
   }
   if (use.name.implied !== undefined) return null;
   const edit = typeof value === 'string' ? replaceMycnfValue(use, value) : replaceMycnfSize(use, value.bytes, config.target);

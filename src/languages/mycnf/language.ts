@@ -5,6 +5,7 @@ import type { SourceFile } from '../../core/source-file.js';
 import { mysqlConsumers } from './consumption.js';
 import { dispatchMycnf, type MycnfVisitors } from './dispatch.js';
 import { dumpMycnfConfig } from './dump.js';
+import { inferDatabaseTarget } from './product.js';
 import { loadMycnf, type MycnfConfig } from './model.js';
 import { parseMyCnf } from './parser.js';
 
@@ -64,11 +65,17 @@ export const mycnfLanguage: LanguageDefinition<'mycnf'> = {
   },
   assumed(config) {
     const { target } = config;
-    if (target.assumed !== true) return [];
     const product = target.product === 'mariadb' ? 'MariaDB' : 'MySQL';
-    return [
-      `database server ${product} ${target.version}, assumed: nothing names it (--target mysql=8.0 or mariadb=11.4, target: in .tune-lint.yaml, or a probe of the host that runs it)`,
-    ];
+    const naming = '--target mysql=8.0 or mariadb=11.4, target: in .tune-lint.yaml, or a probe of the host that runs it';
+    if (target.inferredFrom !== undefined)
+      return [`database server ${product} ${target.version}, inferred from the files: ${target.inferredFrom} (${naming} names another)`];
+    if (target.assumed !== true) return [];
+    return [`database server ${product} ${target.version}, assumed: nothing names it (${naming})`];
+  },
+  inferTargets(config, targets) {
+    if (targets.db.assumed !== true) return undefined;
+    const db = inferDatabaseTarget(config, targets.db);
+    return db === undefined ? undefined : { ...targets, db };
   },
   dump: dumpMycnfConfig,
   consumers: (config) => mysqlConsumers(config),

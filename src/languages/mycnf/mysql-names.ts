@@ -1,5 +1,5 @@
 import { seriesOf, versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
-import { mariadbOptionNames } from './mariadb-options.js';
+import { isMariadbOption, mariadbOptionNames } from './mariadb-options.js';
 import { MYSQL_OPTION_LISTS } from './mysql-options.js';
 import { OptionList } from './option-list.js';
 import { removedOption } from './removed-options.js';
@@ -53,4 +53,25 @@ export function isMariadbOnlyOption(key: string): boolean {
     );
   }
   return mariadbOnly.has(key);
+}
+
+let mysqlOnly: ReadonlyMap<string, readonly string[]> | undefined;
+
+/**
+ * The MySQL series (of those tune-lint has lists of, 5.7 and 8.0) whose
+ * mysqld takes an option MariaDB 10.11 does not know: mysqlx_bind_address,
+ * gtid_mode, log_error_verbosity. Empty for every other name.
+ */
+export function mysqlOnlySeries(key: string): readonly string[] {
+  if (mysqlOnly === undefined) {
+    const found = new Map<string, string[]>();
+    for (const series of ['5.7', '8.0']) {
+      for (const name of (MYSQL_OPTION_LISTS[series]?.names ?? '').trim().split(/\s+/)) {
+        if (isMariadbOption(name)) continue;
+        found.set(name, [...(found.get(name) ?? []), series]);
+      }
+    }
+    mysqlOnly = found;
+  }
+  return mysqlOnly.get(key) ?? [];
 }
