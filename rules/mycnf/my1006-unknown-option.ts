@@ -80,7 +80,7 @@ export default defineRule('mycnf', {
       }
       const plugin =
         target.product === 'mysql'
-          ? mysqlPluginOf(use.name.key, target)
+          ? mysqlPluginOf(use.name.key)
           : (pluginLibraryOf(use.name.key) ?? UNLISTED_PLUGINS.find((prefix) => use.name.key.startsWith(`${prefix}_`)));
       if (plugin !== undefined) {
         const reset = droppingLine(ctx.config, plugin);

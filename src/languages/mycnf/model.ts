@@ -240,7 +240,7 @@ class MycnfModel implements MycnfConfig {
     if (!loads) return;
     for (const use of this.uses) {
       if (use.status !== 'unknown') continue;
-      const plugin = mysqlPluginOf(use.name.key, this.target);
+      const plugin = mysqlPluginOf(use.name.key);
       if (plugin !== undefined) use.plugin = { library: plugin, plugin };
     }
   }

@@ -1,11 +1,10 @@
-import { seriesOf, versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
+import { seriesOf, type DatabaseTarget } from '../../core/targets.js';
 import { isMariadbOption, mariadbOptionNames } from './mariadb-options.js';
 import { MYSQL_OPTION_LISTS } from './mysql-options.js';
 import { OptionList } from './option-list.js';
 import { removedOption } from './removed-options.js';
 
 const lists = new Map<string, OptionList>();
-const plugins = new Map<string, readonly string[]>();
 
 function listOf(series: string): OptionList | undefined {
   const entry = MYSQL_OPTION_LISTS[series];
@@ -23,19 +22,20 @@ export function mysqlOptionList(target: DatabaseTarget): OptionList | undefined 
   return target.product === 'mysql' ? listOf(seriesOf(target.version)) : undefined;
 }
 
+let declaredPlugins: readonly string[] | undefined;
+
 /**
  * The MySQL plugin (not built in) an option name belongs to, by the
  * `plugin_` its variables are named with: validate_password_length,
- * rpl_semi_sync_master_enabled. Known once the plugin is loaded.
+ * rpl_semi_sync_master_enabled. Known once the plugin is loaded, which
+ * INSTALL PLUGIN does before the options are checked. The plugins of every
+ * series count on each: a source tree does not declare every plugin its
+ * release ships (5.7 builds group_replication from rapid/, outside the
+ * directories the list is read from).
  */
-export function mysqlPluginOf(key: string, target: DatabaseTarget): string | undefined {
-  const series = versionAtLeast(target.version, '8.0') ? '8.0' : '5.7';
-  let declared = plugins.get(series);
-  if (declared === undefined) {
-    declared = (MYSQL_OPTION_LISTS[series]?.plugins ?? '').trim().split(/\s+/);
-    plugins.set(series, declared);
-  }
-  return declared.find((plugin) => key.startsWith(`${plugin}_`));
+export function mysqlPluginOf(key: string): string | undefined {
+  declaredPlugins ??= [...new Set(Object.values(MYSQL_OPTION_LISTS).flatMap((entry) => entry.plugins.trim().split(/\s+/)))];
+  return declaredPlugins.find((plugin) => key.startsWith(`${plugin}_`));
 }
 
 let mariadbOnly: ReadonlySet<string> | undefined;
