@@ -7,6 +7,7 @@ import { builtinRules } from '../../rules/index.js';
 import { ConfigFileSystem } from '../../src/core/file-system.js';
 import { selectRules } from '../../src/engine/selection.js';
 import { BUILD_DEPENDENT, GLOBAL_ENTRIES, POOL_ENTRIES } from '../../src/languages/phpfpm/entries.js';
+import { dumpPhpFpm } from '../../src/languages/phpfpm/dump.js';
 import { loadPhpFpm } from '../../src/languages/phpfpm/model.js';
 import { fpmSeconds } from '../../src/languages/phpfpm/values.js';
 import { lint } from '../../src/lint.js';
@@ -110,6 +111,28 @@ describe('php-fpm as the oracle', { skip: FPM === undefined ? 'php-fpm is not in
           `[${pool.name}] ${key}: ours ${use.value}, php-fpm ${printed.get(key)}`,
         );
       }
+    }
+  });
+
+  it('dump gives every value -tt prints for a pool that sets only what it must, defaults and a worked-out pm.start_servers included', (t) => {
+    const { dir, remove } = temporaryDirectory('tune-lint-fpm-');
+    t.after(remove);
+    const file = mainFile(
+      dir,
+      `[www]\nuser = www-data\nlisten = ${dir}/www.sock\npm = dynamic\npm.max_children = 9\npm.min_spare_servers = 2\npm.max_spare_servers = 7\n` +
+        `[api]\nuser = www-data\nlisten = ${dir}/api.sock\npm = static\npm.max_children = 3\n` +
+        `[jobs]\nuser = www-data\nlisten = ${dir}/jobs.sock\npm = ondemand\npm.max_children = 4\npm.max_requests = 200\n`,
+    );
+    const oracle = check(file, '-tt');
+    assert.ok(oracle.ok, oracle.output);
+    const dumped = dumpPhpFpm(loadPhpFpm(file, new ConfigFileSystem({ cwd: dir }))) as {
+      pools: Record<string, Record<string, { value: string }>>;
+    };
+    for (const [name, printed] of effectiveSettings(oracle.output)) {
+      if (name === 'global') continue;
+      const ours = Object.fromEntries(Object.entries(dumped.pools[name] ?? {}).map(([key, entry]) => [key, entry.value]));
+      const theirs = Object.fromEntries([...printed].filter(([, value]) => value !== 'undefined'));
+      assert.deepEqual(ours, theirs, `[${name}]: dump and php-fpm -tt`);
     }
   });
 

@@ -103,3 +103,29 @@ export const BUILD_DEPENDENT: readonly string[] = [
   'syslog.facility',
   'systemd_interval',
 ];
+
+/**
+ * What a pool has for the entries it does not set, as `php-fpm8.2 -tt`
+ * prints them (fpm_conf.c's fpm_worker_pool_config_alloc and
+ * fpm_conf_process_all_pools, PHP 8.2); entries without a default (printed
+ * `undefined`) are not here, nor `pm.start_servers`, which php-fpm works out
+ * from the spare servers (poolStartServers). `test/oracle/phpfpm-oracle.test.ts`
+ * holds them to the installed php-fpm.
+ */
+export const POOL_DEFAULTS: Readonly<Record<string, string>> = {
+  'listen.backlog': '-1',
+  'process.dumpable': 'no',
+  'pm.max_spawn_rate': '32',
+  'pm.process_idle_timeout': '10',
+  'pm.max_requests': '0',
+  request_slowlog_timeout: '0s',
+  request_slowlog_trace_depth: '20',
+  request_terminate_timeout: '0s',
+  request_terminate_timeout_track_finished: 'no',
+  rlimit_files: '0',
+  rlimit_core: '0',
+  catch_workers_output: 'no',
+  decorate_workers_output: 'yes',
+  clear_env: 'yes',
+  'security.limit_extensions': '.php .phar',
+};
