@@ -39,12 +39,14 @@ export default defineRule('apache', {
         const later = apache
           .named('define')
           .find((define) => define.order > at.order && define.args[0] === name && define.args[1] !== undefined);
-        if (later !== undefined) {
+        if (later !== undefined && apache.fragment === undefined) {
           const defined = `${later.file.displayPath}:${later.file.position(later.range[0]).line}`;
           ctx.report({ at, messageId: 'definedLater', data: { name, defined } });
           continue;
         }
         const bare = apache.defines.has(name) && apache.defines.get(name) === undefined;
+        // A fragment's variables come from the main config and the service's environment, which were not read.
+        if (!bare && apache.fragment !== undefined) continue;
         // Debian's apache2ctl exports APACHE_* from envvars; without that file next to apache2.conf they stay unset.
         const where = name.startsWith('APACHE_') ? ' (Debian sets APACHE_* in /etc/apache2/envvars, which apache2ctl reads)' : '';
         ctx.report({ at, messageId: bare ? 'noValue' : 'undefined', data: { name, where, environment } });

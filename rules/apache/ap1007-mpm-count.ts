@@ -25,8 +25,8 @@ export default defineRule('apache', {
     return {
       end() {
         const apache = ctx.config;
-        // httpd 2.2 has its MPM compiled in.
-        if (!versionAtLeast(ctx.targets.httpd, '2.4')) return;
+        // httpd 2.2 has its MPM compiled in; a fragment's MPM is the main config's.
+        if (!versionAtLeast(ctx.targets.httpd, '2.4') || apache.fragment !== undefined) return;
         const loaded = apache
           .loadedMpms()
           .map((entry) => entry.module)

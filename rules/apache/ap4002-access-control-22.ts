@@ -22,6 +22,11 @@ export default defineRule('apache', {
         detail:
           'httpd 2.2 access control: "Invalid command \'{{name}}\', perhaps misspelled or defined by a module not included in the server configuration"',
       },
+      fragment: {
+        message: '{{written}} is httpd 2.2 access control, which 2.4 runs only with mod_access_compat; expected {{expected}}',
+        detail:
+          'this file is linted alone ({{reason}}): whether the main config loads mod_access_compat is not known; without it httpd refuses to start ("Invalid command \'{{name}}\'")',
+      },
       mixed: {
         message: '{{written}} is mixed with Require ({{requireAt}}); expected Require only',
         detail:
@@ -40,12 +45,14 @@ export default defineRule('apache', {
         if (!apache.hasModule('access_compat_module')) {
           for (const use of old) {
             const pair = classicPair(apache, use);
+            const fragment = apache.fragment;
             ctx.report({
               at: use,
-              messageId: 'noCompat',
+              ...(fragment === undefined ? { messageId: 'noCompat' } : { messageId: 'fragment', severity: 'warn' }),
               data: {
                 written: `${use.node.name} ${use.argsText}`,
                 name: use.node.name,
+                reason: fragment ?? '',
                 expected:
                   pair === undefined
                     ? 'its Require equivalent from mod_authz_core and mod_authz_host (Require all granted, Require ip ..., Require host ...)'

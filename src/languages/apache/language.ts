@@ -59,6 +59,16 @@ export const apacheLanguage: LanguageDefinition<'apache'> = {
       })
     );
   },
+  assumed(config) {
+    const reason = config.fragment;
+    if (reason === undefined) return [];
+    const known = config.withStockModules
+      ? ", read with the modules every distribution's httpd loads as installed (mod_alias, mod_access_compat, ...)"
+      : '';
+    return [
+      `${config.root.displayPath} is read as a fragment (${reason})${known}: checks that need its MPM, other modules or the variables the main config and the service's environment define were not made; lint the main httpd.conf or apache2.conf to make them`,
+    ];
+  },
   dump: dumpApacheConfig,
   consumers: apacheConsumers,
   dispatch: dispatchApache,

@@ -25,6 +25,7 @@ import { ApacheDocument, argValues, parseApache } from './parser.js';
 import { resolveMpm, type MpmSettings } from './mpm.js';
 import { IncludeResolver } from './includes.js';
 import { evaluateConditional } from './conditionals.js';
+import { fragmentByPath, fragmentReason, STOCK_MODULES } from './fragment.js';
 import { appendAll } from '../../util/arrays.js';
 import { remembered } from '../../util/remembered.js';
 
@@ -236,6 +237,7 @@ export class ApacheConfig implements DirectiveIndex {
   private readonly budget: InputBudget;
   private readonly includes: IncludeResolver;
   private mpmCache: MpmSettings | undefined = undefined;
+  private fragmentCache: { readonly reason: string | undefined } | undefined = undefined;
   /** Whether each file read has `${` anywhere. */
   private readonly filesWithReferences = new Map<SourceFile, boolean>();
   /** The file of the line before and its entry there: a file's lines come in runs, a lookup per run. */
@@ -265,7 +267,8 @@ export class ApacheConfig implements DirectiveIndex {
     this.environmentSources = environment.sources;
     // A rebased config takes its modules from the config it is rebased on (rebased()).
     if (walked !== undefined) return;
-    for (const identifier of options.staticModules ?? defaultStaticModules(this.httpd)) {
+    const stock = this.withStockModules ? STOCK_MODULES : [];
+    for (const identifier of [...(options.staticModules ?? defaultStaticModules(this.httpd)), ...stock]) {
       this.addModule({ identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
     }
   }
@@ -331,6 +334,17 @@ export class ApacheConfig implements DirectiveIndex {
   get mpm(): MpmSettings | undefined {
     this.mpmCache ??= resolveMpm(this);
     return this.mpmCache.name === undefined ? undefined : this.mpmCache;
+  }
+
+  /** A fragment by its place (conf.d/x.conf, .htaccess) is read with the modules its main config has on every distribution (STOCK_MODULES). */
+  get withStockModules(): boolean {
+    return fragmentByPath(this.rootServerPath) !== undefined && versionAtLeast(this.httpd, '2.4');
+  }
+
+  /** Why the file given is a fragment of a configuration (conf.d/x.conf), undefined when it is a whole one: see fragmentReason. */
+  get fragment(): string | undefined {
+    this.fragmentCache ??= { reason: fragmentReason(this.rootServerPath, this) };
+    return this.fragmentCache.reason;
   }
 
   /** The MPM loaded by LoadModule (or compiled in for 2.2), and how many were loaded. */
