@@ -38,6 +38,11 @@ export default defineRule('apache', {
         detail:
           'under the event or worker MPM with php-fpm, threads are cheap and PHP children are the capacity: {{why}}; web tier budget {{budget}} ({{budgetReason}}); {{perChildSource}}{{where}}{{alongside}}',
       },
+      notCounted: {
+        message: 'Apache is left out of the memory budget: no MPM is loaded, so what its processes take at peak is not known',
+        detail:
+          'httpd 2.4 loads its MPM with LoadModule mpm_event_module, mpm_worker_module or mpm_prefork_module; openSUSE builds it into the httpd binary APACHE_MPM in /etc/sysconfig/apache2 chooses, which tune-lint does not read. The memory picture holds the other servers only',
+      },
       cannotFit: {
         message:
           'the web tier budget of {{budget}} holds no {{mpm}} process of {{perChild}}; expected PHP under php-fpm with the event MPM, or more memory for Apache',
@@ -53,6 +58,10 @@ export default defineRule('apache', {
         const memory = plan.memory;
         const entry = plan.apache.find((candidate) => candidate.usage.config === apache);
         const mpm = apache.mpm;
+        // A fragment's MPM is its main config's, and the fragment's report says so.
+        if (memory !== undefined && mpm === undefined && apache.fragment === undefined) {
+          ctx.report({ at: { file: apache.root, range: [0, 0] }, messageId: 'notCounted', severity: 'info' });
+        }
         if (memory === undefined || entry === undefined || mpm === undefined) return;
         const sizing = entry.usage;
         // An MPM compiled in (httpd 2.2's prefork) has no LoadModule line: then the start of the main file.
@@ -78,17 +87,7 @@ export default defineRule('apache', {
         }
         if (decision.reason !== undefined) {
           const suggested = decision.planned;
-          const edit = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
-          const where =
-            edit === null || mpm.values.MaxRequestWorkers.use !== undefined
-              ? ''
-              : `; ${directive} ${suggested} to be added at ${edit.where}`;
-          const companions = edit === null ? [] : companionsOf(apache, mpm, suggested);
-          const alongside =
-            companions.length === 0
-              ? ''
-              : `; with it ${companions.map((companion) => companion.change).join(', ')}, which the lower limit leaves no room for`;
-          const fix = () => (edit === null ? null : [edit.edit, ...companions.map((companion) => companion.edit)]);
+          const { where, alongside, fix } = limitChange(apache, mpm, directive, suggested);
           // Past RAM it is an error; in a host that fits, a rebalancing.
           const severity = memory.overcommitted ? 'error' : 'warn';
           const suggestedText = threaded ? `${suggested} (${entry.processes} processes)` : suggested;
@@ -130,6 +129,25 @@ export default defineRule('apache', {
 });
 
 /** `MaxClients 150`, or `MaxRequestWorkers 400 / ThreadsPerChild 25 = 16 processes` for a threaded MPM. */
+
+/** The edit that sets the limit, with the spare values it takes along, and how the message says where and what else changes. */
+function limitChange(
+  apache: ApacheConfig,
+  mpm: MpmSettings,
+  directive: string,
+  suggested: number,
+): { where: string; alongside: string; fix: () => TextEdit[] | null } {
+  const edit = planMpmSetting(apache, mpm, 'MaxRequestWorkers', suggested);
+  const where =
+    edit === null || mpm.values.MaxRequestWorkers.use !== undefined ? '' : `; ${directive} ${suggested} to be added at ${edit.where}`;
+  const companions = edit === null ? [] : companionsOf(apache, mpm, suggested);
+  const alongside =
+    companions.length === 0
+      ? ''
+      : `; with it ${companions.map((companion) => companion.change).join(', ')}, which the lower limit leaves no room for`;
+  return { where, alongside, fix: () => (edit === null ? null : [edit.edit, ...companions.map((companion) => companion.edit)]) };
+}
+
 function limitText(sizing: ApacheUsage, mpm: MpmSettings, directive: string): string {
   if (sizing.mpm !== 'prefork')
     return `${directive} ${sizing.maxRequestWorkers} / ThreadsPerChild ${sizing.threadsPerChild} = ${sizing.processes} processes`;
