@@ -7,7 +7,7 @@ export default defineRule('apache', {
     name: 'ifmodule-before-loadmodule',
     category: 'correctness',
     description: "<IfModule> is evaluated where httpd reads it, so a block above the module's LoadModule sees the module as absent",
-    defaultSeverity: 'error',
+    defaultSeverity: 'warn',
     recommended: true,
     messages: {
       skipped: {

@@ -16,7 +16,7 @@ export default defineRule('apache', {
     name: 'mpm-limit-clamped',
     category: 'correctness',
     description: 'httpd overrides an MPM limit at every start because it exceeds another limit or a compiled-in bound',
-    defaultSeverity: 'error',
+    defaultSeverity: 'warn',
     recommended: true,
     fix: 'safe',
     messages: {

@@ -9,7 +9,7 @@ export default defineRule('apache', {
     name: 'sendfile-on-network-filesystem',
     category: 'correctness',
     description: 'EnableSendfile is On for files served from a network filesystem',
-    defaultSeverity: 'error',
+    defaultSeverity: 'warn',
     recommended: true,
     fix: 'tune',
     messages: {

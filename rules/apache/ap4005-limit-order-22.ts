@@ -37,7 +37,7 @@ export default defineRule('apache', {
     category: 'deprecation',
     description:
       'httpd 2.2 checks MaxClients and ThreadsPerChild against the ServerLimit and ThreadLimit read so far, so a limit set below them is ignored',
-    defaultSeverity: 'error',
+    defaultSeverity: 'warn',
     recommended: true,
     fix: 'tune',
     messages: {

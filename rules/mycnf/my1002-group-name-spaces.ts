@@ -11,7 +11,7 @@ export default defineRule('mycnf', {
     name: 'group-name-spaces',
     category: 'correctness',
     description: 'A group header with blanks after the opening bracket names a group no program reads',
-    defaultSeverity: 'error',
+    defaultSeverity: 'warn',
     recommended: true,
     fix: 'safe',
     messages: {
