@@ -232,11 +232,17 @@ export interface ProcessInfo {
   readonly pid: number;
   readonly ppid: number;
   readonly name: string;
-  /** VmRSS; undefined for kernel threads and zombies. */
+  /** VmRSS; undefined for kernel threads. */
   readonly rss: number | undefined;
 }
 
-/** Every process visible in /proc, from /proc/PID/status; undefined when /proc cannot be listed. */
+/**
+ * Every process visible in /proc, from /proc/PID/status; undefined when /proc
+ * cannot be listed. Zombies are left out: they have exited, hold no memory
+ * and serve nothing, though one whose parent has not reaped it keeps its name
+ * (`[apache2] <defunct>`, reparented to PID 1 in a container whose init does
+ * not reap) and would pass for a running server.
+ */
 export function listProcesses(reader: ProcReader): ProcessInfo[] | undefined {
   const entries = reader.list('/proc');
   if (entries === undefined) return undefined;
@@ -246,6 +252,7 @@ export function listProcesses(reader: ProcReader): ProcessInfo[] | undefined {
     const status = reader.read(`/proc/${entry}/status`);
     if (!status.ok) continue;
     const fields = parseKeyedLines(status.text);
+    if (/^[ZX]/.test(fields.get('State') ?? '')) continue;
     processes.push({
       pid: Number(entry),
       ppid: Number(fields.get('PPid') ?? '0'),

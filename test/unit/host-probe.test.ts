@@ -257,6 +257,17 @@ describe('probe on prepared /proc and /sys trees', () => {
     assert.match(describeHostFacts(idleFacts).join('\n'), /all idle: never raises a limit/);
   });
 
+  test('a zombie of the name is no running server', async (t) => {
+    const zombie = statusFile('apache2', 700, 1).replace('State:\tS (sleeping)', 'State:\tZ (zombie)');
+    const root = fakeRoot(t, {
+      '/proc/self/cgroup': '0::/\n',
+      '/proc/1/status': statusFile('systemd', 1, 0, 12000),
+      '/proc/700/status': zombie,
+    });
+    const facts = await probeHost({ root, memory: totals(GIB), cpuAffinity: () => 2 });
+    assert.deepEqual(facts.apacheRunning, { value: false, source: 'probe (no apache2 or httpd process of root)' });
+  });
+
   test('measure: a child served when its CPU time grew over the run, whichever round held the most memory', (t) => {
     const root = fakeRoot(
       t,
