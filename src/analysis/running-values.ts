@@ -4,7 +4,7 @@ import { booleanValue } from '../languages/mycnf/names.js';
 import { optionType } from '../languages/mycnf/option-types.js';
 import type { OptionStatus } from '../languages/mycnf/options.js';
 import { parseServerSize } from '../languages/mycnf/sizes.js';
-import { variableDefault, variableUnit } from '../languages/mycnf/defaults.js';
+import { variableDefault, variableUnit, type VariableUnit } from '../languages/mycnf/defaults.js';
 
 /** Sizes the server rounds to its block size (sort buffers, key cache blocks) differ by less than this from what was written. */
 const BLOCK_ROUNDING = 64 * 1024;
@@ -122,9 +122,18 @@ export function runtimeOnlyValues(mycnf: MycnfConfig, live: MysqlLive): RuntimeO
     const same =
       typeof fallback === 'boolean'
         ? (runningBoolean(running) ?? fallback) === fallback
-        : Math.abs(Number(running) - fallback) < (key === 'innodb_buffer_pool_size' ? chunkBytes(live) : BLOCK_ROUNDING) ||
-          !/^\d+$/.test(running);
+        : !/^\d+$/.test(running) || sameNumber(key, unit, fallback, Number(running), live);
     if (!same) found.push({ key, running, atRestart });
   }
   return found;
+}
+
+/**
+ * A number the server runs with against the one the files and defaults give:
+ * sizes within the server's rounding (block sizes, the buffer pool's chunks),
+ * counts and times exactly (`SET GLOBAL max_connections = 300` against 151).
+ */
+function sameNumber(key: string, unit: VariableUnit, expected: number, running: number, live: MysqlLive): boolean {
+  if (unit !== 'bytes') return running === expected;
+  return Math.abs(running - expected) < (key === 'innodb_buffer_pool_size' ? chunkBytes(live) : BLOCK_ROUNDING);
 }
