@@ -5,8 +5,6 @@ import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
 /** MySQLTuner's threshold: a cache that answers fewer SELECTs than this costs more in locking than it saves. */
 const POOR_EFFICIENCY = 0.2;
-/** Fewer SELECTs than this say nothing about the cache. */
-const MIN_SELECTS = 1_000;
 
 export default defineRule('mycnf', {
   meta: {
@@ -16,7 +14,14 @@ export default defineRule('mycnf', {
     description: "The running server's query cache answers few SELECTs, or prunes results for want of memory",
     defaultSeverity: 'warn',
     recommended: true,
-    options: { minUptime: MIN_UPTIME_OPTION },
+    options: {
+      minUptime: MIN_UPTIME_OPTION,
+      minSelects: {
+        type: 'integer',
+        default: 1_000,
+        description: 'fewer SELECTs (cache hits included) than this give no verdict on the cache',
+      },
+    },
     messages: {
       inefficient: {
         message: 'the query cache answered {{efficiency}} of SELECTs; expected it off (MY2005 writes the patch)',
@@ -42,7 +47,7 @@ export default defineRule('mycnf', {
         if (size === 0 || type === 'OFF' || type === '0') return;
         const hits = counter(live, 'Qcache_hits') ?? 0;
         const selects = counter(live, 'Com_select') ?? 0;
-        if (hits + selects < MIN_SELECTS) return;
+        if (hits + selects < ctx.options.minSelects) return;
         const efficiency = hits / (hits + selects);
         const at = lineOrTop(ctx.config, 'query_cache_size');
         const data = { hits, selects, span, efficiency: percent(hits, hits + selects), threshold: percent(POOR_EFFICIENCY, 1) };

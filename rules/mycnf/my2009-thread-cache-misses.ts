@@ -3,9 +3,6 @@ import { counter, percent, runtimeCounters, variableNumber } from '../../src/ana
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
-/** Fewer connections than this say nothing about the cache. */
-const MIN_CONNECTIONS = 100;
-
 export default defineRule('mycnf', {
   meta: {
     id: 'MY2009',
@@ -18,6 +15,7 @@ export default defineRule('mycnf', {
     fix: 'tune',
     options: {
       minUptime: MIN_UPTIME_OPTION,
+      minConnections: { type: 'integer', default: 100, description: 'fewer connections than this give no verdict on the thread cache' },
       minHitRate: { type: 'share', default: 0.5, description: 'a thread cache hit rate below this is reported (MySQLTuner: 50 %)' },
     },
     messages: {
@@ -40,7 +38,7 @@ export default defineRule('mycnf', {
         const maxUsed = counter(live, 'Max_used_connections') ?? 0;
         const size = variableNumber(live, 'thread_cache_size');
         const maxConnections = variableNumber(live, 'max_connections');
-        if (connections < MIN_CONNECTIONS || size === undefined || maxConnections === undefined) return;
+        if (connections < ctx.options.minConnections || size === undefined || maxConnections === undefined) return;
         if (1 - created / connections >= ctx.options.minHitRate || size >= maxUsed) return;
         // MariaDB and MySQL take at most 16384 cached threads.
         const suggested = Math.min(maxUsed, maxConnections, 16_384);

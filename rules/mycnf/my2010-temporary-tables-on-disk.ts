@@ -3,9 +3,6 @@ import { counter, percent, runtimeCounters, variableNumber } from '../../src/ana
 import { formatBytes } from '../../src/util/units.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
-/** Fewer temporary tables than this say nothing. */
-const MIN_TEMPORARY_TABLES = 100;
-
 export default defineRule('mycnf', {
   meta: {
     id: 'MY2010',
@@ -16,6 +13,7 @@ export default defineRule('mycnf', {
     recommended: true,
     options: {
       minUptime: MIN_UPTIME_OPTION,
+      minTemporaryTables: { type: 'integer', default: 100, description: 'fewer temporary tables than this give no verdict' },
       maxShare: {
         type: 'share',
         default: 0.25,
@@ -39,7 +37,7 @@ export default defineRule('mycnf', {
         const { live, span } = runtime;
         const all = counter(live, 'Created_tmp_tables') ?? 0;
         const disk = counter(live, 'Created_tmp_disk_tables') ?? 0;
-        if (all < MIN_TEMPORARY_TABLES || disk / all <= ctx.options.maxShare) return;
+        if (all < ctx.options.minTemporaryTables || disk / all <= ctx.options.maxShare) return;
         const tmpTableSize = variableNumber(live, 'tmp_table_size') ?? 0;
         const maxHeap = variableNumber(live, 'max_heap_table_size') ?? 0;
         ctx.report({

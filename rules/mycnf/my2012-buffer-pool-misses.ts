@@ -3,9 +3,6 @@ import { counter, percent, runtimeCounters, variableNumber } from '../../src/ana
 import { formatBytes } from '../../src/util/units.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
-/** Fewer page reads than this say nothing about the pool. */
-const MIN_READ_REQUESTS = 10_000;
-
 export default defineRule('mycnf', {
   meta: {
     id: 'MY2012',
@@ -16,6 +13,11 @@ export default defineRule('mycnf', {
     recommended: true,
     options: {
       minUptime: MIN_UPTIME_OPTION,
+      minReadRequests: {
+        type: 'integer',
+        default: 10_000,
+        description: 'fewer page read requests than this give no verdict on the buffer pool',
+      },
       maxMissRate: { type: 'share', default: 0.01, description: 'a share of page reads from disk above this is reported' },
     },
     messages: {
@@ -37,7 +39,7 @@ export default defineRule('mycnf', {
         const reads = counter(live, 'Innodb_buffer_pool_reads') ?? 0;
         const waitFree = counter(live, 'Innodb_buffer_pool_wait_free') ?? 0;
         const size = variableNumber(live, 'innodb_buffer_pool_size');
-        if (requests < MIN_READ_REQUESTS || size === undefined) return;
+        if (requests < ctx.options.minReadRequests || size === undefined) return;
         if (reads / requests <= ctx.options.maxMissRate && waitFree === 0) return;
         const innodb = live.engines?.find((engine) => engine.engine.toLowerCase() === 'innodb');
         const data = innodb === undefined ? undefined : innodb.dataBytes + innodb.indexBytes;

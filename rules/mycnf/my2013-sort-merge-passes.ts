@@ -3,9 +3,6 @@ import { counter, percent, runtimeCounters, variableNumber } from '../../src/ana
 import { formatBytes } from '../../src/util/units.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
-/** Fewer sorts than this say nothing. */
-const MIN_SORTS = 1_000;
-
 export default defineRule('mycnf', {
   meta: {
     id: 'MY2013',
@@ -16,6 +13,7 @@ export default defineRule('mycnf', {
     recommended: true,
     options: {
       minUptime: MIN_UPTIME_OPTION,
+      minSorts: { type: 'integer', default: 1_000, description: 'fewer sorts than this give no verdict' },
       maxShare: { type: 'share', default: 0.1, description: 'merge passes above this share of sorts are reported (MySQLTuner: 10 %)' },
     },
     messages: {
@@ -35,7 +33,7 @@ export default defineRule('mycnf', {
         const { live, span } = runtime;
         const passes = counter(live, 'Sort_merge_passes') ?? 0;
         const sorts = (counter(live, 'Sort_scan') ?? 0) + (counter(live, 'Sort_range') ?? 0);
-        if (sorts < MIN_SORTS || passes / sorts <= ctx.options.maxShare) return;
+        if (sorts < ctx.options.minSorts || passes / sorts <= ctx.options.maxShare) return;
         ctx.report({
           at: lineOrTop(ctx.config, 'sort_buffer_size'),
           messageId: 'merges',

@@ -2,9 +2,6 @@ import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters } from '../../src/analysis/mysql-live.js';
 import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
 
-/** Fewer connection attempts than this say nothing. */
-const MIN_CONNECTIONS = 100;
-
 export default defineRule('mycnf', {
   meta: {
     id: 'MY2014',
@@ -15,6 +12,7 @@ export default defineRule('mycnf', {
     recommended: true,
     options: {
       minUptime: MIN_UPTIME_OPTION,
+      minConnections: { type: 'integer', default: 100, description: 'fewer connection attempts than this give no verdict' },
       maxShare: {
         type: 'share',
         default: 0.03,
@@ -37,7 +35,7 @@ export default defineRule('mycnf', {
         const { live, span } = runtime;
         const connections = counter(live, 'Connections') ?? 0;
         const aborted = counter(live, 'Aborted_connects') ?? 0;
-        if (connections < MIN_CONNECTIONS || aborted / connections <= ctx.options.maxShare) return;
+        if (connections < ctx.options.minConnections || aborted / connections <= ctx.options.maxShare) return;
         const reasons = ['Access_denied_errors', 'Connection_errors_max_connections', 'Connection_errors_internal']
           .map((name) => [name, counter(live, name) ?? 0] as const)
           .filter(([, count]) => count > 0)
