@@ -96,7 +96,8 @@ export async function lint(input: LintInput): Promise<LintResult> {
   const shown = inferredTargets(languages, first.configs, targets);
   if (shown !== undefined) {
     targets = shown;
-    first = load(fs);
+    // Read again with the targets shown: a language reuses what they leave as it was; what was guessed stays said.
+    first = { ...load(fs, first), guessedLanguages: first.guessedLanguages };
   }
   const host = input.askServers === undefined ? given : withLiveFacts(given, await input.askServers(first.configs));
   const initial = lintUnit(unitOf(first), input.rules, { timer });

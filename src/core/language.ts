@@ -66,9 +66,10 @@ export interface LoadContext<Id extends LanguageId> {
   readonly targets: Targets;
   readonly options: Id extends keyof LanguageReaderOptions ? LanguageReaderOptions[Id] | undefined : undefined;
   /**
-   * The config a fix pass before this one read from the same main file: a
-   * language may reuse what the changed files leave as it was (Apache
-   * rebases a tree whose files keep their structure).
+   * The config a fix pass before this one, or the read before targets were
+   * inferred, made from the same main file: a language may reuse what the
+   * changed files and targets leave as it was (Apache rebases a tree whose
+   * files keep their structure).
    */
   readonly previous?: LanguageConfigs[Id] | undefined;
 }

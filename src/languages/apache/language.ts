@@ -47,7 +47,8 @@ export const apacheLanguage: LanguageDefinition<'apache'> = {
   },
   systemConfigs: () => ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf'],
   load(hostPath, { fs, targets, options, previous }) {
-    const rebased = previous === undefined ? undefined : ApacheConfig.rebased(previous, fs);
+    // A tree read for another httpd release is read again: directives and defaults follow the release.
+    const rebased = previous?.httpd === targets.httpd ? ApacheConfig.rebased(previous, fs) : undefined;
     return (
       rebased ??
       loadApache(hostPath, {

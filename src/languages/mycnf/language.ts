@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { ConfigFileSystem } from '../../core/file-system.js';
 import type { LanguageDefinition } from '../../core/language.js';
+import type { DatabaseTarget } from '../../core/targets.js';
 import type { SourceFile } from '../../core/source-file.js';
 import { mysqlConsumers } from './consumption.js';
 import { dispatchMycnf, type MycnfVisitors } from './dispatch.js';
@@ -56,7 +57,7 @@ export const mycnfLanguage: LanguageDefinition<'mycnf'> = {
   load(hostPath, { fs, targets, options, previous }) {
     // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error.
     fs.read(hostPath);
-    if (previous !== undefined && readsTheSame(previous.files, fs)) return previous;
+    if (previous !== undefined && sameTarget(previous.target, targets.db) && readsTheSame(previous.files, fs)) return previous;
     return loadMycnf(hostPath, {
       fs,
       target: targets.db,
@@ -100,4 +101,9 @@ function readsTheSame(files: readonly { readonly source: SourceFile }[], fs: Con
     if (current !== source && current.text !== source.text) return false;
   }
   return true;
+}
+
+/** Whether two database targets are one: the reader's groups and names, and the edits (loose- while assumed), follow the target. */
+function sameTarget(a: DatabaseTarget, b: DatabaseTarget): boolean {
+  return a.product === b.product && a.version === b.version && a.assumed === b.assumed && a.inferredFrom === b.inferredFrom;
 }
