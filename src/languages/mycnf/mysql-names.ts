@@ -6,12 +6,20 @@ import { removedOption } from './removed-options.js';
 
 const lists = new Map<string, OptionList>();
 
+/** The series tune-lint has option lists of, oldest first. */
+const SERIES = Object.keys(MYSQL_OPTION_LISTS).sort();
+
+/** A generated table's words: the names, or the plugins, of a series. */
+function wordsOf(text: string): string[] {
+  return text.trim().split(/\s+/);
+}
+
 function listOf(series: string): OptionList | undefined {
   const entry = MYSQL_OPTION_LISTS[series];
   if (entry === undefined) return undefined;
   let list = lists.get(series);
   if (list === undefined) {
-    list = new OptionList(entry.names.trim().split(/\s+/));
+    list = new OptionList(wordsOf(entry.names));
     lists.set(series, list);
   }
   return list;
@@ -34,7 +42,7 @@ let declaredPlugins: readonly string[] | undefined;
  * directories the list is read from).
  */
 export function mysqlPluginOf(key: string): string | undefined {
-  declaredPlugins ??= [...new Set(Object.values(MYSQL_OPTION_LISTS).flatMap((entry) => entry.plugins.trim().split(/\s+/)))];
+  declaredPlugins ??= [...new Set(Object.values(MYSQL_OPTION_LISTS).flatMap((entry) => wordsOf(entry.plugins)))];
   return declaredPlugins.find((plugin) => key.startsWith(`${plugin}_`));
 }
 
@@ -47,7 +55,7 @@ let mariadbOnly: ReadonlySet<string> | undefined;
  */
 export function isMariadbOnlyOption(key: string): boolean {
   if (mariadbOnly === undefined) {
-    const mysql = ['5.7', '8.0'].map((series) => listOf(series));
+    const mysql = SERIES.map((series) => listOf(series));
     mariadbOnly = new Set(
       mariadbOptionNames().filter((name) => mysql.every((list) => list?.has(name) !== true) && removedOption(name)?.mysql === undefined),
     );
@@ -65,8 +73,8 @@ let mysqlOnly: ReadonlyMap<string, readonly string[]> | undefined;
 export function mysqlOnlySeries(key: string): readonly string[] {
   if (mysqlOnly === undefined) {
     const found = new Map<string, string[]>();
-    for (const series of ['5.7', '8.0']) {
-      for (const name of (MYSQL_OPTION_LISTS[series]?.names ?? '').trim().split(/\s+/)) {
+    for (const series of SERIES) {
+      for (const name of wordsOf(MYSQL_OPTION_LISTS[series]?.names ?? '')) {
         if (isMariadbOption(name)) continue;
         found.set(name, [...(found.get(name) ?? []), series]);
       }

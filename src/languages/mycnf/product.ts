@@ -1,5 +1,6 @@
 import { lineOf } from '../../core/located.js';
 import type { DatabaseTarget } from '../../core/targets.js';
+import { groupKey } from './groups.js';
 import type { MycnfConfig } from './model.js';
 import { isMariadbOnlyOption, mysqlOnlySeries } from './mysql-names.js';
 import { normaliseOptionName } from './names.js';
@@ -55,7 +56,8 @@ function seriesShown(evidence: readonly Evidence[]): string | undefined {
 
 function layoutEvidence(config: MycnfConfig): Evidence[] {
   for (const entry of config.files) {
-    const layout = LAYOUTS.find((candidate) => entry.source.displayPath.includes(candidate.dir));
+    // The absolute path: a file given from inside its directory shows no directory in its display path.
+    const layout = LAYOUTS.find((candidate) => entry.source.path.includes(candidate.dir));
     if (layout !== undefined) return [{ product: layout.product, what: `the ${layout.dir.slice(1, -1)} directory` }];
   }
   return [];
@@ -66,7 +68,7 @@ function groupEvidence(config: MycnfConfig): Evidence[] {
   const seen = new Set<string>();
   const evidence: Evidence[] = [];
   for (const use of [...config.uses, ...config.otherOptions]) {
-    const group = use.group.toLowerCase();
+    const group = groupKey(use.group);
     if (seen.has(group)) continue;
     seen.add(group);
     const what = `[${use.group}] (${lineOf(use)})`;
