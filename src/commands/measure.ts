@@ -77,7 +77,7 @@ export async function runMeasure(target: string, options: MeasureCommandOptions)
       `the load ended within ${SAMPLE_EVERY_MS} ms, before the children were sampled under it: give more --requests for sizes at the peak`,
     );
   stderr.write(`${lines.join('\n')}\n`);
-  const profile = hostFactsToProfileYaml(facts);
+  const profile = await hostFactsToProfileYaml(facts);
   if (options.out === undefined) stdout.write(profile);
   else writeProfile(options.out, profile);
   return load.failed > 0 || load.non2xx > 0 ? 1 : 0;

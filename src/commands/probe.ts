@@ -21,7 +21,7 @@ export interface ProbeCommandOptions {
 export async function runProbe(paths: readonly string[], options: ProbeCommandOptions): Promise<number> {
   const probed = await probeHost();
   const facts = options.live ? await withLiveFacts(probed, paths, options) : probed;
-  if (options.yaml) stdout.write(hostFactsToProfileYaml({ ...facts, notes: [...(facts.notes ?? []), ...(facts.liveNotes ?? [])] }));
+  if (options.yaml) stdout.write(await hostFactsToProfileYaml({ ...facts, notes: [...(facts.notes ?? []), ...(facts.liveNotes ?? [])] }));
   else stdout.write(`${[...describeHostFacts(facts), ...describeLive(facts)].join('\n')}\n`);
   return 0;
 }

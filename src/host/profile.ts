@@ -1,5 +1,5 @@
 import type { Document, Node as YamlNode } from 'yaml';
-import type { ChildMemory, Fact, HostFacts, MountEntry, MysqlLive, OomKill } from './facts.js';
+import type { ChildMemory, Fact, HostFacts, MountEntry } from './facts.js';
 import { HOST_FACT_NAMES, HostFactsError, type HostFactName } from './facts.js';
 import { readHostInput } from './input-file.js';
 import type { Located, LocatedEntry } from './values.js';
@@ -121,12 +121,13 @@ function comment(source: string): string {
  * so `--profile` reads back the same facts, with each source as a comment.
  * Kernel pseudo filesystems are left out of the mount list.
  */
-export function hostFactsToProfileYaml(facts: HostFacts): string {
+export async function hostFactsToProfileYaml(facts: HostFacts): Promise<string> {
+  const yaml: YamlModule = await import('yaml');
   const lines = ['# tune-lint host profile: use with --profile FILE, or copy the keys under host: in .tune-lint.yaml.'];
   for (const name of HOST_FACT_NAMES) {
     const fact = facts[name] as Fact<unknown> | undefined;
     if (fact === undefined) continue;
-    lines.push(...factYaml(name, fact));
+    lines.push(...factYaml(yaml, name, fact));
   }
   for (const note of facts.notes ?? []) lines.push(`# note: ${note.replace(/[\r\n]+/g, ' ')}`);
   return `${lines.join('\n')}\n`;
@@ -143,10 +144,10 @@ const PLAIN_FACTS: ReadonlySet<HostFactName> = new Set([
 ]);
 
 /** One fact as profile lines: the key, its value and its source as a comment. */
-function factYaml(name: HostFactName, fact: Fact<unknown>): string[] {
+function factYaml(yaml: YamlModule, name: HostFactName, fact: Fact<unknown>): string[] {
   const lines: string[] = [];
   if (name === 'mysqlLive' || name === 'apacheLive' || name === 'oomKills') {
-    return liveFactYaml(name, fact);
+    return liveFactYaml(yaml, name, fact);
   }
   if (SIZE_FACTS.has(name)) return [`${name}: ${sizeText(fact.value as number)}${comment(fact.source)}`];
   if (PLAIN_FACTS.has(name)) return [`${name}: ${String(fact.value)}${comment(fact.source)}`];
@@ -176,34 +177,15 @@ function factYaml(name: HostFactName, fact: Fact<unknown>): string[] {
   return lines;
 }
 
-/** `{ engine: "InnoDB", tables: 3 }`: one line, every string quoted so YAML reads it back as the same text. */
-function flow(record: object): string {
-  const parts = Object.entries(record).map(
-    ([key, value]) => `${key}: ${typeof value === 'number' ? String(value) : quoted(String(value))}`,
-  );
-  return `{ ${parts.join(', ')} }`;
-}
-
-function flowMappings(value: Record<string, object>): string[] {
-  return Object.entries(value).map(([key, record]) => `  ${key}: ${flow(record)}`);
-}
-
-function mysqlLiveYaml(live: MysqlLive): string[] {
-  const lines = [`  server: ${live.server}`, `  uptime: ${live.uptime}`];
-  if (live.engines !== undefined) {
-    lines.push(live.engines.length === 0 ? '  engines: []' : '  engines:', ...live.engines.map((engine) => `    - ${flow(engine)}`));
-  }
-  for (const key of ['variables', 'status'] as const) {
-    lines.push(`  ${key}:`);
-    for (const [name, value] of Object.entries(live[key]).sort(([a], [b]) => (a < b ? -1 : 1))) lines.push(`    ${name}: ${quoted(value)}`);
-  }
-  return lines;
-}
-
-/** What the running servers and the kernel log said, as profile lines that read back the same. */
-function liveFactYaml(name: 'mysqlLive' | 'apacheLive' | 'oomKills', fact: Fact<unknown>): string[] {
-  if (name === 'mysqlLive') return [`mysqlLive:${comment(fact.source)}`, ...mysqlLiveYaml(fact.value as MysqlLive)];
-  if (name === 'apacheLive') return [`apacheLive:${comment(fact.source)}`, ...flowMappings(fact.value as Record<string, object>)];
-  const kills = fact.value as readonly OomKill[];
-  return [`oomKills:${kills.length === 0 ? ' []' : ''}${comment(fact.source)}`, ...kills.map((kill) => `  - ${flow(kill)}`)];
+/**
+ * What the running servers and the kernel log said, written by yaml itself:
+ * every string that would read back as something else (`"10"`, `"ON"`, an
+ * empty mapping) is quoted or written `{}`, so --profile reads back the same.
+ */
+function liveFactYaml(yaml: YamlModule, name: 'mysqlLive' | 'apacheLive' | 'oomKills', fact: Fact<unknown>): string[] {
+  const [first = '', ...rest] = yaml
+    .stringify({ [name]: fact.value }, { lineWidth: 0, sortMapEntries: false, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' })
+    .trimEnd()
+    .split('\n');
+  return [`${first}${comment(fact.source)}`, ...rest];
 }

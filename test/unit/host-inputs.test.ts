@@ -155,7 +155,7 @@ describe('profiles', () => {
       },
       notes: ['a note\nwith a newline'],
     };
-    const text = hostFactsToProfileYaml(facts);
+    const text = await hostFactsToProfileYaml(facts);
     assert.match(text, /^ram: 24683656K {2}# probe \(MemTotal\)$/m);
     assert.match(text, /^# note: a note with a newline$/m);
     const back = await parseHostProfile(text, 'host.yaml');
