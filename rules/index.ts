@@ -57,6 +57,7 @@ import my1008 from './mycnf/my1008-include-hazards.js';
 import my1009 from './mycnf/my1009-client-option-unknown.js';
 import my1010 from './mycnf/my1010-setting-not-in-effect.js';
 import my1011 from './mycnf/my1011-runtime-only-value.js';
+import my1012 from './mycnf/my1012-error-log-problems.js';
 import my2001 from './mycnf/my2001-mysql-memory-overcommit.js';
 import my2002 from './mycnf/my2002-buffer-pool-vs-ram.js';
 import my2003 from './mycnf/my2003-large-per-connection-buffers.js';
@@ -73,6 +74,16 @@ import my2013 from './mycnf/my2013-sort-merge-passes.js';
 import my2014 from './mycnf/my2014-aborted-connections.js';
 import my2015 from './mycnf/my2015-connections-near-limit.js';
 import my2016 from './mycnf/my2016-full-joins.js';
+import my2017 from './mycnf/my2017-table-definition-cache.js';
+import my2018 from './mycnf/my2018-myisam-tables.js';
+import my2019 from './mycnf/my2019-tables-without-primary-key.js';
+import my2020 from './mycnf/my2020-slow-query-log-off.js';
+import my3001 from './mycnf/my3001-anonymous-account.js';
+import my3002 from './mycnf/my3002-account-without-password.js';
+import my3003 from './mycnf/my3003-account-common-password.js';
+import my3004 from './mycnf/my3004-weak-auth-plugin.js';
+import my3005 from './mycnf/my3005-network-without-tls.js';
+import my3006 from './mycnf/my3006-server-support-ended.js';
 import my4001 from './mycnf/my4001-set-variable.js';
 import my4002 from './mycnf/my4002-removed-option.js';
 import my4003 from './mycnf/my4003-abbreviated-option.js';
@@ -155,6 +166,7 @@ export const builtinRules: readonly Rule[] = [
   my1009,
   my1010,
   my1011,
+  my1012,
   my2001,
   my2002,
   my2003,
@@ -171,6 +183,16 @@ export const builtinRules: readonly Rule[] = [
   my2014,
   my2015,
   my2016,
+  my2017,
+  my2018,
+  my2019,
+  my2020,
+  my3001,
+  my3002,
+  my3003,
+  my3004,
+  my3005,
+  my3006,
   my4001,
   my4002,
   my4003,

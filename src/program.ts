@@ -36,6 +36,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--no-probe', 'never look at this machine (implies --no-live)')
     .option('--no-live', 'never ask the running servers (MySQL/MariaDB over its socket, Apache status and error log)')
     .option('--mysql-defaults-file <file>', "option file with the [client] login for the running server, e.g. Debian's debian.cnf")
+    .option('--live-read-time <duration>', "how long reading the running database's tables may take, e.g. 10s (default 5s)")
+    .option('--min-uptime <duration>', "firm verdicts from the running server's counters only after this uptime, e.g. 1h (default 1d)")
     .option('--sysroot <dir>', 'resolve absolute include paths under DIR (a config repository)')
     .option('--sysroot-at <path>', 'the server directory --sysroot holds, e.g. /etc/httpd for a repository of its files (default /)')
     .option('--target <spec>', 'versions to lint for, e.g. httpd=2.4,mysql=8.0 or mariadb=10.11')

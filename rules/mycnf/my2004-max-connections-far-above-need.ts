@@ -9,7 +9,7 @@ import type { LanguageRuleContext, Located } from '../../src/engine/types.js';
 import type { MycnfOptionUse } from '../../src/languages/mycnf/model.js';
 import { intendedEffective, type IntendedOption } from './support/intent.js';
 import { counter, runtimeCounters } from '../../src/analysis/mysql-live.js';
-import { MIN_UPTIME_OPTION } from './support/runtime.js';
+import { MIN_UPTIME_WAIT_OPTION } from './support/runtime.js';
 
 /** max_connections' upper bound on MySQL and MariaDB: larger values are clamped at start (verified on MariaDB 10.11). */
 const MAX_CONNECTIONS_LIMIT = 100000;
@@ -27,7 +27,7 @@ export default defineRule('mycnf', {
       factor: { type: 'number', default: 2, description: 'with a web tier: max_connections above factor x web tier + slack is reported' },
       slack: { type: 'integer', default: 50, description: 'connections added to factor x web tier before it is reported' },
       threshold: { type: 'integer', default: 1000, description: 'without a web tier: max_connections above this is reported' },
-      minUptime: MIN_UPTIME_OPTION,
+      minUptime: MIN_UPTIME_WAIT_OPTION,
     },
     messages: {
       clamped: {

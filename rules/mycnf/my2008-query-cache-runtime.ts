@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
 
 /** MySQLTuner's threshold: a cache that answers fewer SELECTs than this costs more in locking than it saves. */
 const POOR_EFFICIENCY = 0.2;
@@ -39,7 +39,7 @@ export default defineRule('mycnf', {
   create(ctx) {
     return {
       end() {
-        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime, { early: true });
         if (runtime === undefined) return;
         const { live, span } = runtime;
         const size = variableNumber(live, 'query_cache_size') ?? 0;
@@ -52,26 +52,28 @@ export default defineRule('mycnf', {
         const at = lineOrTop(ctx.config, 'query_cache_size');
         const data = { hits, selects, span, efficiency: percent(hits, hits + selects), threshold: percent(POOR_EFFICIENCY, 1) };
         if (efficiency < POOR_EFFICIENCY) {
-          ctx.report({ at, messageId: 'inefficient', data });
+          ctx.report(earlyVerdict(runtime, { at, messageId: 'inefficient', data }));
           return;
         }
         const prunes = counter(live, 'Qcache_lowmem_prunes') ?? 0;
         const free = counter(live, 'Qcache_free_memory') ?? 0;
         if (prunes === 0) return;
         const suggested = Math.ceil((size * 1.25) / 1_048_576) * 1_048_576;
-        ctx.report({
-          at,
-          messageId: 'pruned',
-          severity: 'info',
-          data: {
-            ...data,
-            prunes,
-            free: percent(free, size),
-            freeBytes: formatBytes(free),
-            size: formatBytes(size),
-            suggested: formatBytes(suggested),
-          },
-        });
+        ctx.report(
+          earlyVerdict(runtime, {
+            at,
+            messageId: 'pruned',
+            severity: 'info',
+            data: {
+              ...data,
+              prunes,
+              free: percent(free, size),
+              freeBytes: formatBytes(free),
+              size: formatBytes(size),
+              suggested: formatBytes(suggested),
+            },
+          }),
+        );
       },
     };
   },

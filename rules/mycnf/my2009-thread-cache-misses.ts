@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
 
 export default defineRule('mycnf', {
   meta: {
@@ -30,7 +30,7 @@ export default defineRule('mycnf', {
   create(ctx) {
     return {
       end() {
-        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime, { early: true });
         if (runtime === undefined) return;
         const { live, span } = runtime;
         const connections = counter(live, 'Connections') ?? 0;
@@ -43,12 +43,14 @@ export default defineRule('mycnf', {
         // MariaDB and MySQL take at most 16384 cached threads.
         const suggested = Math.min(maxUsed, maxConnections, 16_384);
         const plan = planMycnfSetting(ctx.config, 'thread_cache_size', String(suggested));
-        ctx.report({
-          at: lineOrTop(ctx.config, 'thread_cache_size'),
-          messageId: 'misses',
-          data: { hitRate: percent(connections - created, connections), suggested, created, connections, span, size, maxUsed },
-          fix: () => plan?.edit ?? null,
-        });
+        ctx.report(
+          earlyVerdict(runtime, {
+            at: lineOrTop(ctx.config, 'thread_cache_size'),
+            messageId: 'misses',
+            data: { hitRate: percent(connections - created, connections), suggested, created, connections, span, size, maxUsed },
+            fix: () => plan?.edit ?? null,
+          }),
+        );
       },
     };
   },

@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
 
 export default defineRule('mycnf', {
   meta: {
@@ -32,7 +32,7 @@ export default defineRule('mycnf', {
   create(ctx) {
     return {
       end() {
-        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime, { early: true });
         if (runtime === undefined) return;
         const { live, span } = runtime;
         const all = counter(live, 'Created_tmp_tables') ?? 0;
@@ -40,19 +40,21 @@ export default defineRule('mycnf', {
         if (all < ctx.options.minTemporaryTables || disk / all <= ctx.options.maxShare) return;
         const tmpTableSize = variableNumber(live, 'tmp_table_size') ?? 0;
         const maxHeap = variableNumber(live, 'max_heap_table_size') ?? 0;
-        ctx.report({
-          at: lineOrTop(ctx.config, 'tmp_table_size'),
-          messageId: 'onDisk',
-          data: {
-            share: percent(disk, all),
-            disk,
-            all,
-            span,
-            limit: formatBytes(Math.min(tmpTableSize, maxHeap)),
-            tmpTableSize: formatBytes(tmpTableSize),
-            maxHeap: formatBytes(maxHeap),
-          },
-        });
+        ctx.report(
+          earlyVerdict(runtime, {
+            at: lineOrTop(ctx.config, 'tmp_table_size'),
+            messageId: 'onDisk',
+            data: {
+              share: percent(disk, all),
+              disk,
+              all,
+              span,
+              limit: formatBytes(Math.min(tmpTableSize, maxHeap)),
+              tmpTableSize: formatBytes(tmpTableSize),
+              maxHeap: formatBytes(maxHeap),
+            },
+          }),
+        );
       },
     };
   },

@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
 
 /** A cache this full is full: the server closes a table for each one it opens. */
 const FULL = 0.95;
@@ -33,7 +33,7 @@ export default defineRule('mycnf', {
   create(ctx) {
     return {
       end() {
-        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime, { early: true });
         if (runtime === undefined) return;
         const { live, span } = runtime;
         const open = counter(live, 'Open_tables') ?? 0;
@@ -42,20 +42,22 @@ export default defineRule('mycnf', {
         if (size === undefined || size === 0 || open < FULL * size || opened === 0 || open / opened >= ctx.options.minHitRate) return;
         const suggested = Math.min(size * 2, MAX_TABLE_OPEN_CACHE);
         const plan = planMycnfSetting(ctx.config, 'table_open_cache', String(suggested));
-        ctx.report({
-          at: lineOrTop(ctx.config, 'table_open_cache'),
-          messageId: 'misses',
-          data: {
-            open,
-            opened,
-            size,
-            suggested,
-            span,
-            hitRate: percent(open, opened),
-            filesLimit: live.variables.open_files_limit ?? 'unknown',
-          },
-          fix: () => plan?.edit ?? null,
-        });
+        ctx.report(
+          earlyVerdict(runtime, {
+            at: lineOrTop(ctx.config, 'table_open_cache'),
+            messageId: 'misses',
+            data: {
+              open,
+              opened,
+              size,
+              suggested,
+              span,
+              hitRate: percent(open, opened),
+              filesLimit: live.variables.open_files_limit ?? 'unknown',
+            },
+            fix: () => plan?.edit ?? null,
+          }),
+        );
       },
     };
   },

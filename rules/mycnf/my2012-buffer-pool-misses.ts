@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_WAIT_OPTION } from './support/runtime.js';
 
 export default defineRule('mycnf', {
   meta: {
@@ -12,7 +12,7 @@ export default defineRule('mycnf', {
     defaultSeverity: 'warn',
     recommended: true,
     options: {
-      minUptime: MIN_UPTIME_OPTION,
+      minUptime: MIN_UPTIME_WAIT_OPTION,
       minReadRequests: {
         type: 'integer',
         default: 10_000,

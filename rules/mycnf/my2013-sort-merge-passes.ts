@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
 
 export default defineRule('mycnf', {
   meta: {
@@ -28,17 +28,19 @@ export default defineRule('mycnf', {
   create(ctx) {
     return {
       end() {
-        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime, { early: true });
         if (runtime === undefined) return;
         const { live, span } = runtime;
         const passes = counter(live, 'Sort_merge_passes') ?? 0;
         const sorts = (counter(live, 'Sort_scan') ?? 0) + (counter(live, 'Sort_range') ?? 0);
         if (sorts < ctx.options.minSorts || passes / sorts <= ctx.options.maxShare) return;
-        ctx.report({
-          at: lineOrTop(ctx.config, 'sort_buffer_size'),
-          messageId: 'merges',
-          data: { share: percent(passes, sorts), passes, sorts, span, size: formatBytes(variableNumber(live, 'sort_buffer_size') ?? 0) },
-        });
+        ctx.report(
+          earlyVerdict(runtime, {
+            at: lineOrTop(ctx.config, 'sort_buffer_size'),
+            messageId: 'merges',
+            data: { share: percent(passes, sorts), passes, sorts, span, size: formatBytes(variableNumber(live, 'sort_buffer_size') ?? 0) },
+          }),
+        );
       },
     };
   },

@@ -1,6 +1,6 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters } from '../../src/analysis/mysql-live.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
 
 export default defineRule('mycnf', {
   meta: {
@@ -30,7 +30,7 @@ export default defineRule('mycnf', {
   create(ctx) {
     return {
       end() {
-        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime, { early: true });
         if (runtime === undefined) return;
         const { live, span } = runtime;
         const connections = counter(live, 'Connections') ?? 0;
@@ -40,18 +40,20 @@ export default defineRule('mycnf', {
           .map((name) => [name, counter(live, name) ?? 0] as const)
           .filter(([, count]) => count > 0)
           .map(([name, count]) => `${name} ${count}`);
-        ctx.report({
-          at: lineOrTop(ctx.config, 'connect_timeout'),
-          messageId: 'aborted',
-          data: {
-            share: percent(aborted, connections),
-            aborted,
-            connections,
-            span,
-            reasons: reasons.length === 0 ? '' : ` (${reasons.join(', ')})`,
-            connectTimeout: live.variables.connect_timeout ?? 'unknown',
-          },
-        });
+        ctx.report(
+          earlyVerdict(runtime, {
+            at: lineOrTop(ctx.config, 'connect_timeout'),
+            messageId: 'aborted',
+            data: {
+              share: percent(aborted, connections),
+              aborted,
+              connections,
+              span,
+              reasons: reasons.length === 0 ? '' : ` (${reasons.join(', ')})`,
+              connectTimeout: live.variables.connect_timeout ?? 'unknown',
+            },
+          }),
+        );
       },
     };
   },

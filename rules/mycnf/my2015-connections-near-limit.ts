@@ -1,6 +1,6 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
 
 export default defineRule('mycnf', {
   meta: {
@@ -37,7 +37,7 @@ export default defineRule('mycnf', {
   create(ctx) {
     return {
       end() {
-        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime, { early: true });
         if (runtime === undefined) return;
         const { live, span } = runtime;
         const max = variableNumber(live, 'max_connections');
@@ -47,8 +47,8 @@ export default defineRule('mycnf', {
         const at = lineOrTop(ctx.config, 'max_connections');
         const data = { max, maxUsed, refused, span, share: percent(maxUsed, max) };
         if (refused > 0) ctx.report({ at, messageId: 'refused', severity: 'error', data });
-        else if (maxUsed >= max) ctx.report({ at, messageId: 'atLimit', data });
-        else if (maxUsed > ctx.options.nearShare * max) ctx.report({ at, messageId: 'near', data });
+        else if (maxUsed >= max) ctx.report(earlyVerdict(runtime, { at, messageId: 'atLimit', data }));
+        else if (maxUsed > ctx.options.nearShare * max) ctx.report(earlyVerdict(runtime, { at, messageId: 'near', data }));
       },
     };
   },

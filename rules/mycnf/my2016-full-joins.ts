@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { formatBytes } from '../../src/util/units.js';
-import { lineOrTop, MIN_UPTIME_OPTION } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
 
 const DAY = 86_400;
 
@@ -36,7 +36,7 @@ export default defineRule('mycnf', {
   create(ctx) {
     return {
       end() {
-        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime);
+        const runtime = runtimeCounters(ctx.host, ctx.options.minUptime, { early: true });
         if (runtime === undefined) return;
         const { live, span } = runtime;
         const joins = counter(live, 'Select_full_join') ?? 0;
@@ -44,17 +44,19 @@ export default defineRule('mycnf', {
         const young = live.uptime < DAY;
         const perDay = young ? joins : Math.round((joins * DAY) / live.uptime);
         if (perDay <= ctx.options.perDay) return;
-        ctx.report({
-          at: lineOrTop(ctx.config, 'join_buffer_size'),
-          messageId: young ? 'fullJoinsSoFar' : 'fullJoins',
-          data: {
-            perDay,
-            joins,
-            span,
-            threshold: ctx.options.perDay,
-            joinBuffer: formatBytes(variableNumber(live, 'join_buffer_size') ?? 0),
-          },
-        });
+        ctx.report(
+          earlyVerdict(runtime, {
+            at: lineOrTop(ctx.config, 'join_buffer_size'),
+            messageId: young ? 'fullJoinsSoFar' : 'fullJoins',
+            data: {
+              perDay,
+              joins,
+              span,
+              threshold: ctx.options.perDay,
+              joinBuffer: formatBytes(variableNumber(live, 'join_buffer_size') ?? 0),
+            },
+          }),
+        );
       },
     };
   },

@@ -5,23 +5,38 @@ import { formatUptime } from '../host/format.js';
 /**
  * What the runtime rules read: the counters of the running server, with the
  * span they cover. MySQLTuner's rule of thumb is the one kept here: counters
- * of a server up less than a day describe its start, not its work.
+ * of a server up less than a day describe its start more than its work, so
+ * a verdict on them is an early one, and says so.
  */
 export interface RuntimeCounters {
   readonly live: MysqlLive;
   readonly source: string;
-  /** `the 3 d 4 h since the server started (live: ...)`: where every runtime message says its counters come from. */
+  /** `the 3 d 4 h since the server started (live: ...)`: where every runtime message says its counters come from, and how young they are. */
   readonly span: string;
+  /** Younger than minUptime: the verdict is a note without a patch (see earlyVerdict in the rules' support). */
+  readonly early: boolean;
 }
 
-/** The server's counters when it was asked and has run long enough; undefined otherwise (the Live servers section says why). */
-export function runtimeCounters(host: HostFacts, minUptime: number): RuntimeCounters | undefined {
+/**
+ * The server's counters when it was asked: always with `early` (a rule that
+ * judges a young server says how young), only from minUptime on without it
+ * (MY2004 lowers max_connections from the busiest moment, and a server
+ * minutes old has not had it). Undefined otherwise; the Live servers section
+ * says why.
+ */
+export function runtimeCounters(host: HostFacts, minUptime: number, options: { early?: boolean } = {}): RuntimeCounters | undefined {
   const fact: Fact<MysqlLive> | undefined = host.mysqlLive;
-  if (fact === undefined || fact.value.uptime < minUptime) return undefined;
+  if (fact === undefined) return undefined;
+  const early = fact.value.uptime < minUptime;
+  if (early && options.early !== true) return undefined;
+  const age = `the ${formatUptime(fact.value.uptime)} since the server started (${liveSource(fact.source)})`;
   return {
     live: fact.value,
     source: fact.source,
-    span: `the ${formatUptime(fact.value.uptime)} since the server started (${liveSource(fact.source)})`,
+    span: early
+      ? `${age}, an early verdict: counters younger than ${formatUptime(minUptime)} (minUptime) describe its start more than its work`
+      : age,
+    early,
   };
 }
 
@@ -63,12 +78,18 @@ export function percent(part: number, whole: number): string {
  * memory ever allocated"). Empty without live counters.
  */
 export function reachedSoFar(mysql: { readonly globalBytes: number; readonly perConnectionBytes: number }, host: HostFacts): string {
+  const reached = reachedSoFarLine(mysql, host);
+  return reached === '' ? '' : `; ${reached}`;
+}
+
+/** The same as a line of its own, for the Live servers section. */
+export function reachedSoFarLine(mysql: { readonly globalBytes: number; readonly perConnectionBytes: number }, host: HostFacts): string {
   const live = host.mysqlLive;
   const maxUsed = live === undefined ? undefined : counter(live.value, 'Max_used_connections');
   if (live === undefined || maxUsed === undefined) return '';
   const reached = mysql.globalBytes + maxUsed * mysql.perConnectionBytes;
   return (
-    `; reached so far: globals ${formatBytes(mysql.globalBytes)} + Max_used_connections ${maxUsed} x ${formatBytes(mysql.perConnectionBytes)} = ` +
+    `reached so far: globals ${formatBytes(mysql.globalBytes)} + Max_used_connections ${maxUsed} x ${formatBytes(mysql.perConnectionBytes)} = ` +
     `${formatBytes(reached)} in the ${formatUptime(live.value.uptime)} since the server started (${liveSource(live.source)})`
   );
 }

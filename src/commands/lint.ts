@@ -9,7 +9,7 @@ import { FilePatches, unifiedDiff, unifiedDiffBytes } from '../fix/patch.js';
 import { selectRules, type UserRuleSetting } from '../engine/selection.js';
 import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type Targets } from '../core/targets.js';
 import { LintTimer, timingRows } from '../engine/timing.js';
-import type { Rule, SeveritySetting } from '../engine/types.js';
+import type { Rule, RuleOptions, SeveritySetting } from '../engine/types.js';
 import { loadFormatter } from '../formatters/index.js';
 import type { UnitOutcome } from '../formatters/types.js';
 import type { HostFacts } from '../host/facts.js';
@@ -32,6 +32,8 @@ interface HostUnit {
 interface Run {
   readonly config: ResolvedConfig;
   readonly cliRules: ReadonlyMap<string, UserRuleSetting>;
+  /** Options a flag sets for every rule that takes them: --min-uptime. */
+  readonly optionDefaults: RuleOptions;
   readonly cliTarget: string | undefined;
   readonly options: LintCommandOptions;
   readonly cwd: string;
@@ -57,6 +59,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
   const run: Run = {
     config,
     cliRules: parseRuleFlags(options.rule, builtinRules),
+    optionDefaults: flagOptionDefaults(options),
     cliTarget: checkTargetFlag(options.target),
     options,
     cwd,
@@ -107,6 +110,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
         wrote,
         fixType: options.fixType,
         quiet: options.quiet,
+        ...(typeof run.optionDefaults.minUptime === 'number' ? { minUptime: run.optionDefaults.minUptime } : {}),
         remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
       },
       (chunk) => stdout.write(chunk),
@@ -144,7 +148,7 @@ async function loadRunConfig(options: LintCommandOptions, cwd: string): Promise<
 
 async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNullable<LintInput['fixType']>): Promise<UnitOutcome[]> {
   const { options, probeCache } = run;
-  const selection = ruleSelection(run.config, run.cliRules);
+  const selection = ruleSelection(run.config, run);
   const common = { ...commonLintInput(options, run.cwd, run.config), fixType, ...(run.timer === undefined ? {} : { timer: run.timer }) };
   const outcomes: UnitOutcome[] = [];
   for (const unit of units) {
@@ -184,12 +188,10 @@ class LiveCache {
       let answer = this.answers.get(label);
       if (answer === undefined) {
         answer = import('../live/index.js').then(({ askServers }) =>
-          askServers(
-            host,
-            configs,
-            targets.db,
-            options.mysqlDefaultsFile === undefined ? {} : { mysqlDefaultsFile: options.mysqlDefaultsFile },
-          ),
+          askServers(host, configs, targets.db, {
+            ...(options.mysqlDefaultsFile === undefined ? {} : { mysqlDefaultsFile: options.mysqlDefaultsFile }),
+            ...(options.liveReadTime === undefined ? {} : { tablesReadMs: parseDuration(options.liveReadTime, '--live-read-time') * 1000 }),
+          }),
         );
         this.answers.set(label, answer);
       }
@@ -260,9 +262,16 @@ function hostSources(options: LintCommandOptions, group: HostGroup): Omit<HostSo
   };
 }
 
-/** Preset < config `rules` < matching `overrides` (per file) < `--rule`. */
-function ruleSelection(config: ResolvedConfig, cliRules: ReadonlyMap<string, UserRuleSetting>): RuleSelection {
-  return selectRules(builtinRules, config.preset, config.rules, (file) => overrideRulesOf(config, file.path), cliRules);
+/** Preset and --min-uptime < config `rules` < matching `overrides` (per file) < `--rule`. */
+function ruleSelection(config: ResolvedConfig, run: Run): RuleSelection {
+  return selectRules(
+    builtinRules,
+    config.preset,
+    config.rules,
+    (file) => overrideRulesOf(config, file.path),
+    run.cliRules,
+    run.optionDefaults,
+  );
 }
 
 /**
@@ -326,9 +335,24 @@ async function printConfigOf(file: string, run: Run): Promise<number> {
   const targets = targetsOf(group, run.cliTarget, host);
   const { printConfig } = await import('../config/print.js');
   stdout.write(
-    printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run.cliRules), rules: builtinRules }),
+    printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run), rules: builtinRules }),
   );
   return 0;
+}
+
+/** The options a flag gives every rule that takes them. */
+function flagOptionDefaults(options: LintCommandOptions): RuleOptions {
+  return options.minUptime === undefined ? {} : { minUptime: parseDuration(options.minUptime, '--min-uptime') };
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { '': 1, s: 1, m: 60, min: 60, h: 3_600, d: 86_400 };
+
+/** `90`, `90s`, `10m`, `1h`, `2d`: a flag's duration, in seconds. */
+function parseDuration(text: string, flag: string): number {
+  const match = /^(\d+)\s*(s|m|min|h|d)?$/.exec(text.trim());
+  const unit = DURATION_UNITS[match?.[2] ?? ''];
+  if (match === null || unit === undefined) throw new ConfigError(`${flag} ${text}: expected a duration such as 30s, 10m, 1h or 2d`);
+  return Number(match[1]) * unit;
 }
 
 /** `--rule AP2001=off`, `--rule apache-memory-overcommit=warn`. */

@@ -17,6 +17,10 @@ export interface LintCommandOptions {
   readonly probe: boolean;
   readonly live: boolean;
   readonly mysqlDefaultsFile?: string;
+  /** `--live-read-time`: how long the running database's tables may take to read. */
+  readonly liveReadTime?: string;
+  /** `--min-uptime`: every runtime rule's minUptime. */
+  readonly minUptime?: string;
   readonly sysroot?: string;
   readonly sysrootAt?: string;
   readonly target?: string;

@@ -275,6 +275,45 @@ function hostFactSchemas(): Record<HostFactName, object> {
             },
           },
         },
+        accounts: {
+          type: 'array',
+          description: 'The accounts as the live rules judge them; no password or hash',
+          items: strictObject({
+            user: { type: 'string' },
+            host: { type: 'string' },
+            plugin: { type: 'string' },
+            passwordless: { type: 'boolean' },
+            commonPassword: { type: 'boolean' },
+            locked: { type: 'boolean' },
+          }),
+        },
+        tables: {
+          ...strictObject({
+            total: { type: 'integer', minimum: 0 },
+            myisam: TABLE_NAMES,
+            withoutPrimaryKey: TABLE_NAMES,
+            unread: { type: 'array', items: { type: 'string' } },
+          }),
+          description: 'Tables by name, read schema by schema within --live-read-time',
+        },
+        errorLog: {
+          ...strictObject({
+            file: { type: 'string' },
+            bytesRead: { type: 'integer', minimum: 0 },
+            errors: { type: 'integer', minimum: 0 },
+            warnings: { type: 'integer', minimum: 0 },
+            top: {
+              type: 'array',
+              items: strictObject({
+                level: { enum: ['error', 'warning'] },
+                message: { type: 'string' },
+                count: { type: 'integer', minimum: 0 },
+                last: { type: 'string' },
+              }),
+            },
+          }),
+          description: "The tail of the server's error log: errors, warnings and the most frequent messages",
+        },
       },
     },
     apacheLive: {
@@ -325,6 +364,13 @@ function hostFactSchemas(): Record<HostFactName, object> {
     },
   };
 }
+
+/** An object with exactly these properties, all required. */
+function strictObject(properties: Record<string, object>): object {
+  return { type: 'object', required: Object.keys(properties), additionalProperties: false, properties };
+}
+
+const TABLE_NAMES = strictObject({ count: { type: 'integer', minimum: 0 }, names: { type: 'array', items: { type: 'string' } } });
 
 function ruleSetting(rule: Rule, severity: object): object {
   const optionsSchema = {

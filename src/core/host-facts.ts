@@ -54,6 +54,61 @@ export interface MysqlLive {
   readonly status: Readonly<Record<string, string>>;
   /** Tables, data and index bytes per storage engine, of the tables the account can see; absent when the query was skipped (a note says why). */
   readonly engines?: readonly EngineUse[];
+  /** The accounts, from mysql.global_priv or mysql.user; no password or hash is kept. Absent when not read (a note says why). */
+  readonly accounts?: readonly LiveAccount[];
+  /** The tables by name, read schema by schema within the live read time; absent when not read (a note says why). */
+  readonly tables?: LiveTables;
+  /** What the server's error log says, when it is a file the server owns. */
+  readonly errorLog?: MysqlErrorLog;
+}
+
+/** One account as the live rules judge it. */
+export interface LiveAccount {
+  readonly user: string;
+  readonly host: string;
+  /** The authentication plugins that log it in, `mysql_native_password` or `mysql_native_password or unix_socket`. */
+  readonly plugin: string;
+  /** A password login with an empty password is accepted. */
+  readonly passwordless: boolean;
+  /** Its password hash equals that of a common password (checked here, the hash never leaves the reader). */
+  readonly commonPassword: boolean;
+  /** Locked accounts and roles log nobody in. */
+  readonly locked: boolean;
+}
+
+/** `schema.table` names, the first LIVE_TABLE_NAMES of them, and how many there are. */
+export interface TableNames {
+  readonly count: number;
+  readonly names: readonly string[];
+}
+
+export interface LiveTables {
+  /** Base tables of every schema read, the server's own `mysql` schema included: what table_definition_cache holds. */
+  readonly total: number;
+  readonly myisam: TableNames;
+  /** InnoDB tables without a primary key. */
+  readonly withoutPrimaryKey: TableNames;
+  /** Schemas not read within the live read time: the figures above leave them out. */
+  readonly unread: readonly string[];
+}
+
+/** The tail of the server's error log: how many errors and warnings, and the most frequent of them. */
+export interface MysqlErrorLog {
+  readonly file: string;
+  /** Bytes read from the end of the file. */
+  readonly bytesRead: number;
+  readonly errors: number;
+  readonly warnings: number;
+  /** The most frequent messages, numbers masked as `N`, most frequent first. */
+  readonly top: readonly LoggedMessage[];
+}
+
+export interface LoggedMessage {
+  readonly level: 'error' | 'warning';
+  readonly message: string;
+  readonly count: number;
+  /** The date of its last line. */
+  readonly last: string;
 }
 
 export interface EngineUse {

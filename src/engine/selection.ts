@@ -11,9 +11,10 @@ export interface UserRuleSetting {
 }
 
 /**
- * Severity and options per rule, each layer over the one before: the preset,
- * the config file's `rules`, the `overrides` whose globs match the file, and
- * `--rule` flags.
+ * Severity and options per rule, each layer over the one before: the preset
+ * (with `optionDefaults`, the options a flag sets for every rule that takes
+ * them, such as --min-uptime), the config file's `rules`, the `overrides`
+ * whose globs match the file, and `--rule` flags.
  */
 export function selectRules(
   rules: readonly Rule[],
@@ -21,10 +22,13 @@ export function selectRules(
   settings: ReadonlyMap<string, UserRuleSetting>,
   perFile?: (file: SourceFile) => ReadonlyMap<string, UserRuleSetting> | undefined,
   cli?: ReadonlyMap<string, UserRuleSetting>,
+  optionDefaults: RuleOptions = {},
 ): RuleSelection {
   const base = (rule: Rule): RuleSetting => {
     const enabled = rule.meta.language === 'tool' || preset !== 'recommended' || rule.meta.recommended;
-    return { severity: enabled ? rule.meta.defaultSeverity : 'off', options: {}, explicit: false };
+    const declared = rule.meta.options ?? {};
+    const options = Object.fromEntries(Object.entries(optionDefaults).filter(([name]) => name in declared));
+    return { severity: enabled ? rule.meta.defaultSeverity : 'off', options, explicit: false };
   };
   const apply = (setting: RuleSetting, user: UserRuleSetting | undefined): RuleSetting =>
     user === undefined

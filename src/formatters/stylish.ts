@@ -1,5 +1,6 @@
 import type { Diagnostic, Severity } from '../engine/types.js';
 import { describeHostFacts, describeLive } from '../host/format.js';
+import { reachedSoFarLine } from '../analysis/mysql-live.js';
 import { printable } from '../util/printable.js';
 import { budgetLines, type BarKind } from './budget.js';
 import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
@@ -50,7 +51,7 @@ export const writeStylishReport: StreamingFormatter = (input, write) => {
     for (const diagnostic of diagnostics) shown.push(diagnostic);
     if (input.units.length > 1) out.push(paint.bold(`Host: ${unit.label ?? 'top level of .tune-lint.yaml'}`), '');
     for (const line of diagnosticLines(diagnostics, paint)) out.push(line);
-    if (!input.quiet) appendAll(out, hostLines(unit, paint));
+    if (!input.quiet) appendAll(out, hostLines(unit, paint, input.minUptime));
   }
   appendAll(out, summaryLines(countDiagnostics(shown), input, paint));
   const followUps = input.patch === '' ? [] : input.units.flatMap((unit) => unit.result.followUps);
@@ -102,14 +103,15 @@ function diagnosticLines(diagnostics: readonly Diagnostic[], paint: Paint): stri
   return out;
 }
 
-function hostLines(unit: UnitOutcome, paint: Paint): string[] {
+function hostLines(unit: UnitOutcome, paint: Paint, minUptime: number | undefined): string[] {
   const out: string[] = [];
   const guesses = unit.result.guessedLanguages.map(({ file, how }) => `${file.displayPath}: ${how}`);
 
   if (guesses.length > 0) out.push(paint.bold('Read as:'), ...guesses.map((line) => `  ${printable(line)}`), '');
   const facts = [...describeHostFacts(unit.result.host), ...(unit.result.budget?.estimates ?? []), ...unit.result.assumptions];
   if (facts.length > 0) out.push(paint.bold('Host facts used:'), ...facts.map((line) => `  ${printable(line)}`), '');
-  const live = describeLive(unit.result.host);
+  const mysql = unit.result.sizing.plan.mysql;
+  const live = describeLive(unit.result.host, minUptime, mysql === undefined ? '' : reachedSoFarLine(mysql.usage, unit.result.host));
   if (live.length > 0) out.push(paint.bold('Live servers:'), ...live.map((line) => `  ${printable(line)}`), '');
   const picture = budgetLines(unit.result.budget, paint.bar);
   if (picture.length > 0) out.push(paint.bold(picture[0] as string), ...picture.slice(1), '');

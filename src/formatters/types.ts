@@ -24,6 +24,8 @@ export interface FormatInput {
   readonly fixType: FixType;
   /** Only errors are shown (--quiet). */
   readonly quiet: boolean;
+  /** --min-uptime: when the runtime rules' verdicts are firm, for the Live servers section; the rules' default when absent. */
+  readonly minUptime?: number;
   /** After --fix wrote: what a lint of the written configs still reports. */
   readonly remaining: readonly Diagnostic[] | undefined;
 }

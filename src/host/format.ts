@@ -74,22 +74,40 @@ export function formatUptime(seconds: number): string {
 /** The runtime rules' default minUptime: counters younger than a day describe the server's start. */
 const RUNTIME_RULES_WAIT = 86_400;
 
-function mysqlLiveLines(fact: Fact<MysqlLive>): string[] {
+function mysqlLiveLines(fact: Fact<MysqlLive>, minUptime: number): string[] {
   const live = fact.value;
   const [product, version] = live.server.split('=');
   const lines = [
     `${product === 'mysql' ? 'MySQL' : 'MariaDB'} ${version ?? ''} up ${formatUptime(live.uptime)}: ` +
       `${Object.keys(live.variables).length} variables, ${Object.keys(live.status).length} status counters ${origin(fact.source)}`,
   ];
-  if (live.uptime < RUNTIME_RULES_WAIT) {
+  if (live.uptime < minUptime) {
     lines.push(
-      `  counters cover only ${formatUptime(live.uptime)}: the runtime rules (MY2008-MY2016, MY2004's use of them) give no verdict before a day of uptime (option minUptime)`,
+      `  counters cover only ${formatUptime(live.uptime)}, less than the ${formatUptime(minUptime)} firm verdicts wait for (--min-uptime): ` +
+        "the runtime rules' verdicts are early ones, notes without patches; MY2004 and MY2012 wait",
     );
   }
   for (const engine of live.engines ?? []) {
     lines.push(
       `  ${engine.engine}: ${engine.tables} ${engine.tables === 1 ? 'table' : 'tables'}, ` +
         `${formatBytes(engine.dataBytes)} data, ${formatBytes(engine.indexBytes)} indexes`,
+    );
+  }
+  if (live.tables !== undefined) {
+    const { total, myisam, withoutPrimaryKey, unread } = live.tables;
+    lines.push(
+      `  tables: ${total} in all, ${myisam.count} MyISAM, ${withoutPrimaryKey.count} InnoDB without a primary key` +
+        (unread.length === 0 ? '' : ` (not read: ${unread.join(', ')})`),
+    );
+  }
+  if (live.accounts !== undefined) {
+    const locked = live.accounts.filter((account) => account.locked).length;
+    lines.push(`  accounts: ${live.accounts.length}${locked === 0 ? '' : `, ${locked} locked`}`);
+  }
+  if (live.errorLog !== undefined) {
+    const { file, errors, warnings, bytesRead } = live.errorLog;
+    lines.push(
+      `  error log ${file}: ${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'} in its last ${formatBytes(bytesRead)}`,
     );
   }
   return lines;
@@ -125,9 +143,10 @@ function oomLines(fact: Fact<readonly OomKill[]>): string[] {
 }
 
 /** The Live servers section: what the servers said, from where, and what could not be asked and why. */
-export function describeLive(facts: HostFacts): string[] {
+export function describeLive(facts: HostFacts, minUptime = RUNTIME_RULES_WAIT, reached = ''): string[] {
   const lines: string[] = [];
-  if (facts.mysqlLive) lines.push(...mysqlLiveLines(facts.mysqlLive));
+  if (facts.mysqlLive) lines.push(...mysqlLiveLines(facts.mysqlLive, minUptime));
+  if (reached !== '') lines.push(`  ${reached}`);
   if (facts.apacheLive) lines.push(...apacheLiveLines(facts.apacheLive));
   if (facts.oomKills) lines.push(...oomLines(facts.oomKills));
   for (const note of facts.liveNotes ?? []) lines.push(`not read: ${note}`);

@@ -12,6 +12,7 @@ type Shape =
   | 'value'
   | 'count'
   | 'seconds'
+  | 'flag'
   | 'text map'
   | { readonly list: Shape }
   | { readonly fields: Readonly<Record<string, Shape>>; readonly required: readonly string[] };
@@ -21,8 +22,42 @@ const ENGINE: Shape = {
   required: ['engine', 'tables', 'dataBytes', 'indexBytes'],
 };
 
+const ACCOUNT: Shape = {
+  fields: { user: 'text', host: 'text', plugin: 'text', passwordless: 'flag', commonPassword: 'flag', locked: 'flag' },
+  required: ['user', 'host', 'plugin', 'passwordless', 'commonPassword', 'locked'],
+};
+
+const TABLE_NAMES: Shape = { fields: { count: 'count', names: { list: 'text' } }, required: ['count', 'names'] };
+
+const TABLES: Shape = {
+  fields: { total: 'count', myisam: TABLE_NAMES, withoutPrimaryKey: TABLE_NAMES, unread: { list: 'text' } },
+  required: ['total', 'myisam', 'withoutPrimaryKey', 'unread'],
+};
+
+const ERROR_LOG: Shape = {
+  fields: {
+    file: 'text',
+    bytesRead: 'count',
+    errors: 'count',
+    warnings: 'count',
+    top: {
+      list: { fields: { level: 'text', message: 'text', count: 'count', last: 'text' }, required: ['level', 'message', 'count', 'last'] },
+    },
+  },
+  required: ['file', 'bytesRead', 'errors', 'warnings', 'top'],
+};
+
 const MYSQL_LIVE: Shape = {
-  fields: { server: 'text', uptime: 'count', variables: 'text map', status: 'text map', engines: { list: ENGINE } },
+  fields: {
+    server: 'text',
+    uptime: 'count',
+    variables: 'text map',
+    status: 'text map',
+    engines: { list: ENGINE },
+    accounts: { list: ACCOUNT },
+    tables: TABLES,
+    errorLog: ERROR_LOG,
+  },
   required: ['server', 'uptime', 'variables', 'status'],
 };
 
@@ -69,7 +104,7 @@ export function readOomKills(node: Located, keyPath: string): OomKill[] {
   return read(node, OOM_KILLS, keyPath) as OomKill[];
 }
 
-type Scalar = 'text' | 'value' | 'count' | 'seconds';
+type Scalar = 'text' | 'value' | 'count' | 'seconds' | 'flag';
 
 /** Each scalar shape: what it takes, as it reaches the facts, and what the error expects. */
 const SCALARS: Readonly<Record<Scalar, { readonly take: (value: unknown) => unknown; readonly expected: string }>> = {
@@ -86,6 +121,7 @@ const SCALARS: Readonly<Record<Scalar, { readonly take: (value: unknown) => unkn
     take: (value) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined),
     expected: 'a number of seconds',
   },
+  flag: { take: (value) => (typeof value === 'boolean' ? value : undefined), expected: 'true or false' },
 };
 
 function read(node: Located, shape: Shape, keyPath: string): unknown {

@@ -1,8 +1,8 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ApacheLive, ApacheStatus, Fact, LogEvidence } from '../host/facts.js';
 import type { ApacheConfig, ApacheDirectiveUse } from '../languages/apache/model.js';
 import type { ProcessInfo, ProcReader } from '../host/proc.js';
+import { readTail, withTimeout } from './log-tail.js';
 import { canonicalIpv6, socketInodes, tcpListeners, type TcpListener } from '../host/sockets.js';
 
 /** A status page that does not answer within this is a note; the lint does not wait longer. */
@@ -256,27 +256,4 @@ export async function maxWorkersLines(file: string, notes: string[]): Promise<Lo
     count++;
   }
   return count === 0 ? undefined : { file, count, first, last };
-}
-
-async function readTail(file: string, bytes: number): Promise<string> {
-  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new Error('not a regular file');
-    const length = Math.min(stat.size, bytes);
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await handle.read(buffer, 0, length, stat.size - length);
-    return buffer.toString('latin1', 0, bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
-function withTimeout<T>(work: Promise<T>, milliseconds: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${milliseconds / 1000} s`)), milliseconds);
-    timer.unref();
-  });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }

@@ -5,12 +5,14 @@ import type { ConfigSet } from '../core/language.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import type { DatabaseTarget } from '../core/targets.js';
 import { askApache } from './apache.js';
-import { askMysql } from './mysql.js';
+import { askMysql, TABLES_READ_TIME_MS } from './mysql.js';
 import { mysqlAccount, serverSocket } from './mysql-client.js';
 
 export interface LiveOptions {
   /** `--mysql-defaults-file`: the only option file the account is read from (Debian's debian.cnf, say). */
   readonly mysqlDefaultsFile?: string;
+  /** How long the database's tables may take to read, schema by schema (--live-read-time). */
+  readonly tablesReadMs?: number;
   /** Where /proc is read from; tests point it elsewhere. */
   readonly procRoot?: string;
 }
@@ -73,5 +75,5 @@ async function askDatabase(
     notes.push(`MySQL/MariaDB not asked: ${socket}`);
     return undefined;
   }
-  return askMysql(account, socket, notes);
+  return askMysql(account, socket, options.tablesReadMs ?? TABLES_READ_TIME_MS, notes);
 }

@@ -1,24 +1,29 @@
-import type { EngineUse, Fact, MysqlLive } from '../host/facts.js';
+import type { Fact, MysqlLive } from '../host/facts.js';
 import { parseDatabaseVersion } from '../host/servers.js';
 import type { MysqlAccount, ServerSocket } from './mysql-client.js';
+import { errorLogPath, readErrorLog } from './mysql-log.js';
+import { firstLine, readAccounts, readTables, type TablesRead } from './mysql-objects.js';
 
 /** Connecting, and each statement: a server that accepts and never answers costs the lint at most this. */
 const STATEMENT_TIMEOUT_MS = 2_000;
-/** information_schema.TABLES opens tables on MariaDB; with tens of thousands of them the sizes are skipped rather than waited for. */
-const TABLE_SIZES_TIMEOUT_MS = 500;
-/** Schemas of the server itself, not the application's data. */
-const SYSTEM_SCHEMAS = ['mysql', 'information_schema', 'performance_schema', 'sys'];
+/** information_schema opens every table on MariaDB: the default time all schemas' tables may take to read (--live-read-time). */
+export const TABLES_READ_TIME_MS = 5_000;
 
 type Connection = import('mysql2/promise').Connection;
-type Row = Record<string, unknown>;
 
 /**
  * Reads the running server over its own socket: version, SHOW GLOBAL
- * VARIABLES, SHOW GLOBAL STATUS and the data size per engine. Only SHOW and
- * SELECT are sent. Never throws: whatever cannot be read is a note, and the
+ * VARIABLES, SHOW GLOBAL STATUS, the tables schema by schema within
+ * `tablesReadMs`, the accounts, and its error log's tail. Only SHOW and
+ * SELECT are sent, and nothing is changed. Never throws: whatever cannot be read is a note, and the
  * lint goes on without it. mysql2 is loaded here, only when a server is asked.
  */
-export async function askMysql(account: MysqlAccount, socket: ServerSocket, notes: string[]): Promise<Fact<MysqlLive> | undefined> {
+export async function askMysql(
+  account: MysqlAccount,
+  socket: ServerSocket,
+  tablesReadMs: number,
+  notes: string[],
+): Promise<Fact<MysqlLive> | undefined> {
   const where = `${socket.path} as ${account.user}`;
   let connection: Connection | undefined;
   try {
@@ -41,17 +46,25 @@ export async function askMysql(account: MysqlAccount, socket: ServerSocket, note
       notes.push(`MySQL/MariaDB at ${where}: no version in SHOW GLOBAL VARIABLES; its figures were not used`);
       return undefined;
     }
-    const engines = await engineSizes(connection, version.product, notes);
+    const read = await tablesOf(connection, version.product, tablesReadMs, notes);
+    const accounts = await readAccounts(connection, STATEMENT_TIMEOUT_MS, notes);
+    const logFile = errorLogPath(variables);
+    if (logFile === undefined)
+      notes.push('MySQL/MariaDB error log not read: the server writes it to its standard error or syslog (journalctl has it)');
+    const errorLog = logFile === undefined ? undefined : await readErrorLog(logFile, socket.pid, notes);
     const live: MysqlLive = {
       server: `${version.product}=${version.version}`,
       uptime: Number(status.uptime ?? 0),
       variables,
       status,
-      ...(engines === undefined ? {} : { engines }),
+      ...(read?.engines === undefined ? {} : { engines: read.engines }),
+      ...(read === undefined ? {} : { tables: read.tables }),
+      ...(accounts === undefined ? {} : { accounts }),
+      ...(errorLog === undefined ? {} : { errorLog }),
     };
     return { value: live, source: `live (${variables.version ?? version.version} via ${where}; account from ${account.source})` };
   } catch (error) {
-    notes.push(`MySQL/MariaDB at ${where} not asked: ${reason(error)}`);
+    notes.push(`MySQL/MariaDB at ${where} not asked: ${firstLine(error)}`);
     return undefined;
   } finally {
     connection?.destroy();
@@ -91,38 +104,21 @@ async function nameValueRows(connection: Connection, sql: string): Promise<Recor
   return values;
 }
 
-/**
- * Tables, data and index bytes per engine. The server is told to give up
- * after half a second (MariaDB's max_statement_time, MySQL's
- * MAX_EXECUTION_TIME) and the client waits no longer either; a skipped
- * query is a note, not a stalled lint.
- */
-async function engineSizes(connection: Connection, product: 'mariadb' | 'mysql', notes: string[]): Promise<EngineUse[] | undefined> {
-  // information_schema shows an account only the tables it may use: sizes read so would say "no MyISAM" of a server full of it.
+/** The tables, when the account sees them all: information_schema shows an account only the tables it may use, and sizes read so would say "no MyISAM" of a server full of it. */
+async function tablesOf(
+  connection: Connection,
+  product: 'mariadb' | 'mysql',
+  budgetMs: number,
+  notes: string[],
+): Promise<TablesRead | undefined> {
   if (!(await seesEveryTable(connection))) {
-    notes.push('data size per engine not used: the account has no SELECT on *.*, so information_schema.TABLES shows only its own tables');
+    notes.push('tables not read: the account has no SELECT on *.*, so information_schema shows only its own tables');
     return undefined;
   }
-  const select =
-    `SELECT ENGINE AS engine, COUNT(*) AS tables, COALESCE(SUM(DATA_LENGTH), 0) AS data, COALESCE(SUM(INDEX_LENGTH), 0) AS ` +
-    `indexes FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA NOT IN (${SYSTEM_SCHEMAS.map((name) => `'${name}'`).join(', ')}) GROUP BY ENGINE`;
-  const seconds = TABLE_SIZES_TIMEOUT_MS / 1000;
-  const sql =
-    product === 'mariadb'
-      ? `SET STATEMENT max_statement_time = ${seconds} FOR ${select}`
-      : select.replace(/^SELECT/, `SELECT /*+ MAX_EXECUTION_TIME(${TABLE_SIZES_TIMEOUT_MS}) */`);
   try {
-    const [rows] = await connection.query({ sql, timeout: TABLE_SIZES_TIMEOUT_MS + 250 });
-    return (rows as Row[])
-      .filter((row) => row.engine !== null)
-      .map((row) => ({
-        engine: String(row.engine),
-        tables: Number(row.tables),
-        dataBytes: Number(row.data),
-        indexBytes: Number(row.indexes),
-      }));
+    return await readTables(connection, product, budgetMs, notes);
   } catch (error) {
-    notes.push(`data size per engine skipped: information_schema.TABLES did not answer within ${seconds} s (${reason(error)})`);
+    notes.push(`tables not read: ${firstLine(error)}`);
     return undefined;
   }
 }
@@ -137,14 +133,4 @@ async function seesEveryTable(connection: Connection): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function reason(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const { code, message } = error as { code?: unknown; message?: unknown };
-    const text = typeof message === 'string' ? message.split('\n')[0] : undefined;
-    if (text !== undefined && text !== '') return text;
-    if (typeof code === 'string') return code;
-  }
-  return String(error);
 }

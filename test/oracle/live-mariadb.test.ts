@@ -23,11 +23,20 @@ interface Report {
     readonly mysql?: { readonly value: LiveValue; readonly source: string };
     readonly notes?: readonly string[];
   };
-  readonly results: readonly { readonly diagnostics: readonly { readonly ruleId: string; readonly message: string }[] }[];
+  readonly results: readonly {
+    readonly diagnostics: readonly {
+      readonly ruleId: string;
+      readonly message: string;
+      readonly severity: string;
+      readonly detail?: string;
+    }[];
+  }[];
 }
 
 interface LiveValue {
   readonly server: string;
+  readonly accounts?: readonly { user: string; host: string; passwordless: boolean; commonPassword: boolean; locked: boolean }[];
+  readonly tables?: { total: number; myisam: { count: number; names: string[] }; withoutPrimaryKey: { count: number; names: string[] } };
   readonly uptime: number;
   readonly variables: Record<string, string>;
   readonly status: Record<string, string>;
@@ -46,7 +55,7 @@ const PASSWORD = 'tl-s3cret-Pw';
 /** Runtime rules judge at once here: the private server is seconds old. */
 const YOUNG_COUNTERS = ['MY2014', 'MY2015'].map((id) => `  ${id}: [warn, { minUptime: 0 }]`).join('\n');
 
-function diagnostics(report: Report): { ruleId: string; message: string }[] {
+function diagnostics(report: Report): { ruleId: string; message: string; severity: string; detail?: string }[] {
   return report.results.flatMap((result) => result.diagnostics);
 }
 
@@ -61,7 +70,7 @@ describe(
     before(async () => {
       db = await startMariadb(
         tools as { mariadbd: string; installDb: string; client: string },
-        ['max_connections = 12', 'key_buffer_size = 8M', 'thread_cache_size = 4'],
+        ['max_connections = 12', 'key_buffer_size = 8M', 'thread_cache_size = 4', 'table_definition_cache = 400'],
         (stop) => stops.push(stop),
       );
       version = /Ver (\d+\.\d+\.\d+)/.exec(spawnSync(tools.mariadbd as string, ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? '';
@@ -72,6 +81,12 @@ describe(
           'CREATE TABLE app.sessions (id INT PRIMARY KEY) ENGINE=InnoDB',
           'CREATE TABLE app.legacy (id INT PRIMARY KEY, KEY by_id (id)) ENGINE=MyISAM',
           'INSERT INTO app.legacy VALUES (1), (2), (3)',
+          'CREATE TABLE app.log_lines (message TEXT) ENGINE=InnoDB',
+          // Past table_definition_cache 400 (its least) with the server's own tables: MEMORY tables cost only a definition each.
+          'CREATE DATABASE many',
+          ...Array.from({ length: 380 }, (_, index) => `CREATE TABLE many.t${index} (id INT PRIMARY KEY) ENGINE=MEMORY`),
+          "CREATE USER ''@'localhost'",
+          "CREATE USER 'nopw'@'%'",
           `CREATE USER 'tl'@'localhost' IDENTIFIED BY '${PASSWORD}'`,
           `CREATE USER 'app'@'localhost' IDENTIFIED BY 'app'`,
           'SET GLOBAL key_buffer_size = 16777216',
@@ -100,14 +115,15 @@ describe(
 
     const lint = (
       args: readonly string[],
-      options: { file?: string; home?: string } = {},
+      options: { file?: string; home?: string; rules?: string } = {},
     ): { report: Report; stdout: string; stderr: string; status: number | null } => {
       // No OOM kills: the kernel log is the machine's (a container's is often its host's), not this test's.
-      fs.writeFileSync(path.join(db.root, '.tune-lint.yaml'), `host:\n  oomKills: []\nrules:\n${YOUNG_COUNTERS}\n`);
+      fs.writeFileSync(path.join(db.root, '.tune-lint.yaml'), `host:\n  oomKills: []\nrules:\n${options.rules ?? YOUNG_COUNTERS}\n`);
       const run = runCli([options.file ?? db.optionFile, '--host-ram', '4G', '--format', 'json', ...args], {
         cwd: db.root,
         ...(options.home === undefined ? {} : { env: { HOME: options.home } }),
       });
+      if (run.stdout === '') throw new Error(`tune-lint printed nothing (exit ${run.status}): ${run.stderr}`);
       return { report: JSON.parse(run.stdout) as Report, stdout: run.stdout, stderr: run.stderr, status: run.status };
     };
 
@@ -123,7 +139,7 @@ describe(
       assert.equal(mysql.value.status.access_denied_errors, '5');
       assert.ok(Number(mysql.value.status.max_used_connections) >= 10);
       const engines = Object.fromEntries((mysql.value.engines ?? []).map((entry) => [entry.engine, entry.tables]));
-      assert.deepEqual(engines, { InnoDB: 2, MyISAM: 1 });
+      assert.deepEqual(engines, { InnoDB: 3, MyISAM: 1, MEMORY: 380 });
       const myisam = mysql.value.engines?.find((entry) => entry.engine === 'MyISAM');
       assert.ok(myisam !== undefined && myisam.indexBytes > 0);
     });
@@ -140,21 +156,85 @@ describe(
       assert.match(messages('MY2015')[0] ?? '', /^1\d connections were open at once, max_connections 10 itself/);
     });
 
+    it('names the accounts and tables behind its findings, gives early verdicts with the uptime, and changes nothing', () => {
+      const state = () =>
+        db.sql(
+          'SELECT User, Host, Priv FROM mysql.global_priv ORDER BY User, Host; SHOW GLOBAL VARIABLES; ' +
+            'SELECT TABLE_SCHEMA, TABLE_NAME, ENGINE, CREATE_OPTIONS FROM information_schema.TABLES ORDER BY 1, 2',
+        );
+      const before = state();
+      const { report, stdout } = lint([], { rules: '  MY4005: off' });
+      assert.equal(state(), before, 'the lint changed the server');
+      const found = diagnostics(report);
+      const byRule = (id: string) => found.filter((entry) => entry.ruleId === id);
+      assert.deepEqual(
+        byRule('MY3001').map((entry) => entry.message),
+        ["anonymous account ''@'localhost' on the running server; expected none: DROP USER ''@'localhost'"],
+      );
+      assert.match(byRule('MY3002')[0]?.message ?? '', /^account 'nopw'@'%' logs in with an empty password from any host;/);
+      // 'app' has the password app: its hash is compared here, and neither it nor the hash is printed.
+      assert.match(byRule('MY3003')[0]?.message ?? '', /^account 'app'@'localhost' has a password scanners try first;/);
+      assert.ok(!stdout.includes('*5BCB3E6AC345B435C7C2E6B7949A04CE6F6563D3'));
+      // root logs in by unix_socket only (its password hash is "invalid"), mariadb.sys is locked: neither is named.
+      assert.ok(!found.some((entry) => /'root'|mariadb\.sys/.test(entry.message)));
+      assert.match(byRule('MY2018')[0]?.message ?? '', /^1 MyISAM table: app\.legacy;/);
+      assert.match(byRule('MY2019')[0]?.message ?? '', /^1 InnoDB table without a primary key: app\.log_lines;/);
+      const tables = report.live?.mysql?.value.tables;
+      assert.ok(tables !== undefined && tables.total > 400, JSON.stringify(tables));
+      assert.deepEqual(tables.myisam, { count: 1, names: ['app.legacy'] });
+      assert.equal(
+        byRule('MY2017')[0]?.message,
+        `table_definition_cache 400 holds fewer definitions than the ${tables.total} tables; expected table_definition_cache ${Math.ceil((tables.total * 1.1) / 100) * 100}`,
+      );
+      assert.match(byRule('MY2020')[0]?.message ?? '', /^the slow query log is off;/);
+    });
+
+    it('judges a server seconds old with early verdicts that state its uptime, and reads within --live-read-time', () => {
+      const found = diagnostics(lint([], { rules: '  MY4005: off' }).report);
+      const byRule = (id: string) => found.filter((entry) => entry.ruleId === id);
+      // Seconds old: MY2014 and MY2015 judge, as early verdicts that say how young the counters are: notes.
+      const aborted = byRule('MY2014')[0];
+      assert.equal(aborted?.severity, 'info');
+      assert.match(
+        aborted.detail ?? '',
+        /in the \d+ (s|min \d+ s) since the server started \([^)]*\), an early verdict: counters younger than 1 d 0 h/,
+      );
+      assert.equal(byRule('MY2015')[0]?.severity, 'info');
+      assert.match(byRule('MY2015')[0]?.message ?? '', /^1\d connections were open at once/);
+      // No time to read the tables: each schema is named as unread, and no partial sum per engine stands in for the whole.
+      const rushed = lint(['--live-read-time', '0s']).report;
+      assert.equal(rushed.live?.mysql?.value.engines, undefined);
+      assert.ok(
+        rushed.live?.notes?.some((note) => note.startsWith('tables of 3 schemas: app, many, mysql not read within 0 s (--live-read-time)')),
+        JSON.stringify(rushed.live?.notes),
+      );
+      // A lowered threshold is a firm verdict, and the Live servers section does not say otherwise.
+      const firm = runCli([db.optionFile, '--host-ram', '4G', '--min-uptime', '0s'], { cwd: db.root });
+      assert.doesNotMatch(firm.stdout, /early verdict|counters cover only/);
+      assert.match(firm.stdout, /MY2014 aborted-connections/);
+    });
+
     it('logs in with a password from --mysql-defaults-file and never prints it', () => {
       const defaults = path.join(db.root, 'client.cnf');
       fs.writeFileSync(defaults, `[client]\nuser = tl\npassword = ${PASSWORD}\nsocket = ${db.socket}\n`, { mode: 0o600 });
       const run = lint(['--mysql-defaults-file', defaults]);
       assert.match(run.report.live?.mysql?.source ?? '', /as tl; account from .*client\.cnf \[client\]/);
-      // tl may see no table: no sizes per engine rather than "no MyISAM here", and a note saying why.
+      // tl may see no table: no sizes per engine rather than "no MyISAM here", and a note saying why; nor the accounts.
       assert.equal(run.report.live?.mysql?.value.engines, undefined);
-      assert.ok(run.report.live?.notes?.some((note) => note.startsWith('data size per engine not used: the account has no SELECT on *.*')));
+      assert.equal(run.report.live?.mysql?.value.accounts, undefined);
+      assert.ok(run.report.live?.notes?.some((note) => note.startsWith('tables not read: the account has no SELECT on *.*')));
+      assert.ok(
+        run.report.live?.notes?.some((note) => /^accounts not read: .*denied/i.test(note)),
+        JSON.stringify(run.report.live?.notes),
+      );
       assert.ok(!run.stdout.includes(PASSWORD) && !run.stderr.includes(PASSWORD));
       const stylish = runCli([db.optionFile, '--host-ram', '4G', '--mysql-defaults-file', defaults], { cwd: db.root });
       assert.match(stylish.stdout, /Live servers:\n {2}MariaDB \d+\.\d+\.\d+ up /);
       assert.match(
         stylish.stdout,
-        /^ {4}counters cover only \d+ (s|min \d+ s): the runtime rules \(MY2008-MY2016, MY2004's use of them\) give no verdict before a day of uptime/m,
+        /^ {4}counters cover only \d+ (s|min \d+ s), less than the 1 d 0 h firm verdicts wait for \(--min-uptime\): the runtime rules' verdicts are early ones/m,
       );
+      assert.match(stylish.stdout, /^ {4}reached so far: globals [\d.]+ MiB \+ Max_used_connections 1\d x [\d.]+ MiB = /m);
       assert.ok(!stylish.stdout.includes(PASSWORD));
     });
 
@@ -219,7 +299,10 @@ describe(
         fs.writeFileSync(tree, `[client]\nsocket = ${impostor.socket}\n[mysqld]\nsocket = ${impostor.socket}\n!include ${included}\n`);
         const { report, stdout } = lint([], { file: tree, home });
         assert.equal(impostor.received(), '', 'the look-alike was connected to');
-        assert.match(report.live?.mysql?.source ?? '', new RegExp(`as tl; account from \\S*\\.my\\.cnf \\[client\\]`));
+        assert.match(
+          report.live?.mysql?.source ?? JSON.stringify(report.live?.notes),
+          new RegExp(`as tl; account from \\S*\\.my\\.cnf \\[client\\]`),
+        );
         assert.doesNotMatch(report.live?.mysql?.source ?? '', /impostor/);
         assert.ok(!stdout.includes(PASSWORD));
         assert.ok(!(report.live?.notes?.some((note) => note.includes('impostor')) ?? false), JSON.stringify(report.live?.notes));

@@ -111,7 +111,7 @@ describe('the password on the socket', () => {
   it("caching_sha2_password's full authentication: the server's RSA key is asked for, the password sent encrypted", async (t) => {
     const { socket, exchange } = await fakeServer(t, 'full-authentication');
     const notes: string[] = [];
-    await askMysql({ user: 'tl', password: PASSWORD, socket: undefined, source: 'test' }, { path: socket, pid: 1 }, notes);
+    await askMysql({ user: 'tl', password: PASSWORD, socket: undefined, source: 'test' }, { path: socket, pid: 1 }, 1_000, notes);
     assert.ok(exchange.sent.length >= 4, `the client stopped after ${exchange.sent.length} packets: ${notes.join('; ')}`);
     assert.deepEqual([...(exchange.sent[2] ?? [])], [0x02], 'the answer to "perform full authentication" is a request for the key');
     assert.equal(exchange.decrypted, `${PASSWORD}\0`, 'the server could decrypt the password with its key');
@@ -121,7 +121,12 @@ describe('the password on the socket', () => {
   it('a server that asks for mysql_clear_password gets no password', async (t) => {
     const { socket, exchange } = await fakeServer(t, 'clear-text');
     const notes: string[] = [];
-    const fact = await askMysql({ user: 'tl', password: PASSWORD, socket: undefined, source: 'test' }, { path: socket, pid: 1 }, notes);
+    const fact = await askMysql(
+      { user: 'tl', password: PASSWORD, socket: undefined, source: 'test' },
+      { path: socket, pid: 1 },
+      1_000,
+      notes,
+    );
     assert.equal(fact, undefined);
     assert.ok(!everything(exchange).includes(PASSWORD), 'the password crossed the socket in clear');
     assert.match(notes.join('\n'), /not asked: .*mysql_clear_password/);

@@ -122,12 +122,60 @@ describe('live evidence parsers', () => {
       },
       oomKills: { value: [{ process: 'apache2', pid: 4242, secondsAgo: 100 }], source: 'probe (kernel log, /dev/kmsg)' },
     };
-    const back = await parseHostProfile(hostFactsToProfileYaml(facts), 'prod.yaml');
+    const back = await parseHostProfile(await hostFactsToProfileYaml(facts), 'prod.yaml');
     const source = 'profile prod.yaml';
     assert.deepEqual(back, {
       mysqlLive: { value: facts.mysqlLive?.value, source },
       apacheLive: { value: facts.apacheLive?.value, source },
       oomKills: { value: facts.oomKills?.value, source },
+    });
+  });
+
+  it('a profile reads back what a young live host gives: an Apache with nothing to say, accounts, tables, the error log', async () => {
+    const facts: HostFacts = {
+      mysqlLive: {
+        value: {
+          server: 'mariadb=10.11.19',
+          uptime: 12,
+          variables: { slow_query_log: 'OFF', long_query_time: '10.000000', log_error: '' },
+          status: { uptime: '12' },
+          accounts: [
+            { user: '', host: 'localhost', plugin: 'mysql_native_password', passwordless: true, commonPassword: false, locked: false },
+            {
+              user: 'app',
+              host: '%',
+              plugin: 'mysql_native_password or unix_socket',
+              passwordless: false,
+              commonPassword: true,
+              locked: false,
+            },
+          ],
+          tables: { total: 40, myisam: { count: 1, names: ['app.legacy'] }, withoutPrimaryKey: { count: 0, names: [] }, unread: ['big'] },
+          errorLog: {
+            file: '/var/log/mysql/error.log',
+            bytesRead: 4096,
+            errors: 1,
+            warnings: 2,
+            top: [
+              {
+                level: 'warning',
+                message: "Access denied for user 'app'@'localhost' (using password: YES)",
+                count: 2,
+                last: '2026-12-06 20:25:30',
+              },
+            ],
+          },
+        },
+        source: 'live (10.11.19-MariaDB via /run/mysqld/mysqld.sock as root; account from login name)',
+      },
+      apacheLive: { value: {}, source: 'live (no status page)' },
+    };
+    const text = await hostFactsToProfileYaml(facts);
+    assert.match(text, /^apacheLive: \{\}/m);
+    const back = await parseHostProfile(text, 'prod.yaml');
+    assert.deepEqual(back, {
+      mysqlLive: { value: facts.mysqlLive?.value, source: 'profile prod.yaml' },
+      apacheLive: { value: {}, source: 'profile prod.yaml' },
     });
   });
 });
