@@ -323,21 +323,24 @@ ${ruleRows.join('\n')}
 const SARIF_LEVEL: Readonly<Record<string, string>> = { error: 'error', warn: 'warning', info: 'note' };
 
 /**
- * SARIF 2.1.0 with one run per host, told apart by `automationDetails.id`
- * (`tune-lint/<host>/`, the category code scanning files each run under):
- * each run's driver lists the rules its host reported, with their pages.
+ * SARIF 2.1.0 as one run for the whole fleet (`automationDetails.id`
+ * `tune-lint/fleet/`): GitHub takes at most 20 runs per file, and a fleet
+ * has more hosts than that. Each result names its host in its message and
+ * in `properties.host`, and in its fingerprint, so that the same file of two
+ * hosts gives two alerts; the driver lists every rule reported, with its
+ * page. A report that could not be read is a failed invocation's notice.
  */
 function fleetSarif(hosts: readonly HostLine[]): object {
   const version = readVersion();
+  const reported = hosts.flatMap((host) => host.diagnostics);
+  const rules = [...new Map(reported.map((entry) => [entry.ruleId, entry.ruleName])).entries()].sort(([a], [b]) => a.localeCompare(b));
+  const index = new Map(rules.map(([id], i) => [id, i]));
+  const unreadable = hosts.filter((host) => host.unreadable !== undefined);
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: hosts.map((host) => {
-      const rules = [...new Map(host.diagnostics.map((entry) => [entry.ruleId, entry.ruleName])).entries()].sort(([a], [b]) =>
-        a.localeCompare(b),
-      );
-      const index = new Map(rules.map(([id], i) => [id, i]));
-      return {
+    runs: [
+      {
         tool: {
           driver: {
             name: 'tune-lint',
@@ -346,32 +349,35 @@ function fleetSarif(hosts: readonly HostLine[]): object {
             rules: rules.map(([id, name]) => ({ id, name, helpUri: docsUrl(version, id) })),
           },
         },
-        automationDetails: { id: `tune-lint/${host.name}/` },
-        ...(host.unreadable === undefined
-          ? {}
-          : {
-              invocations: [
-                {
-                  executionSuccessful: false,
-                  toolExecutionNotifications: [{ level: 'error', message: { text: `${host.name}.json unreadable: ${host.unreadable}` } }],
+        automationDetails: { id: 'tune-lint/fleet/' },
+        invocations: [
+          {
+            executionSuccessful: unreadable.length === 0,
+            toolExecutionNotifications: unreadable.map((host) => ({
+              level: 'error',
+              message: { text: `${host.name}.json unreadable: ${host.unreadable ?? ''}` },
+            })),
+          },
+        ],
+        results: hosts.flatMap((host) =>
+          host.diagnostics.map((entry) => ({
+            ruleId: entry.ruleId,
+            ruleIndex: index.get(entry.ruleId),
+            level: SARIF_LEVEL[entry.severity] ?? 'note',
+            message: { text: `${host.name}: ${entry.message}` },
+            locations: [
+              {
+                physicalLocation: {
+                  artifactLocation: { uri: entry.file.split('/').map(encodeURIComponent).join('/') },
+                  region: { startLine: entry.line, startColumn: entry.column, endLine: entry.endLine, endColumn: entry.endColumn },
                 },
-              ],
-            }),
-        results: host.diagnostics.map((entry) => ({
-          ruleId: entry.ruleId,
-          ruleIndex: index.get(entry.ruleId),
-          level: SARIF_LEVEL[entry.severity] ?? 'note',
-          message: { text: entry.message },
-          locations: [
-            {
-              physicalLocation: {
-                artifactLocation: { uri: entry.file.split('/').map(encodeURIComponent).join('/') },
-                region: { startLine: entry.line, startColumn: entry.column, endLine: entry.endLine, endColumn: entry.endColumn },
               },
-            },
-          ],
-        })),
-      };
-    }),
+            ],
+            partialFingerprints: { 'tuneLintHost/v1': host.name },
+            properties: { host: host.name },
+          })),
+        ),
+      },
+    ],
   };
 }

@@ -7,6 +7,14 @@ import { writeFleetReports } from '../helpers/fleet.js';
 import { assertValidSarif } from '../helpers/sarif-schema.js';
 
 /* `tune-lint fleet` over real per-host reports (test/helpers/fleet.ts). */
+interface Log {
+  runs: {
+    automationDetails: { id: string };
+    results: { ruleId: string; level: string; message: { text: string }; properties: { host: string } }[];
+    tool: { driver: { rules: { id: string }[] } };
+  }[];
+}
+
 describe('tune-lint fleet', () => {
   let dir: string;
   before(() => {
@@ -51,25 +59,33 @@ describe('tune-lint fleet', () => {
     assert.doesNotMatch(html, /(src|href)=|https?:|@import/);
   });
 
-  it('as SARIF 2.1.0: one run per host, each under its own category, with its own results', () => {
-    const log = JSON.parse(runCli(['fleet', dir, '--format', 'sarif'], { cwd: dir }).stdout) as {
-      runs: {
-        automationDetails: { id: string };
-        results: { ruleId: string; level: string }[];
-        tool: { driver: { rules: { id: string }[] } };
-      }[];
-    };
+  it("as SARIF 2.1.0: one run for the fleet, each result naming its host; 25 hosts stay within GitHub's 20 runs", () => {
+    const log = JSON.parse(runCli(['fleet', dir, '--format', 'sarif'], { cwd: dir }).stdout) as Log;
     assertValidSarif(log, 'fleet --format sarif');
     assert.deepEqual(
       log.runs.map((run) => run.automationDetails.id),
-      ['tune-lint/small-vps/', 'tune-lint/big-box/', 'tune-lint/db1/'],
+      ['tune-lint/fleet/'],
     );
+    const [run] = log.runs;
+    assert.ok(run !== undefined);
     const small = JSON.parse(fs.readFileSync(path.join(dir, 'small-vps.json'), 'utf8')) as { results: { diagnostics: unknown[] }[] };
-    const [smallRun, , dbRun] = log.runs;
-    assert.ok(smallRun !== undefined && dbRun !== undefined);
-    assert.equal(smallRun.results.length, small.results.flatMap((result) => result.diagnostics).length);
-    assert.ok(smallRun.results.some((result) => result.ruleId === 'AP2001' && result.level === 'error'));
-    assert.ok(dbRun.tool.driver.rules.some((rule) => rule.id === 'MY1010'));
+    const ofSmall = run.results.filter((result) => result.properties.host === 'small-vps');
+    assert.equal(ofSmall.length, small.results.flatMap((result) => result.diagnostics).length);
+    assert.ok(
+      ofSmall.some((result) => result.ruleId === 'AP2001' && result.level === 'error' && result.message.text.startsWith('small-vps: ')),
+    );
+    assert.ok(run.tool.driver.rules.some((rule) => rule.id === 'MY1010'));
+
+    const many = scratchDir('tune-lint-fleet-many-');
+    try {
+      for (let host = 0; host < 25; host++) fs.copyFileSync(path.join(dir, 'small-vps.json'), path.join(many, `web${host}.json`));
+      const big = JSON.parse(runCli(['fleet', many, '--format', 'sarif'], { cwd: many }).stdout) as Log;
+      assertValidSarif(big, 'fleet --format sarif, 25 hosts');
+      assert.equal(big.runs.length, 1);
+      assert.equal(new Set(big.runs[0]?.results.map((result) => result.properties.host)).size, 25);
+    } finally {
+      removeScratch(many);
+    }
   });
 
   it('a directory without reports is one line and exit 2', () => {
