@@ -306,7 +306,8 @@ class ConfigReader {
   }
 
   private parseSeverity(node: Node): SeveritySetting {
-    const value = this.yaml.isScalar(node) ? String(node.value) : '';
+    // YAML 1.1 writers (Ansible's to_nice_yaml, PyYAML) turn a plain `off` into `false`: read it back as off.
+    const value = this.yaml.isScalar(node) ? (node.value === false ? 'off' : String(node.value)) : '';
     if (!(SEVERITIES as readonly string[]).includes(value)) this.fail(node, `severity must be off, info, warn or error, not "${value}"`);
     return value as SeveritySetting;
   }

@@ -87,6 +87,12 @@ describe('.tune-lint.yaml: reading', () => {
     assert.deepEqual([...sites.rules], [['AP4001', { severity: 'off' }]]);
   });
 
+  it("a YAML 1.1 writer's false for off is off (Ansible's to_nice_yaml, PyYAML)", async () => {
+    const rules = (await load('rules:\n  AP2001: false\n  MY2004: [false]\n')).rules;
+    assert.deepEqual(rules.get('AP2001'), { severity: 'off' });
+    assert.deepEqual(rules.get('MY2004'), { severity: 'off' });
+  });
+
   it('env: variables for ${NAME}, each value as text', async () => {
     const config = await load('env:\n  APACHE_RUN_USER: www-data\n  APACHE_PORT: 8080\n');
     assert.deepEqual(config.env, { APACHE_RUN_USER: 'www-data', APACHE_PORT: '8080' });
