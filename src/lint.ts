@@ -1,4 +1,5 @@
 import { UserError } from './util/user-error.js';
+import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
 import type { HostFacts } from './core/host-facts.js';
 import { Configs } from './core/config-set.js';
@@ -17,7 +18,8 @@ import { runFixPasses } from './fix/passes.js';
 import { lintUnit, type LintUnit, type RuleSelection } from './engine/linter.js';
 import { DEFAULT_BUDGET, type Budget } from './analysis/sizing.js';
 import { budgetPicture } from './analysis/budget.js';
-import type { SourceFile } from './core/source-file.js';
+import { SourceFile } from './core/source-file.js';
+import type { ConfigProblem } from './core/problem.js';
 import { DEFAULT_TARGETS, type Targets } from './core/targets.js';
 import type { LintTimer } from './engine/timing.js';
 import { builtinLanguages } from './languages/index.js';
@@ -28,6 +30,12 @@ export { MAX_FIX_PASSES } from './fix/passes.js';
 export interface LintInput {
   /** Main config files: apache2.conf/httpd.conf, my.cnf, php-fpm.conf; included files are found from them. */
   readonly paths: readonly string[];
+  /**
+   * The paths were found, not given (the usual /etc places inside a
+   * repository): one that cannot be read is a TL0002 warning and the rest
+   * are linted, where a path given that cannot be read is an input error.
+   */
+  readonly discovered?: boolean;
   readonly cwd?: string;
   readonly sysroot?: string;
   /** The server path the sysroot holds (`/etc/httpd` for a repository of its files); `/` when not given. */
@@ -67,6 +75,8 @@ interface Loaded {
   readonly guessedLanguages: { readonly file: SourceFile; readonly language: LanguageId; readonly how: string }[];
   /** The language each main file given was read as, by its absolute path. */
   readonly mainLanguages: Map<string, AnyLanguageDefinition>;
+  /** Discovered main files left out, as findings. */
+  readonly unreadable: ConfigProblem[];
 }
 
 /**
@@ -91,7 +101,14 @@ export async function lint(input: LintInput): Promise<LintResult> {
     timer === undefined
       ? loadAll(input, languages, view, targets, cwd, previous)
       : timer.reading(() => loadAll(input, languages, view, targets, cwd, previous));
-  const unitOf = (loaded: Loaded): LintUnit => ({ languages, configs: loaded.configs, host, targets, budget });
+  const unitOf = (loaded: Loaded): LintUnit => ({
+    languages,
+    configs: loaded.configs,
+    host,
+    targets,
+    budget,
+    unreadable: loaded.unreadable,
+  });
   let first = load(fs);
   const shown = inferredTargets(languages, first.configs, targets);
   if (shown !== undefined) {
@@ -167,6 +184,7 @@ function loadAll(
     languages: new Map(),
     guessedLanguages: [],
     mainLanguages: new Map(),
+    unreadable: [],
   };
   for (const given of input.paths) {
     const hostPath = path.resolve(cwd, given);
@@ -197,11 +215,27 @@ function loadAll(
       if (guessed && earlier === undefined)
         loaded.guessedLanguages.push({ file: config.root, language: language.id, how: language.guessedAs });
     } catch (error) {
-      if (error instanceof FileAccessError) throw new InputError(error.message);
-      throw error;
+      if (!(error instanceof FileAccessError)) throw error;
+      if (input.discovered !== true) throw new InputError(error.message);
+      const file = new SourceFile(hostPath, fs.display(hostPath), '');
+      loaded.files.push(file);
+      loaded.unreadable.push({ ruleId: 'TL0002', severity: 'warn', message: unreadableMain(fs, hostPath, error), file, range: [0, 0] });
     }
   }
   return loaded;
+}
+
+/** `a link to /etc/alternatives/my.cnf, which is not in the repository: not linted`, or the reader's reason. */
+function unreadableMain(fs: ConfigFileSystem, hostPath: string, error: FileAccessError): string {
+  let target: string | undefined;
+  try {
+    target = nodeFs.readlinkSync(hostPath);
+  } catch {
+    target = undefined;
+  }
+  if (target !== undefined && error.code === 'missing')
+    return `a link to ${target}, which is not ${fs.sysroot === undefined ? 'there' : 'in the repository'}: not linted`;
+  return `${error.message}: not linted`;
 }
 
 /** A language's load, whatever the language: each definition reads its own configs. */

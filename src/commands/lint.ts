@@ -35,6 +35,8 @@ interface Run {
   /** Options a flag sets for every rule that takes them: --min-uptime. */
   readonly optionDefaults: RuleOptions;
   readonly cliTarget: string | undefined;
+  /** No path given: the main configs are the usual ones found (a repository's /etc), and one that cannot be read is a finding. */
+  readonly discovered: boolean;
   readonly options: LintCommandOptions;
   readonly cwd: string;
   /** One probe of this machine per run, shared by its hosts and by the lint after --fix. */
@@ -61,6 +63,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
     cliRules: parseRuleFlags(options.rule, builtinRules),
     optionDefaults: flagOptionDefaults(options),
     cliTarget: checkTargetFlag(options.target),
+    discovered: paths.length === 0,
     options,
     cwd,
     probeCache: new ProbeCache(),
@@ -163,6 +166,7 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNulla
     const result = await lint({
       ...common,
       paths: unit.paths,
+      ...(run.discovered ? { discovered: true } : {}),
       targets,
       host,
       ...(askServers === undefined ? {} : { askServers }),

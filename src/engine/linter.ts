@@ -35,6 +35,8 @@ export interface LintUnit {
   readonly host: HostFacts;
   readonly targets: Targets;
   readonly budget: Budget;
+  /** Main files that could not be read and were left out (a discovered link to a file the repository lacks). */
+  readonly unreadable?: readonly ConfigProblem[];
 }
 
 export interface RuleSetting {
@@ -172,7 +174,7 @@ class UnitRun {
 
   /** Reader problems (parse errors, includes, limits) as findings of the rule ids the readers name. */
   readerProblems(): void {
-    const problems: ConfigProblem[] = this.#entries.flatMap(({ config }) => config.problems);
+    const problems: ConfigProblem[] = [...(this.unit.unreadable ?? []), ...this.#entries.flatMap(({ config }) => config.problems)];
     for (const problem of problems) {
       const rule = this.#rulesById.get(problem.ruleId);
       const setting = rule === undefined ? undefined : this.enabledFor(rule, problem.file);

@@ -21,6 +21,8 @@ interface HookDefinition {
   readonly language: string;
   readonly files: string;
   readonly pass_filenames: boolean;
+  readonly types?: readonly string[];
+  readonly types_or?: readonly string[];
   readonly stages?: readonly string[];
 }
 
@@ -40,10 +42,40 @@ function localConfig(): string {
     entry: hook.entry.replace(/^tune-lint\b/, `${JSON.stringify(CLI_NODE)} ${JSON.stringify(CLI)}`),
     language: 'system',
     files: hook.files,
+    ...(hook.types === undefined ? {} : { types: hook.types }),
+    ...(hook.types_or === undefined ? {} : { types_or: hook.types_or }),
     pass_filenames: hook.pass_filenames,
     ...(hook.stages === undefined ? {} : { stages: hook.stages }),
   }));
   return `${JSON.stringify({ repos: [{ repo: 'local', hooks: local }] }, null, 2)}\n`;
+}
+
+/** A throw-away git repository with the hooks installed: `run` a command in it, `commit` all that changed. */
+function gitRepository(repo: string, git: string, preCommit: string) {
+  fs.mkdirSync(repo, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: scratch,
+    PRE_COMMIT_HOME: path.join(scratch, 'cache'),
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@example.org',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@example.org',
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
+  const run = (command: string, args: readonly string[]) => {
+    const result = spawnSync(command, args, { cwd: repo, env, encoding: 'utf8', timeout: 120_000 });
+    return { status: result.status, output: `${result.stdout}${result.stderr}` };
+  };
+  const commit = (message: string) => {
+    assert.equal(run(git, ['add', '-A']).status, 0);
+    return run(git, ['commit', '-q', '-m', message]);
+  };
+  assert.equal(run(git, ['init', '-q']).status, 0);
+  writeFiles(repo, { '.pre-commit-config.yaml': localConfig(), 'README.md': '# configs\n' });
+  const installed = run(preCommit, ['install']);
+  assert.equal(installed.status, 0, installed.output);
+  return { run, commit };
 }
 
 describe('pre-commit', () => {
@@ -76,6 +108,10 @@ describe('pre-commit', () => {
       for (const name of ['README.md', 'site.yaml', 'php.ini', 'etc/php/8.2/fpm/pool.d/www']) assert.doesNotMatch(name, files);
     }
     assert.deepEqual(hooks[1]?.stages, ['manual'], 'the fixing hook runs only when asked for');
+    for (const hook of hooks) {
+      assert.deepEqual(hook.types, [], "pre-commit's default, [file], leaves symlinks out");
+      assert.deepEqual(hook.types_or, ['file', 'symlink'], 'a2enmod changes only a symlink');
+    }
   });
 
   it('npm pack prints only the tarball name, as pre-commit needs to install a node hook whose package has a prepare script', (t) => {
@@ -98,36 +134,50 @@ describe('pre-commit', () => {
     assert.equal(result.stdout.trim(), 'pack-probe-1.0.0.tgz', 'with the prepare banner on stdout pre-commit takes it for the file name');
   });
 
+  it('a commit that only changes symlinks (a2enmod) is linted; a link to a file the repository lacks is a finding, the rest is linted', (t) => {
+    const preCommit = requireTool(t, 'pre-commit');
+    const git = requireTool(t, 'git');
+    if (preCommit === undefined || git === undefined) return;
+    const { run, commit } = gitRepository(path.join(scratch, 'links'), git, preCommit);
+    const available = 'etc/apache2/mods-available';
+    writeFiles(path.join(scratch, 'links'), {
+      '.tune-lint.yaml': 'host: { ram: 8G, perChild: 20M }\n',
+      'etc/apache2/apache2.conf': 'IncludeOptional mods-enabled/*.load\nListen 80\n',
+      [`${available}/mpm_event.load`]: 'LoadModule mpm_event_module /usr/lib/apache2/modules/mod_mpm_event.so\n',
+      [`${available}/mpm_prefork.load`]: 'LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\n',
+    });
+    const enabled = path.join(scratch, 'links', 'etc/apache2/mods-enabled');
+    fs.mkdirSync(enabled);
+    fs.symlinkSync('../mods-available/mpm_event.load', path.join(enabled, 'mpm_event.load'));
+    const first = commit('apache with event');
+    assert.equal(first.status, 0, first.output);
+    // a2enmod mpm_prefork without a2dismod mpm_event: two MPMs, which httpd refuses. The commit holds one new symlink.
+    fs.symlinkSync('../mods-available/mpm_prefork.load', path.join(enabled, 'mpm_prefork.load'));
+    const twoMpms = commit('a2enmod mpm_prefork');
+    assert.notEqual(twoMpms.status, 0, twoMpms.output);
+    assert.match(twoMpms.output, /tune-lint\.+Failed/);
+    assert.match(twoMpms.output, /AP1007/);
+    fs.unlinkSync(path.join(enabled, 'mpm_event.load'));
+    // Debian's my.cnf is a link into /etc/alternatives, which a repository of /etc/mysql does not hold.
+    fs.mkdirSync(path.join(scratch, 'links', 'etc/mysql'));
+    fs.symlinkSync('/etc/alternatives/my.cnf', path.join(scratch, 'links', 'etc/mysql/my.cnf'));
+    const dangling = commit('a2dismod mpm_event, and /etc/mysql');
+    assert.equal(dangling.status, 0, dangling.output);
+    assert.match(dangling.output, /tune-lint\.+Passed/);
+    const report = run(process.execPath, [CLI, '--no-probe', '--sysroot', '.']);
+    assert.match(
+      report.output,
+      /etc\/mysql\/my\.cnf\n {2}1:1 {2}warn +a link to \/etc\/alternatives\/my\.cnf, which is not in the repository: not linted/,
+    );
+  });
+
   it('a commit with an over-committed Apache is refused, then accepted once fixed; an included file alone is linted in its tree', (t) => {
     const preCommit = requireTool(t, 'pre-commit');
     const git = requireTool(t, 'git');
     if (preCommit === undefined || git === undefined) return;
     const repo = path.join(scratch, 'repo');
-    fs.mkdirSync(repo);
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: scratch,
-      PRE_COMMIT_HOME: path.join(scratch, 'cache'),
-      GIT_AUTHOR_NAME: 'Test',
-      GIT_AUTHOR_EMAIL: 'test@example.org',
-      GIT_COMMITTER_NAME: 'Test',
-      GIT_COMMITTER_EMAIL: 'test@example.org',
-      GIT_CONFIG_NOSYSTEM: '1',
-    };
-    const run = (command: string, args: readonly string[]) => {
-      const result = spawnSync(command, args, { cwd: repo, env, encoding: 'utf8', timeout: 120_000 });
-      return { status: result.status, output: `${result.stdout}${result.stderr}` };
-    };
-    const commit = (message: string) => {
-      assert.equal(run(git, ['add', '-A']).status, 0);
-      return run(git, ['commit', '-q', '-m', message]);
-    };
+    const { run, commit } = gitRepository(repo, git, preCommit);
     const commits = () => run(git, ['rev-list', '--count', 'HEAD']).output.trim();
-
-    assert.equal(run(git, ['init', '-q']).status, 0);
-    writeFiles(repo, { '.pre-commit-config.yaml': localConfig(), 'README.md': '# configs\n' });
-    const installed = run(preCommit, ['install']);
-    assert.equal(installed.status, 0, installed.output);
 
     const docs = commit('docs');
     assert.equal(docs.status, 0, docs.output);
