@@ -90,12 +90,18 @@ export function manPage(program, usage, version, date) {
   return `${lines.join('\n')}\n`;
 }
 
-/** A bash completion: commands, their flags, choices, rule ids for --rule, files for the rest. */
+/**
+ * A bash completion: commands, their flags, each command's own choices (the
+ * lint's --format and fleet's differ), rule ids and then severities for
+ * --rule, files for the rest.
+ */
 export function bashCompletion(program, ruleIds) {
   const words = (options) => options.flatMap((option) => option.flags.split(/[ ,]+/).filter((flag) => flag.startsWith('-'))).join(' ');
-  const choices = [...program.options, ...program.commands.flatMap((command) => command.options)]
-    .filter((option) => option.argChoices !== undefined)
-    .map((option) => `    ${option.long}) COMPREPLY=($(compgen -W "${option.argChoices.join(' ')}" -- "$cur")); return ;;`);
+  const choicesOf = (name, options) =>
+    options
+      .filter((option) => option.argChoices !== undefined)
+      .map((option) => `    ${name}:${option.long}) COMPREPLY=($(compgen -W "${option.argChoices.join(' ')}" -- "$cur")); return ;;`);
+  const choices = [...choicesOf('', program.options), ...program.commands.flatMap((command) => choicesOf(command.name(), command.options))];
   const commands = program.commands.map((command) => command.name());
   const perCommand = program.commands.map((command) => `      ${command.name()}) flags="${words(command.options)} --help" ;;`);
   return `# bash completion for tune-lint, generated from its option definitions (scripts/man-and-completion.mjs)
@@ -104,16 +110,21 @@ _tune_lint() {
   COMPREPLY=()
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  case "$prev" in
-${choices.join('\n')}
-    --rule) COMPREPLY=($(compgen -W "${ruleIds.map((id) => `${id}=`).join(' ')}" -- "$cur")); compopt -o nospace; return ;;
-  esac
   command=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "\${COMP_WORDS[i]}" in
       ${commands.join('|')}) command="\${COMP_WORDS[i]}"; break ;;
     esac
   done
+  # --rule ID=SEVERITY: bash splits the word at "=", so the severity comes after a word "=".
+  if [[ "$prev" == "=" && $COMP_CWORD -ge 3 && "\${COMP_WORDS[COMP_CWORD-3]}" == "--rule" ]]; then
+    COMPREPLY=($(compgen -W "off info warn error" -- "$cur"))
+    return
+  fi
+  case "$command:$prev" in
+${choices.join('\n')}
+    :--rule) COMPREPLY=($(compgen -W "${ruleIds.map((id) => `${id}=`).join(' ')}" -- "$cur")); compopt -o nospace; return ;;
+  esac
   if [[ "$cur" == -* ]]; then
     case "$command" in
 ${perCommand.join('\n')}

@@ -5,6 +5,7 @@ import type { LintCommandOptions } from './commands/options.js';
 import type { MeasureCommandOptions } from './commands/measure.js';
 import type { ProbeCommandOptions } from './commands/probe.js';
 import { readVersion } from './commands/version.js';
+import { FORMAT_NAMES } from './formatters/index.js';
 import { builtinLanguages } from './languages/index.js';
 import { stderr, stdout } from './util/stdio.js';
 
@@ -23,7 +24,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .version(readVersion(), '-V, --version')
     .description('Lint and tune Apache httpd, MySQL/MariaDB and php-fpm configs: diagnosis, host-aware sizing and a patch')
     .argument('[paths...]', 'main config files (apache2.conf, httpd.conf, my.cnf); default: the system configs')
-    .addOption(new Option('--format <format>', 'output format').choices(['stylish', 'json', 'sarif', 'diff']).default('stylish'))
+    .addOption(new Option('--format <format>', 'output format').choices(FORMAT_NAMES).default('stylish'))
     .option('--fix', 'write the fixes (atomic: temp file + rename, mode kept)', false)
     .addOption(new Option('--fix-type <type>', 'which fixes to apply or show').choices(['safe', 'tune', 'all']).default('all'))
     .option('--verify', 'check the patched configs with the real servers before printing or writing', false)
@@ -45,6 +46,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--rule <id=severity>', 'set a rule: AP2001=off|info|warn|error (repeatable)', collect, [])
     .option('--max-warnings <n>', 'exit 1 when there are more warnings than this (a negative number: no limit)', integer)
     .option('--quiet', 'report and count errors only', false)
+    .option('--no-patch', 'leave the suggested patch out of the report (--format diff prints it alone)')
     .option('--no-color', 'no colour even on a terminal')
     .addOption(new Option('--lang <language>', 'read every path as this language').choices(builtinLanguages.map((language) => language.id)))
     .option('--print-config <path>', 'print the configuration that applies to PATH and exit')

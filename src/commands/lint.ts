@@ -1,4 +1,6 @@
+import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
+import { docsUrl } from '../docs-url.js';
 import { builtinRules } from '../../rules/index.js';
 import { EMPTY_CONFIG, findConfig, loadConfig } from '../config/load.js';
 import { hostGroupOf, overrideRulesOf, type HostGroup } from '../config/resolve.js';
@@ -11,7 +13,7 @@ import { DEFAULT_TARGETS, parseTargetSpec, TargetSpecError, type Targets } from 
 import { LintTimer, timingRows } from '../engine/timing.js';
 import type { Rule, RuleOptions, SeveritySetting } from '../engine/types.js';
 import { loadFormatter } from '../formatters/index.js';
-import type { UnitOutcome } from '../formatters/types.js';
+import type { FormatInput, UnitOutcome } from '../formatters/types.js';
 import type { HostFacts } from '../host/facts.js';
 import { ProbeCache, resolveHostFacts, type HostSources } from '../host/resolve.js';
 import { lint, type LintInput, type LintResult } from '../lint.js';
@@ -113,7 +115,7 @@ export async function runLint(paths: readonly string[], options: LintCommandOpti
         wrote,
         fixType: options.fixType,
         quiet: options.quiet,
-        ...(typeof run.optionDefaults.minUptime === 'number' ? { minUptime: run.optionDefaults.minUptime } : {}),
+        ...readerAids(run),
         remaining: wrote ? judged.flatMap((outcome) => outcome.result.diagnostics) : undefined,
       },
       (chunk) => stdout.write(chunk),
@@ -342,6 +344,38 @@ async function printConfigOf(file: string, run: Run): Promise<number> {
     printConfig({ config, file, absolutePath, group, host, targets, selection: ruleSelection(config, run), rules: builtinRules }),
   );
   return 0;
+}
+
+/** What the stylish report takes besides the results: width, rule pages, the patch or not, the uptime firm verdicts wait for. */
+function readerAids(run: Run): Pick<FormatInput, 'width' | 'noPatch' | 'rulePage' | 'minUptime'> {
+  const { minUptime } = run.optionDefaults;
+  return {
+    ...terminalWidth(),
+    ...(run.options.patch ? {} : { noPatch: true }),
+    rulePage: rulePageOf(readVersion()),
+    ...(typeof minUptime === 'number' ? { minUptime } : {}),
+  };
+}
+
+/** The terminal's columns when stdout is one, else COLUMNS when set: what the stylish report wraps to. */
+function terminalWidth(): { width?: number } {
+  const columns = process.stdout.isTTY ? process.stdout.columns : Number(process.env.COLUMNS);
+  return Number.isInteger(columns) && columns > 0 ? { width: columns } : {};
+}
+
+/**
+ * Where each rule's page is: the file the .deb or .rpm installed beside
+ * the program they installed (`/usr/share/doc/tune-lint/rules`), else the
+ * docs of this version on the web.
+ */
+function rulePageOf(version: string): (ruleId: string) => string {
+  let packaged = false;
+  try {
+    packaged = nodeFs.realpathSync(process.argv[1] ?? '').startsWith('/usr/share/tune-lint/');
+  } catch {
+    packaged = false;
+  }
+  return (ruleId) => (packaged ? `/usr/share/doc/tune-lint/rules/${ruleId}.md` : docsUrl(version, ruleId));
 }
 
 /** The options a flag gives every rule that takes them. */

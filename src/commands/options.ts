@@ -28,6 +28,8 @@ export interface LintCommandOptions {
   readonly rule: readonly string[];
   readonly maxWarnings?: number;
   readonly quiet: boolean;
+  /** `--no-patch`: false to leave the suggested patch out of the stylish report. */
+  readonly patch: boolean;
   readonly color: boolean;
   readonly lang?: LanguageId;
   readonly printConfig?: string;

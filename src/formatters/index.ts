@@ -1,6 +1,6 @@
 import type { StreamingFormatter } from './types.js';
 
-export const FORMAT_NAMES = ['stylish', 'json', 'sarif', 'diff'] as const;
+export const FORMAT_NAMES = ['stylish', 'json', 'sarif', 'diff', 'gcc', 'checkstyle', 'junit', 'gitlab'] as const;
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** Loads only the formatter a run prints with. */
@@ -12,6 +12,14 @@ export async function loadFormatter(name: FormatName): Promise<StreamingFormatte
       return (await import('./sarif.js')).writeSarifReport;
     case 'diff':
       return (await import('./diff.js')).writeDiffReport;
+    case 'gcc':
+      return (await import('./ci.js')).writeGccReport;
+    case 'checkstyle':
+      return (await import('./ci.js')).writeCheckstyleReport;
+    case 'junit':
+      return (await import('./ci.js')).writeJunitReport;
+    case 'gitlab':
+      return (await import('./ci.js')).writeGitlabReport;
     default:
       return (await import('./stylish.js')).writeStylishReport;
   }

@@ -24,6 +24,12 @@ export interface FormatInput {
   readonly fixType: FixType;
   /** Only errors are shown (--quiet). */
   readonly quiet: boolean;
+  /** Columns to wrap the report's lines to (the terminal's); unwrapped when absent. The patch is never wrapped. */
+  readonly width?: number;
+  /** --no-patch: the report without the suggested patch. */
+  readonly noPatch?: boolean;
+  /** Where a rule's page is: an installed file, else the docs of this version on the web. */
+  readonly rulePage?: (ruleId: string) => string;
   /** --min-uptime: when the runtime rules' verdicts are firm, for the Live servers section; the rules' default when absent. */
   readonly minUptime?: number;
   /** After --fix wrote: what a lint of the written configs still reports. */

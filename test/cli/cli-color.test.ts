@@ -31,6 +31,8 @@ describe('colour', () => {
     assert.ok(coloured.includes(`${ESC}31merror${ESC}39m`), 'errors in red');
     assert.ok(coloured.includes(`${ESC}1mHost facts used:${ESC}22m`));
     assert.ok(coloured.includes(`${ESC}31m!!!`), 'memory beyond RAM in red');
+    assert.match(coloured, /\u001b\[32m\+ {4}MaxRequestWorkers/, 'added lines of the patch in green');
+    assert.match(coloured, /\u001b\[31m- {4}MaxClients/, 'removed ones in red');
     const plain = runCli(ARGS, { cwd: root }).stdout;
     assert.ok(!plain.includes(ESC), 'a pipe gets no colour');
     assert.equal(coloured.replace(/\u001b\[\d+m/g, ''), plain);

@@ -22,6 +22,34 @@ const HOST = ['--no-probe', '--host-ram', '500M', '--per-child', '20M'];
 const RULES = onlyRules({ AP2001: 'error', AP4001: 'warn' });
 
 describe('stylish output', () => {
+  it("at 80 columns no line but the patch's is wider; each rule reported has its page; --no-patch leaves the patch out", () => {
+    const tree = path.join(dir, 'story');
+    fs.cpSync(path.resolve('fixtures/apache/story-drupal-500mb'), tree, { recursive: true });
+    fs.cpSync(path.resolve('fixtures/mycnf/story'), tree, { recursive: true });
+    const args = [...HOST, '--sysroot', '.', 'etc/apache2/apache2.conf', 'etc/mysql/my.cnf'];
+    const run = runCli(args, { cwd: tree, env: { COLUMNS: '80' } });
+    const [report = '', patch = ''] = run.stdout.split(/^Suggested patch .*$/m);
+    assert.notEqual(patch, '', 'the story has a patch');
+    const wide = report.split('\n').filter((line) => line.length > 80);
+    assert.deepEqual(wide, []);
+    // The patch is never wrapped: the same lines as --format diff prints, for git apply.
+    const diff = runCli([...args, '--format', 'diff'], { cwd: tree, env: { COLUMNS: '80' } }).stdout.trimEnd();
+    assert.ok(patch.includes(diff), 'the patch as --format diff prints it');
+    const ids = new Set([...report.matchAll(/ {2}([A-Z]{2}\d{4}) [a-z0-9-]+$/gm)].map((match) => match[1]));
+    assert.ok(ids.size > 3, report);
+    for (const id of ids) assert.match(report, new RegExp(`^ {2}https://\\S+/docs/rules/${id}\\.md$`, 'm'), `${id} has no page`);
+    // Unwrapped without a terminal and without COLUMNS, as a log or a golden file wants it.
+    assert.ok(
+      runCli(args, { cwd: tree })
+        .stdout.split('\n')
+        .some((line) => line.length > 80),
+    );
+    const bare = runCli([...args, '--no-patch'], { cwd: tree, env: { COLUMNS: '80' } });
+    assert.doesNotMatch(bare.stdout, /Suggested patch|^\+\+\+ /m);
+    assert.match(bare.stdout, /tune-lint --fix writes the patch \(--format diff\s+prints it\)/);
+    assert.equal(bare.status, run.status);
+  });
+
   it('prints a patch of 300,000 lines (it spread them into one call and overflowed the stack)', () => {
     const lines = Array.from({ length: 300_000 }, (_, index) => `+max_connections = ${index}`);
     const patch = `--- a/my.cnf\n+++ b/my.cnf\n@@ -1,0 +1,300000 @@\n${lines.join('\n')}\n`;

@@ -60,7 +60,7 @@ describe('the man page and the bash completion', () => {
     }
   });
 
-  it('the completion offers the commands, every flag, the choices and every rule id, and is valid bash', async () => {
+  it("the completion offers the commands, every flag, each command's choices, every rule id and its severities, and is valid bash", async () => {
     const { generator, generated } = await load();
     const script = generator.bashCompletion(generated.program, generated.ruleIds);
     assert.equal(spawnSync('bash', ['-n'], { input: script }).status, 0);
@@ -78,6 +78,10 @@ describe('the man page and the bash completion', () => {
     assert.deepEqual(complete(['tune-lint', 'pro']).slice(0, 1), ['probe']);
     assert.ok(complete(['tune-lint', '--rule', 'PF10']).includes('PF1001='));
     assert.deepEqual(complete(['tune-lint', '--format', 's']), ['stylish', 'sarif']);
+    assert.deepEqual(complete(['tune-lint', '--format', 'g']), ['gcc', 'gitlab']);
+    // fleet's --format is its own: html, and no diff.
+    assert.deepEqual(complete(['tune-lint', 'fleet', '--format', '']), ['stylish', 'json', 'sarif', 'html']);
+    assert.deepEqual(complete(['tune-lint', '--rule', 'AP2001', '=', 'w']), ['warn']);
     const flags = complete(['tune-lint', '--']);
     for (const flag of helpFlags([]).filter((candidate) => candidate.startsWith('--'))) assert.ok(flags.includes(flag), flag);
     assert.ok(complete(['tune-lint', 'probe', '--']).includes('--mysql-defaults-file'));

@@ -32,6 +32,7 @@ export function runCli(args: readonly string[], options: { cwd: string; env?: Re
     ...process.env,
     NO_COLOR: undefined,
     FORCE_COLOR: undefined,
+    COLUMNS: undefined,
     TIMING: undefined,
     ...options.env,
   };
