@@ -13,9 +13,16 @@ interface HostReport {
     readonly ram: number;
     readonly peak: number;
     readonly peakAfterPatch: number;
-    readonly consumers: readonly { readonly label: string; readonly kind: string; readonly bytes: number }[];
+    readonly consumers: readonly Consumer[];
+    readonly consumersAfterPatch?: readonly Consumer[];
   };
-  readonly results: readonly { readonly file: string; readonly diagnostics: readonly ReportDiagnostic[] }[];
+  readonly results: readonly { readonly file: string; readonly diagnostics: readonly ReportDiagnostic[]; readonly patch?: string }[];
+}
+
+interface Consumer {
+  readonly label: string;
+  readonly kind: string;
+  readonly bytes: number;
 }
 
 interface ReportDiagnostic {
@@ -35,7 +42,11 @@ interface HostLine {
   readonly ram: number | undefined;
   readonly peak: number | undefined;
   readonly peakAfterPatch: number | undefined;
-  readonly consumers: readonly { readonly label: string; readonly kind: string; readonly bytes: number }[];
+  readonly consumers: readonly Consumer[];
+  /** The same after the host's patch; undefined when the patch changes none. */
+  readonly consumersAfterPatch: readonly Consumer[] | undefined;
+  /** The host's patch, every file's part of it. */
+  readonly patch: string;
   readonly errors: number;
   readonly warnings: number;
   /** MY1010 and AP1017 findings: the files say something the running servers do not do. */
@@ -65,12 +76,28 @@ export function runFleet(dir: string, options: FleetOptions): number {
   const hosts = readReports(dir).sort(byOvercommit);
   const rules = rulesAcross(hosts);
   if (options.format === 'json') {
-    const shown = hosts.map(({ diagnostics: _diagnostics, ...host }) => host);
+    const shown = hosts.map(({ diagnostics: _diagnostics, patch: _patch, ...host }) => host);
     stdout.write(`${JSON.stringify({ version: 1, hosts: shown, rules }, null, 2)}\n`);
-  } else if (options.format === 'html') stdout.write(fleetHtml(hosts, rules));
+  } else if (options.format === 'html') stdout.write(fleetHtml(hosts, rules, newestReportDate(dir)));
   else if (options.format === 'sarif') stdout.write(`${JSON.stringify(fleetSarif(hosts), null, 2)}\n`);
   else stdout.write(fleetStylish(hosts, rules));
   return hosts.some((host) => host.errors > 0 || host.unreadable !== undefined) ? 1 : 0;
+}
+
+/** `2026-12-06`: the day the newest report was written, which is how old the page's figures are at least. */
+function newestReportDate(dir: string): string {
+  const times = fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => {
+      try {
+        return fs.statSync(path.join(dir, name)).mtimeMs;
+      } catch {
+        return 0;
+      }
+    });
+  const newest = Math.max(0, ...times);
+  return newest === 0 ? 'an unknown date' : new Date(newest).toISOString().slice(0, 10);
 }
 
 function readReports(dir: string): HostLine[] {
@@ -97,12 +124,23 @@ function readReports(dir: string): HostLine[] {
       peak: report.budget?.peak,
       peakAfterPatch: report.budget?.peakAfterPatch,
       consumers: report.budget?.consumers ?? [],
+      consumersAfterPatch: changedConsumers(report.budget?.consumers, report.budget?.consumersAfterPatch),
+      patch: report.results.map((result) => (typeof result.patch === 'string' ? result.patch : '')).join(''),
       errors: diagnostics.filter((entry) => entry.severity === 'error').length,
       warnings: diagnostics.filter((entry) => entry.severity === 'warn').length,
       notInEffect: diagnostics.filter((entry) => DRIFT_RULES.has(entry.ruleId)).length,
       diagnostics,
     };
   });
+}
+
+function changedConsumers(
+  before: readonly Consumer[] | undefined,
+  after: readonly Consumer[] | undefined,
+): readonly Consumer[] | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  const same = after.length === before.length && after.every((consumer, index) => consumer.bytes === before[index]?.bytes);
+  return same ? undefined : after;
 }
 
 function unreadableHost(name: string, unreadable: string): HostLine {
@@ -112,6 +150,8 @@ function unreadableHost(name: string, unreadable: string): HostLine {
     peak: undefined,
     peakAfterPatch: undefined,
     consumers: [],
+    consumersAfterPatch: undefined,
+    patch: '',
     errors: 0,
     warnings: 0,
     notInEffect: 0,
@@ -174,13 +214,19 @@ function reportProblem(value: unknown): string | undefined {
   if (!isObject(budget)) return 'budget is not an object';
   const number = (['ram', 'peak', 'peakAfterPatch'] as const).find((key) => typeof budget[key] !== 'number');
   if (number !== undefined) return `budget has no ${number}`;
-  if (!Array.isArray(budget.consumers)) return 'budget.consumers is not a list';
-  const consumers = budget.consumers as unknown[];
-  const bad = consumers.findIndex(
-    (consumer) =>
-      !isObject(consumer) || typeof consumer.label !== 'string' || typeof consumer.kind !== 'string' || typeof consumer.bytes !== 'number',
-  );
-  return bad === -1 ? undefined : `budget.consumers[${bad}] is not a consumer`;
+  for (const key of ['consumers', 'consumersAfterPatch'] as const) {
+    if (key === 'consumersAfterPatch' && budget[key] === undefined) continue;
+    if (!Array.isArray(budget[key])) return `budget.${key} is not a list`;
+    const bad = (budget[key] as unknown[]).findIndex(
+      (consumer) =>
+        !isObject(consumer) ||
+        typeof consumer.label !== 'string' ||
+        typeof consumer.kind !== 'string' ||
+        typeof consumer.bytes !== 'number',
+    );
+    if (bad !== -1) return `budget.${key}[${bad}] is not a consumer`;
+  }
+  return undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -260,33 +306,60 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-const KIND_COLOUR: Readonly<Record<string, string>> = { apache: '#3b7dd8', mysql: '#d8873b', os: '#8a8a8a' };
+/** Apache, PHP, the database and the OS reserve each in a colour of their own (PHP's pools are web-tier consumers, told by name). */
+const KIND_COLOUR: Readonly<Record<string, string>> = { apache: '#3b7dd8', php: '#8e5bd6', mysql: '#d8873b', os: '#8a8a8a' };
+
+function colourOf(consumer: Consumer): string {
+  const kind = consumer.kind === 'apache' && /^php/i.test(consumer.label) ? 'php' : consumer.kind;
+  return KIND_COLOUR[kind] ?? '#5a5';
+}
+
+/** One bar: its consumers as segments on the host's own scale, and the RAM mark. */
+function track(consumers: readonly Consumer[], ram: number | undefined, scale: number, after: boolean): string {
+  const percent = (bytes: number): string => `${((bytes / scale) * 100).toFixed(2)}%`;
+  const segments = consumers
+    .map(
+      (consumer) =>
+        `<span class="${after ? 'aseg' : 'seg'}" style="width:${percent(consumer.bytes)};background:${colourOf(consumer)}">${escapeHtml(`${consumer.label} ${formatBytes(consumer.bytes)}`)}</span>`,
+    )
+    .join('');
+  const mark =
+    ram === undefined
+      ? ''
+      : `<span class="${after ? 'aram' : 'ram'}" style="left:${percent(ram)}" title="RAM ${escapeHtml(formatBytes(ram))}"></span>`;
+  return `<div class="${after ? 'track-after' : 'track'}">${segments}${mark}</div>`;
+}
+
+/** The host's findings and patch, folded under its verdict. */
+function hostDetails(host: HostLine): string {
+  if (host.diagnostics.length === 0 && host.patch === '') return '';
+  const findings = host.diagnostics
+    .map((entry) => escapeHtml(`${entry.file}:${entry.line}:${entry.column} ${entry.severity} ${entry.message} ${entry.ruleId}`))
+    .join('\n');
+  const patch = host.patch === '' ? '' : `<pre class="patch">${escapeHtml(host.patch)}</pre>`;
+  return `<details><summary>${count(host.diagnostics.length, 'finding')}${host.patch === '' ? '' : ', the patch'}</summary><pre>${findings}</pre>${patch}</details>`;
+}
 
 /**
  * One page, no server and no external asset: each host's memory as a bar of
- * its consumers against a RAM mark, every consumer named with its size under
- * the bar (a segment is labelled inside only where the label fits).
+ * its consumers against a RAM mark, on the host's own scale (a 1 GiB host
+ * beside a 64 GiB one is read as clearly), the bar after its patch under it,
+ * every consumer named with its size under the bars (a segment is labelled
+ * inside only where the label fits), and the host's findings and patch
+ * folded under its verdict. Dated by the newest report.
  */
-function fleetHtml(hosts: readonly HostLine[], rules: readonly RuleLine[]): string {
-  const scale = Math.max(1, ...hosts.map((host) => Math.max(host.ram ?? 0, host.peak ?? 0)));
-  const percent = (bytes: number): string => `${((bytes / scale) * 100).toFixed(2)}%`;
-  const colour = (kind: string): string => KIND_COLOUR[kind] ?? '#5a5';
+function fleetHtml(hosts: readonly HostLine[], rules: readonly RuleLine[], dated: string): string {
   const rows = hosts.map((host) => {
-    const named = host.consumers.map((consumer) => escapeHtml(`${consumer.label} ${formatBytes(consumer.bytes)}`));
-    const segments = host.consumers
-      .map(
-        (consumer, index) =>
-          `<span class="seg" style="width:${percent(consumer.bytes)};background:${colour(consumer.kind)}">${named[index] ?? ''}</span>`,
-      )
-      .join('');
-    const mark =
-      host.ram === undefined
-        ? ''
-        : `<span class="ram" style="left:${percent(host.ram)}" title="RAM ${escapeHtml(formatBytes(host.ram))}"></span>`;
+    const scale = Math.max(1, host.ram ?? 0, host.peak ?? 0, host.peakAfterPatch ?? 0);
     const parts = host.consumers
-      .map((consumer, index) => `<span class="part"><i style="background:${colour(consumer.kind)}"></i>${named[index] ?? ''}</span>`)
+      .map(
+        (consumer) =>
+          `<span class="part"><i style="background:${colourOf(consumer)}"></i>${escapeHtml(`${consumer.label} ${formatBytes(consumer.bytes)}`)}</span>`,
+      )
       .join(' ');
-    return `<tr><th>${escapeHtml(host.name)}</th><td class="memory"><div class="track">${segments}${mark}</div><div class="parts">${parts}</div></td><td>${escapeHtml(host.unreadable === undefined ? verdict(host) : `unreadable: ${host.unreadable}`)}</td><td>${host.errors}</td><td>${host.warnings}</td><td>${host.notInEffect}</td></tr>`;
+    const after = host.consumersAfterPatch === undefined ? '' : track(host.consumersAfterPatch, host.ram, scale, true);
+    const said = escapeHtml(host.unreadable === undefined ? verdict(host) : `unreadable: ${host.unreadable}`);
+    return `<tr><th>${escapeHtml(host.name)}</th><td class="memory">${track(host.consumers, host.ram, scale, false)}${after}<div class="parts">${parts}</div></td><td>${said}${hostDetails(host)}</td><td>${host.errors}</td><td>${host.warnings}</td><td>${host.notInEffect}</td></tr>`;
   });
   const ruleRows = rules.map(
     (rule) =>
@@ -297,18 +370,23 @@ function fleetHtml(hosts: readonly HostLine[], rules: readonly RuleLine[]): stri
 <style>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin-bottom: 2em; }
-th, td { padding: 4px 8px; text-align: left; border-bottom: 1px solid #ddd; }
-th { vertical-align: top; white-space: nowrap; }
-.track { position: relative; width: 480px; height: 22px; margin-top: 3px; white-space: nowrap; }
-.seg { display: inline-block; height: 22px; overflow: hidden; white-space: nowrap; color: #fff; font-size: 11px; line-height: 22px; text-indent: 3px; vertical-align: top; }
-.seg + .seg { box-shadow: inset 1px 0 #fff; }
-.ram { position: absolute; top: -3px; bottom: -3px; width: 2px; background: #c00; }
+th, td { padding: 4px 8px; text-align: left; border-bottom: 1px solid #ddd; vertical-align: top; }
+th { white-space: nowrap; }
+.track, .track-after { position: relative; width: 480px; height: 22px; margin-top: 3px; white-space: nowrap; }
+.track-after { height: 10px; opacity: 0.75; }
+.seg, .aseg { display: inline-block; height: 100%; overflow: hidden; white-space: nowrap; color: #fff; font-size: 11px; line-height: 22px; text-indent: 3px; vertical-align: top; }
+.aseg { font-size: 0; }
+.seg + .seg, .aseg + .aseg { box-shadow: inset 1px 0 #fff; }
+.ram, .aram { position: absolute; top: -3px; bottom: -3px; width: 2px; background: #c00; }
 .parts { width: 480px; font-size: 12px; color: #444; margin: 4px 0 2px; }
 .part { white-space: nowrap; margin-right: 10px; }
 .part i { display: inline-block; width: 10px; height: 10px; margin-right: 4px; vertical-align: -1px; }
+details { font-size: 12px; }
+pre { white-space: pre-wrap; max-width: 560px; margin: 4px 0; }
 </style></head><body>
 <h1>tune-lint fleet</h1>
-<h2>Memory at peak against RAM (red line), most over-committed first</h2>
+<p>Reports of ${escapeHtml(dated)}: ${count(hosts.length, 'host')}. Each host's bar is on its own scale, RAM at the red line; the thin bar under it is after its patch.</p>
+<h2>Memory at peak against RAM, most over-committed first</h2>
 <table><tr><th>host</th><th>memory</th><th>verdict</th><th>errors</th><th>warnings</th><th>not in effect</th></tr>
 ${rows.join('\n')}
 </table>

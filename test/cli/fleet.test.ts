@@ -56,6 +56,11 @@ describe('tune-lint fleet', () => {
     for (const host of ['small-vps', 'big-box', 'db1'])
       assert.match(html, new RegExp(`<th>${host}</th><td class="memory"><div class="track">`));
     assert.match(html, /<span class="seg" style="width:[\d.]+%;background:#3b7dd8">Apache [\d.]+ GiB<\/span>/);
+    // Dated by the newest report, each host on its own scale (RAM at 100 % where nothing passes it), the bar after the patch.
+    assert.match(html, /<p>Reports of \d{4}-\d\d-\d\d: 3 hosts\./);
+    assert.match(html, /<th>big-box<\/th><td class="memory"><div class="track">.*<span class="ram" style="left:100\.00%"/);
+    assert.match(html, /<th>small-vps<\/th>.*<div class="track-after"><span class="aseg"/);
+    assert.match(html, /<th>small-vps<\/th>.*<details><summary>\d+ findings, the patch<\/summary><pre>[^<]*AP2001/);
     assert.doesNotMatch(html, /(src|href)=|https?:|@import/);
   });
 
