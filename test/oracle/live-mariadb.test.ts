@@ -346,6 +346,21 @@ describe(
       });
     });
 
+    it('probe --yaml on the live host is read back by --profile: the live facts, accounts and tables included', () => {
+      const probed = runCli(['probe', '--yaml', db.optionFile], { cwd: db.root });
+      assert.equal(probed.status, 0, probed.stderr);
+      const profile = path.join(db.root, 'probed.yaml');
+      fs.writeFileSync(profile, probed.stdout);
+      const run = runCli([db.optionFile, '--profile', profile, '--format', 'json'], { cwd: db.root });
+      assert.ok(run.status === 0 || run.status === 1, run.stderr);
+      const live = (JSON.parse(run.stdout) as Report).live?.mysql;
+      assert.ok(live !== undefined, run.stdout.slice(0, 400));
+      assert.equal(live.source, `profile ${profile}`);
+      assert.equal(live.value.variables.max_connections, '10');
+      assert.ok(live.value.accounts?.some((account) => account.user === 'nopw' && account.passwordless) === true);
+      assert.deepEqual(live.value.tables?.myisam.names, ['app.legacy']);
+    });
+
     it('--no-live asks nothing, and --no-probe implies it', () => {
       for (const flag of ['--no-live', '--no-probe']) {
         const { report } = lint([flag]);
