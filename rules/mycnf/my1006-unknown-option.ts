@@ -2,7 +2,7 @@ import { lineOf } from '../../src/core/located.js';
 import { defineRule } from '../../src/engine/define-rule.js';
 import { seriesOf } from '../../src/core/targets.js';
 import { isMariadbOption, mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
-import { mysqlOptionList, mysqlPluginOf } from '../../src/languages/mycnf/mysql-names.js';
+import { compareMysqlSeries, mysqlOptionList, mysqlPluginOf, mysqlSeriesTaking } from '../../src/languages/mycnf/mysql-names.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { loadedPlugins, pluginLibraryOf } from '../../src/languages/mycnf/plugins.js';
 import type { MycnfConfig, MycnfOptionUse } from '../../src/languages/mycnf/model.js';
@@ -45,6 +45,11 @@ export default defineRule('mycnf', {
         detail:
           'plugin_load replaces the list earlier plugin_load_add lines built; without the plugin the server refuses to start ("{{wording}}"); with loose- it ignores the line with a warning',
       },
+      droppedSince: {
+        message: '{{written}}: MySQL {{last}} took {{name}}, MySQL {{version}} has no such option and refuses to start',
+        detail:
+          '"{{wording}}"; the option was dropped in a series after {{last}}: the release notes of the series between name what replaces it',
+      },
       variant: {
         message:
           '{{written}}: {{name}} is an option of {{builds}}, not of MySQL {{version}}; without such a build the server refuses to start',
@@ -78,10 +83,7 @@ export default defineRule('mycnf', {
         });
         return;
       }
-      const plugin =
-        target.product === 'mysql'
-          ? mysqlPluginOf(use.name.key)
-          : (pluginLibraryOf(use.name.key) ?? UNLISTED_PLUGINS.find((prefix) => use.name.key.startsWith(`${prefix}_`)));
+      const plugin = pluginOf(use.name.key, target);
       if (plugin !== undefined) {
         const reset = droppingLine(ctx.config, plugin);
         ctx.report({
@@ -91,6 +93,11 @@ export default defineRule('mycnf', {
           data: { written, plugin, wording, name: line.rawName, reset: reset === undefined ? '' : lineOf(reset) },
           fix: () => ({ file: use.file, range: [line.nameRange[0], line.nameRange[0]], text: 'loose-' }),
         });
+        return;
+      }
+      const last = names === undefined ? undefined : droppedAfter(use.name.key, target);
+      if (last !== undefined) {
+        ctx.report({ at: use, messageId: 'droppedSince', data: { written, name: use.name.key, last, version: target.version, wording } });
         return;
       }
       const builds = target.product === 'mysql' ? variantBuilds(use.name.key) : undefined;
@@ -126,6 +133,19 @@ export default defineRule('mycnf', {
   },
 });
 
+/** The plugin an option is named after: MySQL's by their variables' prefixes, MariaDB's by the libraries Debian ships and those it does not. */
+function pluginOf(key: string, target: DatabaseTarget): string | undefined {
+  if (target.product === 'mysql') return mysqlPluginOf(key);
+  return pluginLibraryOf(key) ?? UNLISTED_PLUGINS.find((prefix) => key.startsWith(`${prefix}_`));
+}
+
+/** The last MySQL series that took a name the target's series dropped (master_info_repository after 8.0), if it is one. */
+function droppedAfter(key: string, target: DatabaseTarget): string | undefined {
+  if (target.product !== 'mysql') return undefined;
+  const last = mysqlSeriesTaking(key).at(-1);
+  return last !== undefined && compareMysqlSeries(last, seriesOf(target.version)) < 0 ? last : undefined;
+}
+
 /** The plugin_load line that drops a library an earlier plugin_load or plugin_load_add loaded, if one does. */
 function droppingLine(config: MycnfConfig, library: string): MycnfOptionUse | undefined {
   const reset = config.effective('plugin_load');
@@ -154,7 +174,7 @@ function variantBuilds(key: string): string | undefined {
   return isMariadbOption(key) ? 'MariaDB (or a MySQL fork such as Percona Server)' : undefined;
 }
 
-/** The option names of the target, when tune-lint has its series' list: MariaDB 10.11, MySQL 5.7 and 8.0. */
+/** The option names of the target, when tune-lint has its series' list: MariaDB 10.11, MySQL 5.7, 8.0 and 9.7. */
 function knownNames(target: DatabaseTarget): readonly string[] | undefined {
   if (target.product === 'mysql') return mysqlOptionList(target)?.all();
   return seriesOf(target.version) === '10.11' ? mariadbOptionNames() : undefined;

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { builtinRules } from '../../rules/index.js';
+import { parseTargetSpec } from '../../src/core/targets.js';
+import { selectRules } from '../../src/engine/selection.js';
+import { lint } from '../../src/lint.js';
+import { MYSQL_BINARY_OPTION_LISTS } from '../../src/languages/mycnf/mysql-binary-options.js';
+import { repoPath } from '../helpers/paths.js';
+import { inCI } from '../helpers/tools.js';
+
+/*
+ * MySQL 9.x, today's series, as the oracle: Debian's unstable suite ships
+ * it, and .ci/run puts its mysql-server-core in a chroot made with
+ * mmdebstrap (TUNE_LINT_MYSQL_CHROOT, default /var/cache/tune-lint/sid-mysql).
+ * - The 9.7 option table is what that mysqld says now (the generator's --check).
+ * - Every [mysqld] option the MySQL trees of fixtures/real-world set: tune-lint
+ *   says MySQL 9.7 refuses it exactly when `mysqld --validate-config` answers
+ *   "unknown variable".
+ */
+const CHROOT = process.env.TUNE_LINT_MYSQL_CHROOT ?? '/var/cache/tune-lint/sid-mysql';
+const present = fs.existsSync(path.join(CHROOT, 'usr', 'sbin', 'mysqld'));
+const reason = `no MySQL 9 chroot at ${CHROOT} (.ci/run makes it with mmdebstrap)`;
+if (!present && inCI) throw new Error(`CI=true but the oracle is missing: ${reason}`);
+
+const MYSQL_TREES = [
+  'docker-mysql8',
+  'mysql-community-rpm',
+  'percona-server-rpm',
+  'percona-gr57',
+  'rhel-kamipo-mysql',
+  'mysql-cluster76',
+  'dotdeb-mysql55',
+  'mysql-test-55',
+  'percona-pxc8',
+];
+const SERVER_GROUPS = new Set(['mysqld', 'server']);
+
+/** `name = value` of the server groups of every option file of the MySQL trees, each name once. */
+function serverOptions(): Map<string, string> {
+  const options = new Map<string, string>();
+  for (const tree of MYSQL_TREES) {
+    const files = fs.readdirSync(repoPath('fixtures', 'real-world', tree), { recursive: true, withFileTypes: true });
+    for (const entry of files.filter((file) => file.isFile() && /\.cnf$|my\.cnf/.test(file.name))) {
+      let group = '';
+      for (const raw of fs.readFileSync(path.join(entry.parentPath, entry.name), 'latin1').split('\n')) {
+        const line = raw.replace(/\s+#.*$/, '').trim();
+        const header = /^\[([^\]]+)\]$/.exec(line);
+        if (header !== null) group = (header[1] ?? '').trim().toLowerCase();
+        else if (SERVER_GROUPS.has(group) && /^[a-z]/i.test(line)) {
+          const [name = '', value] = line.split(/\s*=\s*/, 2);
+          const key = name.trim().toLowerCase().replaceAll('-', '_');
+          // loose- options are never refused; paths of the trees' hosts are not the chroot's.
+          if (!key.startsWith('loose_') && !options.has(key)) options.set(key, value ?? '');
+        }
+      }
+    }
+  }
+  return options;
+}
+
+describe('MySQL 9.7 (Debian unstable) as the oracle', { skip: present ? false : reason }, () => {
+  const work = path.join(CHROOT, 'tmp', `tune-lint-${process.pid}`);
+  after(() => fs.rmSync(work, { recursive: true, force: true }));
+
+  it("the 9.7 option table is what the chroot's mysqld says now", (t) => {
+    const version = spawnSync('chroot', [CHROOT, '/usr/sbin/mysqld', '--version'], { encoding: 'utf8' }).stdout;
+    const release = MYSQL_BINARY_OPTION_LISTS['9.7']?.release ?? 'none';
+    // Debian's release moves: the table is checked against the release it was made from, the refusals below against any.
+    if (!version.includes(`Ver ${release} `) && !version.includes(`Ver ${release}-`)) {
+      t.skip(`the table is of mysqld ${release}, the chroot has ${version.trim()}: node scripts/gen-mysql-binary-options.mjs ${CHROOT}`);
+      return;
+    }
+    const check = spawnSync(process.execPath, [repoPath('scripts', 'gen-mysql-binary-options.mjs'), CHROOT, '--check'], {
+      encoding: 'utf8',
+      timeout: 600_000,
+    });
+    assert.equal(check.status, 0, check.stderr);
+  });
+
+  it('refuses exactly the real-world server options mysqld --validate-config does not know', async () => {
+    const options = serverOptions();
+    assert.ok(options.size > 50, `${options.size} options`);
+    fs.mkdirSync(work, { recursive: true });
+    const file = path.join(work, 'my.cnf');
+    const lines = [...options].map(([name, value]) => (value === '' ? name : `${name} = ${value}`));
+    fs.writeFileSync(file, `[mysqld]\n${lines.join('\n')}\n`);
+    const result = await lint({
+      paths: [file],
+      targets: parseTargetSpec('mysql=9.7.4'),
+      rules: selectRules(builtinRules, 'recommended', new Map()),
+      fixType: 'none',
+    });
+    const refusedByLint = new Set(
+      result.diagnostics
+        .filter((diagnostic) => diagnostic.severity === 'error' && diagnostic.message.includes('refuse'))
+        .map((diagnostic) => lines[diagnostic.start.line - 2]?.split(/\s*=\s*/)[0]),
+    );
+    // mysqld stops at the first option it cannot take: ask again without it until it takes the rest.
+    const unknown = new Set<string>();
+    const otherwise: string[] = [];
+    let remaining = [...lines];
+    // Each round leaves out the line mysqld named (asserted below), so the rounds end.
+    while (remaining.length > 0) {
+      fs.writeFileSync(file, `[mysqld]\n${remaining.join('\n')}\n`);
+      const inside = `/tmp/${path.basename(work)}/my.cnf`;
+      const run = spawnSync(
+        'chroot',
+        [CHROOT, '/usr/sbin/mysqld', `--defaults-file=${inside}`, '--user=root', '--secure-file-priv=', '--validate-config'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      if (run.status === 0) break;
+      const said = `${run.stdout}${run.stderr}`;
+      const errors = said
+        .split('\n')
+        .filter((line) => line.includes('[ERROR]') && !line.includes('Aborting'))
+        .join('\n');
+      const name = /unknown (?:variable|option) '-*([^'=]+)/.exec(errors)?.[1]?.replaceAll('-', '_');
+      const keyOf = (line: string) => (line.split(/\s*=\s*/)[0] ?? '').replaceAll('-', '_');
+      // Another complaint (a value, a path of the tree's host) is about the value, not the name: that line leaves the comparison.
+      const mentioned = (key: string) => new RegExp(`\\b(${key}|${key.replaceAll('_', '-')})\\b`).test(errors);
+      const culprit = name ?? keyOf(remaining.find((line) => mentioned(keyOf(line))) ?? '');
+      if (name !== undefined) unknown.add(name);
+      else otherwise.push(culprit);
+      const before = remaining.length;
+      remaining = remaining.filter((line) => keyOf(line) !== culprit);
+      assert.ok(remaining.length < before, `mysqld refused what the test cannot place: ${errors.slice(-400)}`);
+    }
+    const compared = (names: Set<string | undefined>) =>
+      [...names].filter((name): name is string => name !== undefined && !otherwise.includes(name)).sort();
+    assert.ok(unknown.size > 0, 'the trees set options MySQL 9.7 no longer has (query_cache_size, expire_logs_days, ...)');
+    // Galera's and NDB's options: Oracle's mysqld refuses them, the builds those files are for take them, so they are warnings.
+    const forVariants = (name: string) => /^(wsrep|pxc|ndb)/.test(name);
+    const warned = new Set(
+      result.diagnostics
+        .filter((diagnostic) => diagnostic.ruleId === 'MY1006' && diagnostic.severity === 'warn')
+        .map((diagnostic) => lines[diagnostic.start.line - 2]?.split(/\s*=\s*/)[0]),
+    );
+    for (const name of [...unknown].filter(forVariants)) assert.ok(warned.has(name), `${name} is neither refused nor warned of`);
+    assert.deepEqual(
+      compared(refusedByLint),
+      compared(unknown).filter((name) => !forVariants(name)),
+    );
+  });
+});
