@@ -28,14 +28,16 @@ export function errorLogPath(variables: Readonly<Record<string, string>>): strin
 
 /**
  * Reads the log's last 4 MiB when it is a regular file of the server's user
- * or root (the path comes from the server, never from a linted file) and
+ * or root (the path comes from the server, never from a linted file, and is
+ * read through /proc/PID/root, the server's own view of the files) and
  * counts its errors and warnings. Never throws: what cannot be read is a note.
  */
 export async function readErrorLog(file: string, serverPid: number, notes: string[]): Promise<MysqlErrorLog | undefined> {
   let text: string;
   try {
     const serverUid = fs.statSync(`/proc/${serverPid}`).uid;
-    text = await withTimeout(readTail(file, TAIL_BYTES, [0, serverUid]), READ_TIMEOUT_MS);
+    // The path is the server's: through its own root, so a server in a chroot or a container is read where it writes.
+    text = await withTimeout(readTail(`/proc/${serverPid}/root${file}`, TAIL_BYTES, [0, serverUid]), READ_TIMEOUT_MS);
   } catch (error) {
     notes.push(`MySQL/MariaDB error log ${file} not read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     return undefined;

@@ -32,7 +32,7 @@ export async function askMysql(
       socketPath: socket.path,
       user: account.user,
       ...(account.password === undefined ? {} : { password: account.password }),
-      authPlugins: passwordNeverInClear(authPlugins),
+      authPlugins: passwordOnlyToTheServer(authPlugins),
       connectTimeout: STATEMENT_TIMEOUT_MS,
       // Values as the server prints them: sizes above 2^53 and decimals stay exact.
       supportBigNumbers: true,
@@ -75,18 +75,18 @@ type AuthPlugins = (typeof import('mysql2'))['authPlugins'];
 type AuthPlugin = NonNullable<import('mysql2').ConnectionOptions['authPlugins']>[string];
 
 /**
- * The authentication plugins, set so that no password ever crosses the
- * socket in clear. mysql2 answers caching_sha2_password's full
- * authentication, and sha256_password, with the bare password on any unix
- * socket, taking the socket for a secure channel; here both encrypt it with
- * the server's RSA key instead (asked of the server, as the `mysql` client
- * does with --get-server-public-key). Naming them also keeps mysql2 from
- * putting a clear password in its first answer when the server asks for
- * them by default. mysql_clear_password is refused outright.
+ * The authentication plugins. The password goes only to the socket a
+ * trusted server holds (mysql-client.ts checked it): caching_sha2_password's
+ * full authentication sends it there as MySQL's own client does, since
+ * MySQL takes a unix socket for a secure channel and refuses the RSA
+ * exchange on one (MySQL 9.7 answers it "Access denied":
+ * test/oracle/mysql9-oracle.test.ts). sha256_password encrypts it with the
+ * server's RSA key. mysql_clear_password, the plugin that hands it to PAM
+ * or LDAP, is refused outright.
  */
-function passwordNeverInClear(plugins: AuthPlugins): Record<string, AuthPlugin> {
+function passwordOnlyToTheServer(plugins: AuthPlugins): Record<string, AuthPlugin> {
   return {
-    caching_sha2_password: plugins.caching_sha2_password({ overrideIsSecure: false }),
+    caching_sha2_password: plugins.caching_sha2_password({}),
     sha256_password: plugins.sha256_password({}),
     mysql_clear_password: () => () => {
       throw new Error('the server asked for the password in clear text (mysql_clear_password), which tune-lint never sends');

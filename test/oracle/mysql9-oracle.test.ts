@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -7,6 +7,7 @@ import { builtinRules } from '../../rules/index.js';
 import { parseTargetSpec } from '../../src/core/targets.js';
 import { selectRules } from '../../src/engine/selection.js';
 import { lint } from '../../src/lint.js';
+import { askMysql } from '../../src/live/mysql.js';
 import { MYSQL_BINARY_OPTION_LISTS } from '../../src/languages/mycnf/mysql-binary-options.js';
 import { repoPath } from '../helpers/paths.js';
 import { inCI } from '../helpers/tools.js';
@@ -19,6 +20,9 @@ import { inCI } from '../helpers/tools.js';
  * - Every [mysqld] option the MySQL trees of fixtures/real-world set: tune-lint
  *   says MySQL 9.7 refuses it exactly when `mysqld --validate-config` answers
  *   "unknown variable".
+ * - The live reader logs in to a running MySQL 9.7 (started in the chroot on a
+ *   socket of its own, stopped by PID) with a caching_sha2_password account on
+ *   a cold cache, and reads its accounts and tables with MySQL's SQL.
  */
 const CHROOT = process.env.TUNE_LINT_MYSQL_CHROOT ?? '/var/cache/tune-lint/sid-mysql';
 const present = fs.existsSync(path.join(CHROOT, 'usr', 'sbin', 'mysqld'));
@@ -64,6 +68,72 @@ function serverOptions(): Map<string, string> {
 describe('MySQL 9.7 (Debian unstable) as the oracle', { skip: present ? false : reason }, () => {
   const work = path.join(CHROOT, 'tmp', `tune-lint-${process.pid}`);
   after(() => fs.rmSync(work, { recursive: true, force: true }));
+
+  it('reads a running MySQL 9.7 as a caching_sha2_password account on a cold cache: accounts and tables', async (t) => {
+    const inside = `/tmp/tune-lint-live-${process.pid}`;
+    const dir = path.join(CHROOT, inside);
+    fs.mkdirSync(dir, { recursive: true });
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const mysqld = (args: readonly string[]) =>
+      ['chroot', [CHROOT, '/usr/sbin/mysqld', '--no-defaults', '--user=root', `--datadir=${inside}/data`, ...args]] as const;
+    const [command, initialise] = mysqld(['--initialize-insecure', '--secure-file-priv=']);
+    assert.equal(spawnSync(command, initialise, { encoding: 'utf8', timeout: 120_000 }).status, 0);
+    const [, serve] = mysqld([
+      '--socket=' + `${inside}/mysql.sock`,
+      '--skip-networking',
+      '--skip-mysqlx',
+      '--secure-file-priv=',
+      `--log-error=${inside}/error.log`,
+    ]);
+    const server = spawn(command, serve, { stdio: 'ignore' });
+    const pid = server.pid as number;
+    t.after(() => {
+      process.kill(pid, 'SIGTERM');
+    });
+    const socket = path.join(dir, 'mysql.sock');
+    const { createConnection } = await import('mysql2/promise');
+    const deadline = Date.now() + 60_000;
+    let root: import('mysql2/promise').Connection | undefined;
+    while (root === undefined) {
+      try {
+        root = await createConnection({ socketPath: socket, user: 'root', multipleStatements: true });
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    await root.query(
+      [
+        'CREATE DATABASE app',
+        'CREATE TABLE app.legacy (id INT PRIMARY KEY) ENGINE=MyISAM',
+        'CREATE TABLE app.log_lines (message TEXT) ENGINE=InnoDB',
+        "CREATE USER 'tl'@'localhost' IDENTIFIED WITH caching_sha2_password BY 'tl-s3cret-Pw'",
+        "GRANT SELECT, PROCESS ON *.* TO 'tl'@'localhost'",
+        "CREATE USER 'nopw'@'%'",
+        // Empties the cache of password hashes: the next login is caching_sha2_password's full authentication.
+        'FLUSH PRIVILEGES',
+      ].join(';'),
+    );
+    await root.end();
+    const notes: string[] = [];
+    const fact = await askMysql(
+      { user: 'tl', password: 'tl-s3cret-Pw', socket: undefined, source: 'test' },
+      { path: socket, pid },
+      5_000,
+      notes,
+    );
+    assert.ok(fact !== undefined, notes.join('; '));
+    assert.match(fact.value.server, /^mysql=9\.\d+\.\d+$/);
+    const accounts = fact.value.accounts ?? [];
+    assert.ok(accounts.some((account) => account.user === 'nopw' && account.host === '%' && account.passwordless));
+    assert.ok(accounts.some((account) => account.user === 'tl' && account.plugin === 'caching_sha2_password' && !account.passwordless));
+    const tables = fact.value.tables;
+    assert.ok(tables !== undefined, notes.join('; '));
+    assert.deepEqual(tables.myisam, { count: 1, names: ['app.legacy'] });
+    assert.deepEqual(tables.withoutPrimaryKey, { count: 1, names: ['app.log_lines'] });
+    // The server's own path, read through /proc/PID/root: the server runs in the chroot.
+    assert.equal(fact.value.errorLog?.file, `${inside}/error.log`, notes.join('; '));
+  });
 
   it("the 9.7 option table is what the chroot's mysqld says now", (t) => {
     const version = spawnSync('chroot', [CHROOT, '/usr/sbin/mysqld', '--version'], { encoding: 'utf8' }).stdout;
