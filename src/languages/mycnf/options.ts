@@ -53,8 +53,8 @@ function mariadbOptions(): OptionList {
  * special prefixes stripped one at a time, from the outside in, retrying after
  * each. MariaDB names compare case-insensitively (verified on 10.11). The
  * option list is MariaDB 10.11's; other MariaDB versions use it too. MySQL
- * 5.7 and 8.0 targets use their own series' list; other MySQL targets use
- * MariaDB's only to recognise abbreviations and MariaDB-only names.
+ * 5.7, 8.0 and 9.7 targets use their own series' list; other MySQL targets
+ * use MariaDB's only to recognise abbreviations and MariaDB-only names.
  */
 export function resolveOptionName(raw: string, target: DatabaseTarget): ResolvedOption {
   const normalised = normaliseKey(raw);
