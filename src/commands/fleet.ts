@@ -73,34 +73,24 @@ export interface FleetOptions {
  * cannot be read (it is listed as unreadable, and the rest are shown).
  */
 export function runFleet(dir: string, options: FleetOptions): number {
-  const hosts = readReports(dir).sort(byOvercommit);
+  const { hosts, newest } = readReports(dir);
+  hosts.sort(byOvercommit);
   const rules = rulesAcross(hosts);
   if (options.format === 'json') {
     const shown = hosts.map(({ diagnostics: _diagnostics, patch: _patch, ...host }) => host);
     stdout.write(`${JSON.stringify({ version: 1, hosts: shown, rules }, null, 2)}\n`);
-  } else if (options.format === 'html') stdout.write(fleetHtml(hosts, rules, newestReportDate(dir)));
+  } else if (options.format === 'html') stdout.write(fleetHtml(hosts, rules, newest));
   else if (options.format === 'sarif') stdout.write(`${JSON.stringify(fleetSarif(hosts), null, 2)}\n`);
   else stdout.write(fleetStylish(hosts, rules));
   return hosts.some((host) => host.errors > 0 || host.unreadable !== undefined) ? 1 : 0;
 }
 
-/** `2026-12-06`: the day the newest report was written, which is how old the page's figures are at least. */
-function newestReportDate(dir: string): string {
-  const times = fs
-    .readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
-    .map((name) => {
-      try {
-        return fs.statSync(path.join(dir, name)).mtimeMs;
-      } catch {
-        return 0;
-      }
-    });
-  const newest = Math.max(0, ...times);
-  return newest === 0 ? 'an unknown date' : new Date(newest).toISOString().slice(0, 10);
-}
-
-function readReports(dir: string): HostLine[] {
+/**
+ * Every `<host>.json` of the directory, and `newest`: the day the newest
+ * report read was written (`2026-12-06`), which is how old the figures are
+ * at least.
+ */
+function readReports(dir: string): { hosts: HostLine[]; newest: string } {
   let names: string[];
   let real: string;
   try {
@@ -113,9 +103,10 @@ function readReports(dir: string): HostLine[] {
     throw new ConfigError(`fleet ${dir}: cannot read the directory (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
   if (names.length === 0) throw new ConfigError(`fleet ${dir}: no <host>.json reports (tune-lint --format json > <host>.json)`);
-  return names.map((name) => {
+  let modified = 0;
+  const hosts = names.map((name): HostLine => {
     const host = name.slice(0, -'.json'.length);
-    const report = readReport(path.join(dir, name), real);
+    const report = readReport(path.join(dir, name), real, (stat) => (modified = Math.max(modified, stat.mtimeMs)));
     if (typeof report === 'string') return unreadableHost(host, report);
     const diagnostics = report.results.flatMap((result) => result.diagnostics);
     return {
@@ -132,6 +123,7 @@ function readReports(dir: string): HostLine[] {
       diagnostics,
     };
   });
+  return { hosts, newest: modified === 0 ? 'an unknown date' : new Date(modified).toISOString().slice(0, 10) };
 }
 
 function changedConsumers(
@@ -167,9 +159,9 @@ const MAX_REPORT_BYTES = 256 * 1024 * 1024;
  * One host's report, or why it cannot be read. A symlink is followed only to
  * a file inside the directory (the reports may come from many hosts; none
  * of them chooses what else the controller reads), and no reason quotes the
- * file's bytes.
+ * file's bytes. `read` gets the file's stat once its bytes are read.
  */
-function readReport(file: string, directory: string): HostReport | string {
+function readReport(file: string, directory: string, read: (stat: fs.Stats) => void): HostReport | string {
   let text: string;
   try {
     const target = fs.realpathSync(file);
@@ -179,6 +171,7 @@ function readReport(file: string, directory: string): HostReport | string {
     if (!stat.isFile()) return 'not a regular file';
     if (stat.size > MAX_REPORT_BYTES) return `${stat.size} bytes, more than a report`;
     text = fs.readFileSync(target, 'utf8');
+    read(stat);
   } catch (error) {
     return `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   }

@@ -7,7 +7,7 @@ import { countDiagnostics, visibleDiagnostics, type Counts } from './shared.js';
 import { collected, type FormatInput, type StreamingFormatter, type UnitOutcome } from './types.js';
 import { writeLines } from '../util/streamed-output.js';
 import { appendAll } from '../util/arrays.js';
-import { wrapLine } from '../util/wrap.js';
+import { withoutColour, wrapLine } from '../util/wrap.js';
 import { docsUrl } from '../docs-url.js';
 
 interface Paint {
@@ -170,11 +170,9 @@ function hostLines(unit: UnitOutcome, paint: Paint, input: FormatInput, fit: Fit
   return out;
 }
 
-const COLOUR = /\u001b\[[0-9;]*m/g;
-
 /** A bar line goes on under the words after its figure (`   5 GiB  `), never inside the bar. */
 function fitBar(line: string, fit: Fit): string[] {
-  const plain = line.replace(COLOUR, '');
+  const plain = withoutColour(line);
   const figure = /\d(\.\d+)? (B|KiB|MiB|GiB|TiB) {2}/.exec(plain);
   if (figure === null) return fit(line, leadingSpaces(plain) + 2);
   const words = figure.index + figure[0].length;

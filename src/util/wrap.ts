@@ -1,5 +1,10 @@
 const ESCAPE = /\u001b\[[0-9;]*m/y;
 
+/** `text` without its colour escapes: what a terminal shows of it. */
+export function withoutColour(text: string): string {
+  return text.replace(new RegExp(ESCAPE.source, 'g'), '');
+}
+
 /**
  * `line` cut into lines of at most `width` visible characters (colour
  * escapes take none), at spaces after the `keep` first characters (a bar or

@@ -73,7 +73,6 @@ describe('MySQL 9.7 (Debian unstable) as the oracle', { skip: present ? false : 
     const inside = `/tmp/tune-lint-live-${process.pid}`;
     const dir = path.join(CHROOT, inside);
     fs.mkdirSync(dir, { recursive: true });
-    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const mysqld = (args: readonly string[]) =>
       ['chroot', [CHROOT, '/usr/sbin/mysqld', '--no-defaults', '--user=root', `--datadir=${inside}/data`, ...args]] as const;
     const [command, initialise] = mysqld(['--initialize-insecure', '--secure-file-priv=']);
@@ -87,8 +86,12 @@ describe('MySQL 9.7 (Debian unstable) as the oracle', { skip: present ? false : 
     ]);
     const server = spawn(command, serve, { stdio: 'ignore' });
     const pid = server.pid as number;
-    t.after(() => {
-      process.kill(pid, 'SIGTERM');
+    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+    // The server this test started, by its PID; its directory goes once it has stopped writing there.
+    t.after(async () => {
+      if (server.exitCode === null) process.kill(pid, 'SIGTERM');
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
     });
     const socket = path.join(dir, 'mysql.sock');
     const { createConnection } = await import('mysql2/promise');
