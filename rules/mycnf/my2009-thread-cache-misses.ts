@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
 import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
-import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict, settingToJudge } from './support/runtime.js';
 
 export default defineRule('mycnf', {
   meta: {
@@ -36,7 +36,7 @@ export default defineRule('mycnf', {
         const connections = counter(live, 'Connections') ?? 0;
         const created = counter(live, 'Threads_created') ?? 0;
         const maxUsed = counter(live, 'Max_used_connections') ?? 0;
-        const size = variableNumber(live, 'thread_cache_size');
+        const size = settingToJudge(ctx.config, live, 'thread_cache_size');
         const maxConnections = variableNumber(live, 'max_connections');
         if (connections < ctx.options.minConnections || size === undefined || maxConnections === undefined) return;
         if (1 - created / connections >= ctx.options.minHitRate || size >= maxUsed) return;

@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { counter, percent, runtimeCounters, variableNumber } from '../../src/analysis/mysql-live.js';
+import { counter, percent, runtimeCounters } from '../../src/analysis/mysql-live.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
-import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict } from './support/runtime.js';
+import { lineOrTop, MIN_UPTIME_OPTION, earlyVerdict, settingToJudge } from './support/runtime.js';
 
 /** A cache this full is full: the server closes a table for each one it opens. */
 const FULL = 0.95;
@@ -38,7 +38,7 @@ export default defineRule('mycnf', {
         const { live, span } = runtime;
         const open = counter(live, 'Open_tables') ?? 0;
         const opened = counter(live, 'Opened_tables') ?? 0;
-        const size = variableNumber(live, 'table_open_cache');
+        const size = settingToJudge(ctx.config, live, 'table_open_cache');
         if (size === undefined || size === 0 || open < FULL * size || opened === 0 || open / opened >= ctx.options.minHitRate) return;
         const suggested = Math.min(size * 2, MAX_TABLE_OPEN_CACHE);
         const plan = planMycnfSetting(ctx.config, 'table_open_cache', String(suggested));

@@ -1,7 +1,7 @@
 import { defineRule } from '../../src/engine/define-rule.js';
-import { liveSource, variableNumber } from '../../src/analysis/mysql-live.js';
+import { liveSource } from '../../src/analysis/mysql-live.js';
 import { planMycnfSetting } from '../../src/languages/mycnf/edits.js';
-import { lineOrTop } from './support/runtime.js';
+import { lineOrTop, settingToJudge } from './support/runtime.js';
 
 /** The upper bound of table_definition_cache: MariaDB's and MySQL's. */
 const MAXIMUM = { mariadb: 2_097_152, mysql: 524_288 } as const;
@@ -33,7 +33,7 @@ export default defineRule('mycnf', {
         const fact = ctx.host.mysqlLive;
         const tables = fact?.value.tables;
         if (fact === undefined || tables === undefined) return;
-        const size = variableNumber(fact.value, 'table_definition_cache');
+        const size = settingToJudge(ctx.config, fact.value, 'table_definition_cache');
         if (size === undefined || size >= tables.total) return;
         const product = fact.value.server.startsWith('mysql=') ? 'mysql' : 'mariadb';
         const suggested = Math.min(Math.ceil((tables.total * ctx.options.headroom) / 100) * 100, MAXIMUM[product]);

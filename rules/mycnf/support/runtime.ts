@@ -1,4 +1,5 @@
-import type { RuntimeCounters } from '../../../src/analysis/mysql-live.js';
+import { variableNumber, type RuntimeCounters } from '../../../src/analysis/mysql-live.js';
+import type { MysqlLive } from '../../../src/host/facts.js';
 import type { Located, OptionSpec, ReportDescriptor } from '../../../src/engine/types.js';
 import type { MycnfConfig } from '../../../src/languages/mycnf/model.js';
 
@@ -43,4 +44,14 @@ export function someOf(names: readonly string[], count = names.length, shown = 5
 /** `'app'@'%'`, as GRANT and DROP USER take an account. */
 export function accountName(account: { readonly user: string; readonly host: string }): string {
   return `'${account.user}'@'${account.host}'`;
+}
+
+/**
+ * The value of `key` a finding judges: the file's, when it sets one (what
+ * the server runs after the restart MY1010 asks for: a patch already written
+ * is not asked for again), else the running server's.
+ */
+export function settingToJudge(mycnf: MycnfConfig, live: MysqlLive, key: string): number | undefined {
+  const written = mycnf.effective(key) === undefined ? undefined : mycnf.size(key);
+  return written?.bytes ?? variableNumber(live, key);
 }
