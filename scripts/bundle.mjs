@@ -3,7 +3,8 @@
 // yaml and diff included) as one CommonJS script, dist/bundle/cli/cli.js, and the
 // V8 code cache bin/tune-lint.cjs compiles it with, dist/bundle/cli/cli.cache,
 // made by a training run. Why: bin/tune-lint.cjs and docs/performance.md.
-// ora, systeminformation and mysql2 stay outside: only a probe or a live server loads them. The library
+// ora, systeminformation and mysql2 stay outside: only a probe or a live server loads them; the language
+// server's packages too: only `tune-lint lsp` loads them (required where its module is first run). The library
 // (package.json `exports`) stays the tsc output, one module per source file.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 
 const EXTERNAL = ['ora', 'systeminformation', 'mysql2/promise', 'mysql2'];
+const LANGUAGE_SERVER = ['vscode-languageserver', 'vscode-languageserver/node', 'vscode-languageserver-textdocument'];
 const OUTFILE = 'dist/bundle/cli/cli.js';
 
 // commander requires node:child_process at load time, for executable
@@ -54,7 +56,7 @@ await build({
   platform: 'node',
   format: 'cjs',
   target: 'node20',
-  external: EXTERNAL,
+  external: [...EXTERNAL, ...LANGUAGE_SERVER],
   plugins: [lazyChildProcessForCommander, versionWrittenIn],
   // Every run deserialises the code cache, and V8 interns the names in it: minified, the stock Debian lint
   // takes 9 M fewer instructions (711.8 to 702.6 M) and the script is 1.55 to 0.83 MB. A minified stack

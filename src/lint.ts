@@ -59,6 +59,11 @@ export interface LintInput {
    * facts. The CLI gives it on a probed host unless --no-live.
    */
   readonly askServers?: (configs: ConfigSet) => Promise<HostFacts>;
+  /**
+   * Texts that stand for files on disk, by real path: an editor's unsaved
+   * buffers, read in their place (includes, the fix passes and all).
+   */
+  readonly overlay?: ReadonlyMap<string, string>;
   /** Collects where the time went, per rule and reading the configs (the CLI's TIMING). */
   readonly timer?: LintTimer;
 }
@@ -91,6 +96,7 @@ export async function lint(input: LintInput): Promise<LintResult> {
     sysrootAt: input.sysrootAt,
     cwd,
     ...(input.limits === undefined ? {} : { limits: input.limits }),
+    ...(input.overlay === undefined ? {} : { overlay: input.overlay }),
   });
   const languages = input.languages ?? builtinLanguages;
   let targets = input.targets ?? DEFAULT_TARGETS;

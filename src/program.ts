@@ -135,6 +135,15 @@ export function buildProgram(setExit: (code: number) => void): Command {
       const { runMeasure } = await import('./commands/measure.js');
       setExit(await runMeasure(url, options));
     });
+
+  program
+    .command('lsp')
+    .description('a language server for editors: findings as you type, quick fixes, hover (docs/editors.md)')
+    .option('--stdio', 'talk over stdin and stdout, the only transport (editors pass it)')
+    .action(async () => {
+      const { runLanguageServer } = await import('./lsp/server.js');
+      setExit(await runLanguageServer());
+    });
   return program;
 }
 

@@ -25,7 +25,7 @@ import { readVersion } from './version.js';
 import { stderr, stdout } from '../util/stdio.js';
 
 /** The main configs of one host, linted together so cross-service rules see both. */
-interface HostUnit {
+export interface HostUnit {
   readonly group: HostGroup;
   readonly paths: string[];
 }
@@ -268,16 +268,17 @@ function hostSources(options: LintCommandOptions, group: HostGroup): Omit<HostSo
   };
 }
 
-/** Preset and --min-uptime < config `rules` < matching `overrides` (per file) < `--rule`. */
 function ruleSelection(config: ResolvedConfig, run: Run): RuleSelection {
-  return selectRules(
-    builtinRules,
-    config.preset,
-    config.rules,
-    (file) => overrideRulesOf(config, file.path),
-    run.cliRules,
-    run.optionDefaults,
-  );
+  return selectionOf(config, run.cliRules, run.optionDefaults);
+}
+
+/** Preset and --min-uptime < config `rules` < matching `overrides` (per file) < `--rule`. */
+export function selectionOf(
+  config: ResolvedConfig,
+  cliRules: ReadonlyMap<string, UserRuleSetting> = new Map(),
+  optionDefaults: RuleOptions = {},
+): RuleSelection {
+  return selectRules(builtinRules, config.preset, config.rules, (file) => overrideRulesOf(config, file.path), cliRules, optionDefaults);
 }
 
 /**
@@ -285,7 +286,7 @@ function ruleSelection(config: ResolvedConfig, run: Run): RuleSelection {
  * `target` < the host's override < `--target`. The database target is
  * marked as assumed until one of them names the server.
  */
-function targetsOf(group: HostGroup, cliTarget: string | undefined, host: HostFacts): Targets {
+export function targetsOf(group: HostGroup, cliTarget: string | undefined, host: HostFacts): Targets {
   let base: Targets = { ...DEFAULT_TARGETS, db: { ...DEFAULT_TARGETS.db, assumed: true } };
   if (host.httpdVersion !== undefined) base = parseTargetSpec(`httpd=${host.httpdVersion.value}`, base);
   if (host.databaseServer !== undefined) base = parseTargetSpec(host.databaseServer.value, base);
@@ -319,7 +320,7 @@ function exitCode(results: readonly LintResult[], options: LintCommandOptions): 
 }
 
 /** Main configs an override maps to another host are linted apart from the rest; the order of first appearance is kept. */
-function groupByHost(paths: readonly string[], config: ResolvedConfig): HostUnit[] {
+export function groupByHost(paths: readonly string[], config: ResolvedConfig): HostUnit[] {
   const units = new Map<number, HostUnit>();
   for (const given of paths) {
     const group = hostGroupOf(config, given);
@@ -368,7 +369,7 @@ function terminalWidth(): { width?: number } {
  * the program they installed (`/usr/share/doc/tune-lint/rules`), else the
  * docs of this version on the web.
  */
-function rulePageOf(version: string): (ruleId: string) => string {
+export function rulePageOf(version: string): (ruleId: string) => string {
   let packaged = false;
   try {
     packaged = nodeFs.realpathSync(process.argv[1] ?? '').startsWith('/usr/share/tune-lint/');

@@ -238,11 +238,13 @@ export class ConfigFileSystem {
   }
 
   /**
-   * The same view of the disk with some files replaced by new text. It shares
+   * The same view of the disk with some files replaced by new text, over the
+   * texts this view already replaces (an editor's unsaved buffers). It shares
    * what this view learnt: a fix pass re-reads only the files it changed.
    */
   withOverlay(overlay: ReadonlyMap<string, string>): ConfigFileSystem {
-    return new ConfigFileSystem({ sysroot: this.sysrootAsGiven, sysrootAt: this.sysrootAt, cwd: this.cwd, overlay, shared: this });
+    const merged = this.overlay.size === 0 ? overlay : new Map([...this.overlay, ...overlay]);
+    return new ConfigFileSystem({ sysroot: this.sysrootAsGiven, sysrootAt: this.sysrootAt, cwd: this.cwd, overlay: merged, shared: this });
   }
 
   /** The inverse of locate for display: the path as the server would see it. */

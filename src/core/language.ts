@@ -156,8 +156,30 @@ export interface LanguageDefinition<Id extends LanguageId = LanguageId> {
   dispatch?(config: LanguageConfigs[Id], visitors: readonly VisitorsOf<Id>[]): void;
   /** The enclosing sections of a located thing of this config, outermost first (`<VirtualHost *:80>`); undefined when it has none. */
   contextOf?(config: LanguageConfigs[Id], at: Located): readonly string[] | undefined;
+  /** The setting written at an offset of one of the config's files and what the server makes of it, for the editor's hover; undefined off a setting. */
+  settingAt?(config: LanguageConfigs[Id], file: SourceFile, offset: number): SettingAtPoint | undefined;
   /** What the package exports for this language: its parser and its loader at least, by the names they are exported under. */
   readonly api: Readonly<Record<string, unknown>>;
+}
+
+/** A setting as written on a line and as the server takes it where that line is: what an editor's hover shows. */
+export interface SettingAtPoint {
+  /** As the server names it, with its scope where it has one: `KeepAliveTimeout`, `[www] pm.max_children`. */
+  readonly name: string;
+  /** The name the server documents it under, when the line writes another (`MaxRequestWorkers` for `MaxClients`). */
+  readonly canonicalName?: string;
+  /** The line's setting, what the hover covers. */
+  readonly at: Located;
+  /**
+   * The value in effect where the line is, and the line that sets it (this
+   * one or a later one); `setAt` undefined when the server's default applies.
+   * Undefined when the server does not read the line at all (`note` says why).
+   */
+  readonly effective: { readonly value: string; readonly setAt: Located | undefined } | undefined;
+  /** The server's own value when nothing sets it, for the target read. */
+  readonly defaultValue: string | undefined;
+  /** What else the server does with it: an adjustment at start-up, a group it does not read. */
+  readonly note?: string;
 }
 
 /** A rule's visitors for a language: `end`, and whatever the language dispatches. */

@@ -24,3 +24,18 @@ export function snapshotTree(root: string, options: { readonly modes?: boolean }
   walk(root);
   return out;
 }
+
+/**
+ * This machine's stock php-fpm (Debian's `/etc/php/VERSION/fpm`: php-fpm.conf
+ * and pool.d, php.ini and conf.d left out) copied under `into`, as a tree a
+ * sysroot holds; undefined when php-fpm is not installed. Returns the tree
+ * and the pool file's path in it.
+ */
+export function stockPhpFpmTree(into: string): { readonly root: string; readonly pool: string } | undefined {
+  const versions = fs.existsSync('/etc/php') ? fs.readdirSync('/etc/php').sort() : [];
+  const fpm = versions.map((version) => `/etc/php/${version}/fpm`).find((dir) => fs.existsSync(`${dir}/pool.d/www.conf`));
+  if (fpm === undefined) return undefined;
+  fs.mkdirSync(path.join(into, path.dirname(fpm)), { recursive: true });
+  fs.cpSync(fpm, path.join(into, fpm), { recursive: true, filter: (source) => !source.includes('/conf.d') && !source.endsWith('php.ini') });
+  return { root: into, pool: `${fpm.slice(1)}/pool.d/www.conf` };
+}

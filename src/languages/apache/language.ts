@@ -3,6 +3,7 @@ import type { GivenEnvironment } from '../../core/types.js';
 import type { LanguageDefinition } from '../../core/language.js';
 import { apacheConsumers } from './consumption.js';
 import { dispatchApache, type ApacheVisitors } from './dispatch.js';
+import { apacheSettingAt } from './setting-at.js';
 import { dumpApacheConfig } from './dump.js';
 import { ApacheConfig, loadApache } from './model.js';
 import { ApacheDocument, parseApache } from './parser.js';
@@ -79,5 +80,6 @@ export const apacheLanguage: LanguageDefinition<'apache'> = {
       ? config.context(candidate as { parent: ApacheSectionUse | undefined })
       : undefined;
   },
+  settingAt: apacheSettingAt,
   api: { parseApache, ApacheDocument, loadApache },
 };

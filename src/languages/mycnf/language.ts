@@ -5,6 +5,7 @@ import type { DatabaseTarget } from '../../core/targets.js';
 import type { SourceFile } from '../../core/source-file.js';
 import { mysqlConsumers } from './consumption.js';
 import { dispatchMycnf, type MycnfVisitors } from './dispatch.js';
+import { mycnfSettingAt } from './setting-at.js';
 import { dumpMycnfConfig } from './dump.js';
 import { inferDatabaseTarget } from './product.js';
 import { loadMycnf, type MycnfConfig } from './model.js';
@@ -81,6 +82,7 @@ export const mycnfLanguage: LanguageDefinition<'mycnf'> = {
   dump: dumpMycnfConfig,
   consumers: (config) => mysqlConsumers(config),
   dispatch: dispatchMycnf,
+  settingAt: mycnfSettingAt,
   api: { parseMyCnf, loadMycnf },
 };
 

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { LanguageDefinition } from '../../core/language.js';
 import { phpFpmConsumers } from './consumption.js';
 import { phpConfigKind } from './detect.js';
+import { phpFpmSettingAt } from './setting-at.js';
 import { dumpPhpFpm } from './dump.js';
 import { loadPhpFpm, type PhpFpmConfig } from './model.js';
 import { parsePhpFpm } from './parser.js';
@@ -37,5 +38,6 @@ export const phpFpmLanguage: LanguageDefinition<'phpfpm'> = {
   load: (hostPath, { fs }) => loadPhpFpm(hostPath, fs),
   dump: dumpPhpFpm,
   consumers: phpFpmConsumers,
+  settingAt: phpFpmSettingAt,
   api: { parsePhpFpm, loadPhpFpm },
 };

@@ -1,0 +1,135 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EMPTY_CONFIG, findConfig, loadConfig } from '../config/load.js';
+import { hostGroupOf } from '../config/resolve.js';
+import type { ResolvedConfig } from '../config/types.js';
+import { languageOfFile } from '../core/language-of-file.js';
+import { builtinRules } from '../../rules/index.js';
+import { groupByHost, selectionOf, targetsOf, type HostUnit } from '../commands/lint.js';
+import { systemConfigs } from '../commands/paths.js';
+import { parseTargetSpec } from '../core/targets.js';
+import { resolveHostFacts } from '../host/resolve.js';
+import { lint, type LintResult } from '../lint.js';
+import type { FixType } from '../fix/apply.js';
+import { builtinLanguages } from '../languages/index.js';
+
+/** What the editor may set in `initializationOptions` (docs/editors.md). */
+export interface EditorSettings {
+  /**
+   * Read this machine's RAM and CPUs for the sizing rules. Off unless set:
+   * the workspace is most often a repository of another host's files, whose
+   * facts `.tune-lint.yaml`'s `host:` or a profile gives.
+   */
+  readonly probe: boolean;
+  /** A host profile (`tune-lint probe --yaml`), relative to the workspace. */
+  readonly profile?: string;
+  /** `mysql=8.0`, `httpd=2.4`: as --target. */
+  readonly target?: string;
+  /** How long after the last keystroke a file is linted again. */
+  readonly debounceMs: number;
+}
+
+export const DEFAULT_EDITOR_SETTINGS: EditorSettings = { probe: false, debounceMs: 200 };
+
+/** One lint unit of the workspace: a host's main configs, what they read when last linted, and the result. */
+export interface EditorUnit {
+  readonly unit: HostUnit;
+  /** Real paths of every file the unit read, main files first. */
+  files: ReadonlySet<string>;
+  result: LintResult | undefined;
+}
+
+/**
+ * The workspace as the CLI would lint it with `--sysroot <workspace>`: the
+ * usual main configs under it (`etc/apache2/apache2.conf`, `etc/mysql/my.cnf`,
+ * the php-fpm ones), grouped by host as `.tune-lint.yaml` says, with its rules,
+ * targets and host facts. A file none of them reads is linted as a main
+ * config of its own when its language is known. Nothing runs but the linter:
+ * no server is asked and nothing is executed.
+ */
+export class EditorWorkspace {
+  private config: ResolvedConfig = EMPTY_CONFIG;
+  private readonly units: EditorUnit[] = [];
+
+  constructor(
+    /** The sysroot, or undefined without a workspace folder: files are then read where they are. */
+    readonly root: string | undefined,
+    readonly settings: EditorSettings,
+  ) {}
+
+  /** Reads `.tune-lint.yaml` and finds the main configs; throws a UserError the server shows when the file is wrong. */
+  async open(): Promise<readonly EditorUnit[]> {
+    if (this.root === undefined) return this.units;
+    const file = findConfig(this.root);
+    this.config = file === undefined ? EMPTY_CONFIG : await loadConfig(file, builtinRules, this.root);
+    for (const unit of groupByHost(systemConfigs(this.root, undefined), this.config))
+      this.units.push({ unit, files: new Set(), result: undefined });
+    return this.units;
+  }
+
+  /** The unit that reads a file: the first whose last lint read it, else a new one with the file as its main config, else none. */
+  unitOf(file: string, text: string): EditorUnit | undefined {
+    const real = realPath(file);
+    const reading = this.units.find((entry) => entry.files.has(real) || entry.unit.paths.includes(file));
+    if (reading !== undefined) return reading;
+    if (!isConfig(file, text)) return undefined;
+    const own: EditorUnit = { unit: { group: hostGroupOf(this.config, file), paths: [file] }, files: new Set([real]), result: undefined };
+    this.units.push(own);
+    return own;
+  }
+
+  /** Every unit known so far. */
+  all(): readonly EditorUnit[] {
+    return this.units;
+  }
+
+  /** Lints a unit with the editor's buffers in place of the files on disk, and remembers what it read. */
+  async lint(entry: EditorUnit, buffers: ReadonlyMap<string, string>, fixType: FixType | 'none'): Promise<LintResult> {
+    const { unit } = entry;
+    const host = await resolveHostFacts({
+      ...(this.settings.profile === undefined ? {} : { profilePath: this.resolve(this.settings.profile) }),
+      ...(unit.group.host === undefined ? {} : { config: unit.group.host }),
+      probe: this.settings.probe,
+    });
+    const targets = targetsOf(unit.group, this.settings.target, host);
+    const overlay = new Map([...buffers].map(([file, text]) => [realPath(file), text]));
+    const result = await lint({
+      paths: unit.paths,
+      cwd: this.root ?? process.cwd(),
+      ...(this.root === undefined ? {} : { sysroot: this.root }),
+      ...(this.config.env === undefined
+        ? {}
+        : { readers: { apache: { env: [{ source: this.config.file ?? '.tune-lint.yaml', values: this.config.env }] } } }),
+      targets: this.settings.target === undefined ? targets : parseTargetSpec(this.settings.target, targets),
+      host,
+      budget: unit.group.budget,
+      rules: selectionOf(this.config),
+      fixType,
+      overlay,
+    });
+    if (fixType === 'none') {
+      entry.files = new Set(result.files.map((file) => file.realPath));
+      entry.result = result;
+    }
+    return result;
+  }
+
+  private resolve(file: string): string {
+    return path.resolve(this.root ?? process.cwd(), file);
+  }
+}
+
+/** A file whose name says it is a config of one of the languages (`.conf`, `.cnf`, a pool) and that none refuses (php.ini): not any file the editor opens. */
+function isConfig(file: string, text: string): boolean {
+  const choice = languageOfFile(builtinLanguages, file, text.slice(0, 64 * 1024));
+  return 'language' in choice && choice.byName !== undefined;
+}
+
+/** The file behind any symlinks, what the linter's overlay and its files are keyed by; the path itself when it does not exist. */
+export function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
