@@ -29,7 +29,7 @@ export interface EditorSettings {
   readonly debounceMs: number;
 }
 
-export const DEFAULT_EDITOR_SETTINGS: EditorSettings = { probe: false, debounceMs: 200 };
+export const DEFAULT_EDITOR_SETTINGS: EditorSettings = { probe: false, debounceMs: 100 };
 
 /** One lint unit of the workspace: a host's main configs, what they read when last linted, and the result. */
 export interface EditorUnit {
