@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // What a release attaches, in dist/release/: the .deb and, where rpmbuild
 // is installed, the .rpm that `node scripts/package.mjs` built, the npm
-// tarball `npm pack` makes of this build, and SHA256SUMS over them, in the
+// tarball `npm pack` makes of this build, the VS Code extension that
+// `npm run package` in editors/vscode made, and SHA256SUMS over them, in the
 // format `sha256sum -c` checks. The release workflow runs it on a version
 // tag, and .ci/run on every change, so the steps a release takes are run
 // before a release needs them.
@@ -24,6 +25,10 @@ if (!built.some((name) => name.endsWith('.deb')))
 for (const name of built.filter((file) => /\.(deb|rpm)$/.test(file))) copyFileSync(join(packages, name), join(release, name));
 // No prepare: it would build again, and a build starts by removing dist/, this directory with it; the
 // tarball holds the build the packages were made from.
+const extension = join(root, 'editors', 'vscode');
+const { version: extensionVersion } = JSON.parse(readFileSync(join(extension, 'package.json'), 'utf8'));
+if (extensionVersion !== version) throw new Error(`editors/vscode/package.json is version ${extensionVersion}, the package ${version}`);
+copyFileSync(join(extension, 'tune-lint.vsix'), join(release, `tune-lint-vscode-${version}.vsix`));
 const tarball = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', release], {
   cwd: root,
   encoding: 'utf8',
