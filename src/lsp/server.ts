@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 import {
   CodeActionKind,
   createConnection,
+  MessageType,
   ProposedFeatures,
+  ShowMessageNotification,
   StreamMessageReader,
   StreamMessageWriter,
   TextDocuments,
@@ -65,6 +67,7 @@ class LanguageServer {
   private readonly linting = new Map<EditorUnit, Promise<void>>();
   private readonly timers = new Map<EditorUnit, NodeJS.Timeout>();
   private resolvesEdits = false;
+  private reported: string | undefined;
 
   constructor(private readonly connection: Connection) {}
 
@@ -76,7 +79,10 @@ class LanguageServer {
     documents.onDidChangeContent(({ document }) => this.schedule(document.uri, this.workspace.settings.debounceMs));
     // Closed, the file on disk is what counts again.
     documents.onDidClose(({ document }) => this.schedule(document.uri, 0));
-    connection.onDidChangeWatchedFiles(() => void this.lintEverything());
+    // A file changed on disk (a checkout, another program): everything again; `.tune-lint.yaml` is read again first.
+    connection.onDidChangeWatchedFiles(({ changes }) => {
+      void (changes.some((change) => change.uri.endsWith('/.tune-lint.yaml')) ? this.reopen() : this.lintEverything());
+    });
     connection.onCodeAction((params) => this.codeActions(params));
     connection.onCodeActionResolve(async (action) => ({ ...action, edit: await this.fixAllEdit((action.data as { uri: string }).uri) }));
     connection.onHover(async ({ textDocument, position }) => {
@@ -99,11 +105,7 @@ class LanguageServer {
     const root = folder?.startsWith('file:') === true ? fileURLToPath(folder) : undefined;
     this.workspace = new EditorWorkspace(root, settingsOf(params.initializationOptions));
     this.resolvesEdits = params.capabilities.textDocument?.codeAction?.resolveSupport?.properties.includes('edit') === true;
-    try {
-      await this.workspace.open();
-    } catch (error) {
-      this.report(error);
-    }
+    await this.open();
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -112,6 +114,29 @@ class LanguageServer {
       },
       serverInfo: { name: 'tune-lint', version: readVersion() },
     };
+  }
+
+  private async open(): Promise<void> {
+    try {
+      await this.workspace.open();
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** `.tune-lint.yaml` changed: the workspace is read again and every finding published anew. */
+  private async reopen(): Promise<void> {
+    await Promise.all(this.linting.values());
+    for (const uris of this.publishedBy.values()) for (const uri of uris) void this.connection.sendDiagnostics({ uri, diagnostics: [] });
+    this.published.clear();
+    this.publishedBy.clear();
+    this.linting.clear();
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.workspace = new EditorWorkspace(this.workspace.root, this.workspace.settings);
+    await this.open();
+    for (const document of this.documents.all()) this.unitOf(document.uri);
+    await this.lintEverything();
   }
 
   private unitOf(uri: string): EditorUnit | undefined {
@@ -140,6 +165,7 @@ class LanguageServer {
     const next = (this.linting.get(entry) ?? Promise.resolve()).then(async () => {
       try {
         this.publish(entry, (await this.workspace.lint(entry, this.buffers(), 'none')).diagnostics);
+        this.reported = undefined;
       } catch (error) {
         this.report(error);
       }
@@ -245,9 +271,13 @@ class LanguageServer {
     return fix === undefined ? { changes: {} } : workspaceEdit(editsBetween(fix.file, fix.after));
   }
 
+  /** Shows a problem once: a lint that fails the same way at every keystroke is not shown again until it changes. */
   private report(error: unknown): void {
     const message = error instanceof UserError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    this.connection.window.showErrorMessage(`tune-lint: ${message}`);
+    if (message === this.reported) return;
+    this.reported = message;
+    // A notification, not showErrorMessage's request: nothing waits for the editor to answer.
+    void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Error, message: `tune-lint: ${message}` });
   }
 }
 

@@ -57,14 +57,23 @@ export class EditorWorkspace {
     readonly settings: EditorSettings,
   ) {}
 
-  /** Reads `.tune-lint.yaml` and finds the main configs; throws a UserError the server shows when the file is wrong. */
-  async open(): Promise<readonly EditorUnit[]> {
-    if (this.root === undefined) return this.units;
+  /**
+   * Reads `.tune-lint.yaml` and finds the main configs. A wrong
+   * `.tune-lint.yaml` is thrown (a UserError the server shows) once the
+   * configs are found, which are then linted as without one.
+   */
+  async open(): Promise<void> {
+    if (this.root === undefined) return;
     const file = findConfig(this.root);
-    this.config = file === undefined ? EMPTY_CONFIG : await loadConfig(file, builtinRules, this.root);
+    let wrong: Error | undefined;
+    try {
+      this.config = file === undefined ? EMPTY_CONFIG : await loadConfig(file, builtinRules, this.root);
+    } catch (error) {
+      wrong = error instanceof Error ? error : new Error(String(error));
+    }
     for (const unit of groupByHost(systemConfigs(this.root, undefined), this.config))
       this.units.push({ unit, files: new Set(), result: undefined });
-    return this.units;
+    if (wrong !== undefined) throw wrong;
   }
 
   /** The unit that reads a file: the first whose last lint read it, else a new one with the file as its main config, else none. */

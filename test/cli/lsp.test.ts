@@ -163,6 +163,33 @@ describe('tune-lint lsp on an Apache tree (the 500 MB Drupal VPS)', () => {
   });
 });
 
+describe('tune-lint lsp and .tune-lint.yaml', () => {
+  it('shows a wrong .tune-lint.yaml once and lints without it; read again when it changes, its rules apply', async () => {
+    const root = copyTree(DRUPAL, 'apache-config');
+    const config = path.join(root, '.tune-lint.yaml');
+    fs.writeFileSync(config, 'rules:\n  AP4001: loud\n');
+    const client = new LspClient(root);
+    try {
+      await client.initialize(root);
+      const uri = client.open(path.join(root, 'etc/apache2/mods-available/mpm_prefork.conf'));
+      await client.diagnosticsFor(uri, (found) => at(found, 'AP4001', 15) !== undefined);
+      assert.equal(client.shownMessages.length, 1, client.shownMessages.join('\n'));
+      assert.match(client.shownMessages[0] ?? '', /^tune-lint: \.tune-lint\.yaml:2:\d+: /);
+      client.change(uri, 2, fs.readFileSync(path.join(root, 'etc/apache2/mods-available/mpm_prefork.conf'), 'utf8'));
+      await client.diagnosticsFor(uri, (found) => at(found, 'AP4001', 15) !== undefined);
+      assert.equal(client.shownMessages.length, 1, 'the same problem is not shown again at each change');
+
+      fs.writeFileSync(config, 'rules:\n  AP4001: off\n');
+      client.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(config).href, type: 2 }] });
+      const after = await client.diagnosticsFor(uri, (found) => !found.some((diagnostic) => diagnostic.code === 'AP4001'));
+      assert.deepEqual(after, []);
+      assert.equal(await client.close(), 0);
+    } finally {
+      client.kill();
+    }
+  });
+});
+
 describe('tune-lint lsp on MariaDB option files (Debian 12 /etc/mysql)', () => {
   const tree = repoPath('fixtures/mycnf/debian');
   const file = 'etc/mysql/mariadb.conf.d/50-client.cnf';

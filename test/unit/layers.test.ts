@@ -24,7 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['rules'],
   ['src/fix', 'src/verify', 'src/lint.ts'],
   ['src/config', 'src/formatters', 'src/testing', 'src/docs-url.ts', 'src/index.ts'],
-  ['src/commands', 'src/program.ts', 'src/cli.ts'],
+  ['src/commands', 'src/lsp', 'src/program.ts', 'src/cli.ts'],
 ];
 
 /** The unit a file belongs to: a language of its own, a rule family, or the layer entry that holds it. */
