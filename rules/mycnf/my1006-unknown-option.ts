@@ -1,7 +1,8 @@
 import { lineOf } from '../../src/core/located.js';
 import { defineRule } from '../../src/engine/define-rule.js';
 import { seriesOf } from '../../src/core/targets.js';
-import { isMariadbOption, mariadbOptionNames } from '../../src/languages/mycnf/mariadb-options.js';
+import { isMariadbOption } from '../../src/languages/mycnf/mariadb-options.js';
+import { mariadbSeriesNames } from '../../src/languages/mycnf/options.js';
 import { compareMysqlSeries, mysqlOptionList, mysqlPluginOf, mysqlSeriesTaking } from '../../src/languages/mycnf/mysql-names.js';
 import type { DatabaseTarget } from '../../src/core/targets.js';
 import { loadedPlugins, pluginLibraryOf } from '../../src/languages/mycnf/plugins.js';
@@ -174,10 +175,10 @@ function variantBuilds(key: string): string | undefined {
   return isMariadbOption(key) ? 'MariaDB (or a MySQL fork such as Percona Server)' : undefined;
 }
 
-/** The option names of the target, when tune-lint has its series' list: MariaDB 10.11, MySQL 5.7, 8.0 and 9.7. */
+/** The option names of the target, when tune-lint has its series' list: MariaDB 10.11 and 11.8, MySQL 5.7, 8.0 and 9.7. */
 function knownNames(target: DatabaseTarget): readonly string[] | undefined {
   if (target.product === 'mysql') return mysqlOptionList(target)?.all();
-  return seriesOf(target.version) === '10.11' ? mariadbOptionNames() : undefined;
+  return mariadbSeriesNames(target);
 }
 
 const nearest = new Map<readonly string[], NearestName>();

@@ -10,6 +10,7 @@ import { lint } from '../../src/lint.js';
 import { askMysql } from '../../src/live/mysql.js';
 import { MYSQL_BINARY_OPTION_LISTS } from '../../src/languages/mycnf/mysql-binary-options.js';
 import { repoPath } from '../helpers/paths.js';
+import { realWorldServerOptions } from '../helpers/real-world-options.js';
 import { inCI } from '../helpers/tools.js';
 
 /*
@@ -41,29 +42,6 @@ const MYSQL_TREES = [
   'percona-pxc8',
 ];
 const SERVER_GROUPS = new Set(['mysqld', 'server']);
-
-/** `name = value` of the server groups of every option file of the MySQL trees, each name once. */
-function serverOptions(): Map<string, string> {
-  const options = new Map<string, string>();
-  for (const tree of MYSQL_TREES) {
-    const files = fs.readdirSync(repoPath('fixtures', 'real-world', tree), { recursive: true, withFileTypes: true });
-    for (const entry of files.filter((file) => file.isFile() && /\.cnf$|my\.cnf/.test(file.name))) {
-      let group = '';
-      for (const raw of fs.readFileSync(path.join(entry.parentPath, entry.name), 'latin1').split('\n')) {
-        const line = raw.replace(/\s+#.*$/, '').trim();
-        const header = /^\[([^\]]+)\]$/.exec(line);
-        if (header !== null) group = (header[1] ?? '').trim().toLowerCase();
-        else if (SERVER_GROUPS.has(group) && /^[a-z]/i.test(line)) {
-          const [name = '', value] = line.split(/\s*=\s*/, 2);
-          const key = name.trim().toLowerCase().replaceAll('-', '_');
-          // loose- options are never refused; paths of the trees' hosts are not the chroot's.
-          if (!key.startsWith('loose_') && !options.has(key)) options.set(key, value ?? '');
-        }
-      }
-    }
-  }
-  return options;
-}
 
 describe('MySQL 9.7 (Debian unstable) as the oracle', { skip: present ? false : reason }, () => {
   const work = path.join(CHROOT, 'tmp', `tune-lint-${process.pid}`);
@@ -154,7 +132,7 @@ describe('MySQL 9.7 (Debian unstable) as the oracle', { skip: present ? false : 
   });
 
   it('refuses exactly the real-world server options mysqld --validate-config does not know', async () => {
-    const options = serverOptions();
+    const options = realWorldServerOptions(SERVER_GROUPS, MYSQL_TREES);
     assert.ok(options.size > 50, `${options.size} options`);
     fs.mkdirSync(work, { recursive: true });
     const file = path.join(work, 'my.cnf');

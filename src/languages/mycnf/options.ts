@@ -1,4 +1,5 @@
-import { versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
+import { seriesOf, versionAtLeast, type DatabaseTarget } from '../../core/targets.js';
+import { MARIADB_BINARY_OPTION_LISTS } from './mariadb-binary-options.js';
 import { mariadbOptionNames, isMariadbOption } from './mariadb-options.js';
 import { isMariadbOnlyOption, mysqlOptionList } from './mysql-names.js';
 import { OptionList } from './option-list.js';
@@ -40,19 +41,53 @@ const MARIADB_ALIASES: Readonly<Record<string, string>> = lookupTable({
   slave_parallel_workers: 'slave_parallel_threads',
 });
 
-let mariadbList: OptionList | undefined;
+const mariadbLists = new Map<string, OptionList>();
 
-function mariadbOptions(): OptionList {
-  mariadbList ??= new OptionList(mariadbOptionNames());
-  return mariadbList;
+/** The MariaDB series whose real mariadbd was asked for its names (11.8), newest first. */
+const ASKED_SERIES = Object.keys(MARIADB_BINARY_OPTION_LISTS).sort((a, b) => (versionAtLeast(a, b) ? -1 : 1));
+
+/** The list a series' mariadbd was asked for; '10.11' is the installed binary's (mariadb-options.ts). */
+function mariadbListOf(series: string): OptionList {
+  let list = mariadbLists.get(series);
+  if (list === undefined) {
+    const asked = MARIADB_BINARY_OPTION_LISTS[series];
+    list = new OptionList(asked === undefined ? mariadbOptionNames() : asked.names.trim().split(/\s+/));
+    mariadbLists.set(series, list);
+  }
+  return list;
+}
+
+/** The names a MariaDB target reads options with: those of the newest series at or below it that was asked, else 10.11's. */
+function mariadbOptions(target: DatabaseTarget): OptionList {
+  return mariadbListOf(ASKED_SERIES.find((series) => versionAtLeast(target.version, series)) ?? '10.11');
+}
+
+/** The option names of a MariaDB target's own series, when tune-lint has them: 10.11's (the installed mariadbd) and 11.8's (Debian 13's). */
+export function mariadbSeriesNames(target: DatabaseTarget): readonly string[] | undefined {
+  const series = seriesOf(target.version);
+  return series === '10.11' || MARIADB_BINARY_OPTION_LISTS[series] !== undefined ? mariadbListOf(series).all() : undefined;
+}
+
+/**
+ * A name 10.11 does not take and a later series' mariadbd does, on a target
+ * between them (11.0 to 11.7): added in a release whose list tune-lint does
+ * not have, so neither known nor refused.
+ */
+function addedSince1011(key: string, target: DatabaseTarget): boolean {
+  return (
+    versionAtLeast(target.version, '11.0') &&
+    mariadbOptions(target) === mariadbListOf('10.11') &&
+    ASKED_SERIES.some((series) => mariadbListOf(series).has(key))
+  );
 }
 
 /**
  * Resolves an option name for a target the way `handle_options` does: the
  * whole name first (with prefix matching where the target has it), then the
  * special prefixes stripped one at a time, from the outside in, retrying after
- * each. MariaDB names compare case-insensitively (verified on 10.11). The
- * option list is MariaDB 10.11's; other MariaDB versions use it too. MySQL
+ * each. MariaDB names compare case-insensitively (verified on 10.11). A
+ * MariaDB target uses the list of 11.8 (asked of Debian 13's mariadbd) from
+ * 11.8 on, 10.11's below it. MySQL
  * 5.7, 8.0 and 9.7 targets use their own series' list; other MySQL targets
  * use MariaDB's only to recognise abbreviations and MariaDB-only names.
  */
@@ -62,7 +97,7 @@ export function resolveOptionName(raw: string, target: DatabaseTarget): Resolved
   let key = normalised;
   const prefixes: OptionPrefix[] = [];
   for (;;) {
-    const found = mariadbOptions().find(key);
+    const found = mariadbOptions(target).find(key);
     if (found.length === 1) {
       const full = found[0] as string;
       const abbreviation = full === key ? undefined : key;
@@ -75,7 +110,10 @@ export function resolveOptionName(raw: string, target: DatabaseTarget): Resolved
     }
     if (found.length > 1) return { name: withPrefixes(raw, normalised, key, prefixes), status: 'ambiguous', candidates: found };
     const prefix = OPTION_PREFIXES.find((candidate) => key.startsWith(`${candidate}_`));
-    if (prefix === undefined) return { name: withPrefixes(raw, normalised, key, prefixes), status: 'unknown', candidates: [] };
+    if (prefix === undefined) {
+      const status = addedSince1011(key, target) ? 'unverified' : 'unknown';
+      return { name: withPrefixes(raw, normalised, key, prefixes), status, candidates: [] };
+    }
     prefixes.push(prefix);
     key = key.slice(prefix.length + 1);
   }
@@ -89,7 +127,7 @@ function resolveMysql(raw: string, normalised: string, target: DatabaseTarget): 
   // After the releases whose lists tune-lint has, a MariaDB-only name is the one thing known to be refused.
   if (isMariadbOnlyOption(plain.key) && versionAtLeast(target.version, '8.1')) return { name: plain, status: 'unknown', candidates: [] };
   if (isMariadbOption(plain.key)) return { name: plain, status: 'unverified', candidates: [] };
-  const found = mariadbOptions().find(plain.key);
+  const found = mariadbListOf('10.11').find(plain.key);
   if (found.length !== 1) return { name: plain, status: 'unverified', candidates: [] };
   const full = found[0] as string;
   // WL#6978: unique-prefix matching was deprecated in 5.5/5.6 and removed in 5.7.

@@ -54,7 +54,7 @@ const MARIADB_UPGRADES = 'https://mariadb.com/docs/server/server-management/inst
  * not taken from this table but from MariaDB's own option list (see
  * `mariadbStatus` in the rule), which is verified against mariadbd 10.11.
  */
-const REMOVED_OPTIONS: readonly RemovedOption[] = [
+export const REMOVED_OPTIONS: readonly RemovedOption[] = [
   {
     names: ['default_character_set'],
     mysql: { deprecated: '5.0', removed: '5.5' },
@@ -341,9 +341,10 @@ const REMOVED_OPTIONS: readonly RemovedOption[] = [
     source: MARIADB_UPGRADES,
   },
   {
-    // The 11.4 to 11.8 notes list it without the release between them: 11.8 is the one known to refuse it.
+    // The 11.4 to 11.8 notes list it without the release between them. Debian 13's mariadbd 11.8.9 takes it with
+    // "'wsrep-load-data-splitting' was removed. It does nothing now" (test/oracle/mariadb118-oracle.test.ts).
     names: ['wsrep_load_data_splitting'],
-    mariadb: { removed: '11.8', noop: false },
+    mariadb: { removed: '11.8', noop: true },
     instead: 'nothing: LOAD DATA is not split into transactions any more',
     replacement: { kind: 'drop' },
     source: MARIADB_UPGRADES,
