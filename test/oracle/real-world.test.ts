@@ -38,7 +38,7 @@ interface Tree {
   readonly main: string;
   readonly sysroot: boolean;
   readonly target: string;
-  readonly oracle: 'apache2' | 'mariadbd' | 'none';
+  readonly oracle: 'apache2' | 'mariadbd' | 'php-fpm' | 'none';
 }
 
 function trees(): Tree[] {
@@ -168,6 +168,8 @@ async function judgeWithServer(t: Parameters<typeof requireTool>[0], tree: Tree,
     } finally {
       copy.cleanup();
     }
+  } else if (tree.oracle === 'php-fpm') {
+    await judgePatchWithPhpFpm(t, tree, result, errors);
   } else if (tree.oracle === 'apache2') {
     if (requireTool(t, 'apache2') === undefined) return;
     // ServerRoot is the directory above conf/ (RHEL, a source install) or the main file's own (Debian).
@@ -183,4 +185,36 @@ async function judgeWithServer(t: Parameters<typeof requireTool>[0], tree: Tree,
     t.diagnostic(`apache2 -t: ${verdict.syntaxOk ? 'Syntax OK' : (verdict.stderr.trim().split('\n').at(-1) ?? '')}`);
     assert.equal(errors.length > 0, !verdict.syntaxOk, `tune-lint errors: ${errors.join('; ') || 'none'}\n${verdict.stderr}`);
   }
+}
+
+/**
+ * A pool set's tree names users, directories and logs of its host (chdir
+ * /home/lemper), which php-fpm -t checks: the tree itself is judged by what
+ * tune-lint finds (no error: the pools are ones php-fpm takes), and its patch
+ * by php-fpm as --verify runs it (`php-fpm -n -t` in the sandbox, those paths
+ * stood in): the patch must add no problem.
+ */
+async function judgePatchWithPhpFpm(
+  t: Parameters<typeof requireTool>[0],
+  tree: Tree,
+  result: LintResult,
+  errors: readonly string[],
+): Promise<void> {
+  assert.deepEqual(errors, [], 'php-fpm takes these pools: no error');
+  if (requireTool(t, 'bwrap') === undefined || requireTool(t, 'php-fpm8.2') === undefined) return;
+  if (result.fixes.length === 0) return;
+  const { FixVerifier } = await import('../../src/verify/verify.js');
+  const notes: string[] = [];
+  const verifier = new FixVerifier({ cwd: tree.dir, sysroot: tree.dir, defines: [], env: [], onNote: (note) => notes.push(note) });
+  const verified = await verifier.verify(result);
+  t.diagnostic(`${verified.verifiedBy?.join('; ') ?? 'not verified'}; ${notes.join('; ')}`);
+  assert.deepEqual(
+    verified.diagnostics.filter((diagnostic) => diagnostic.ruleId === 'TL0008').map((diagnostic) => diagnostic.message),
+    [],
+    'php-fpm -t rejects no fix',
+  );
+  assert.ok(
+    verified.verifiedBy?.some((label) => label.startsWith('php-fpm -t on ')),
+    notes.join('; '),
+  );
 }
