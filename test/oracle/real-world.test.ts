@@ -36,6 +36,8 @@ interface Tree {
   readonly name: string;
   readonly dir: string;
   readonly main: string;
+  /** Other main configs of the same host, linted with it (a pool beside the Apache that feeds it). */
+  readonly also?: readonly string[];
   readonly sysroot: boolean;
   readonly target: string;
   readonly oracle: 'apache2' | 'mariadbd' | 'php-fpm' | 'none';
@@ -55,7 +57,7 @@ function trees(): Tree[] {
 
 function lintTree(tree: Tree, dir = tree.dir): Promise<LintResult> {
   return lint({
-    paths: [path.join(dir, tree.main)],
+    paths: [tree.main, ...(tree.also ?? [])].map((main) => path.join(dir, main)),
     cwd: dir,
     ...(tree.sysroot ? { sysroot: dir } : { includeBase: dir }),
     targets: parseTargetSpec(tree.target),
