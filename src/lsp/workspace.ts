@@ -34,6 +34,8 @@ export const DEFAULT_EDITOR_SETTINGS: EditorSettings = { probe: false, debounceM
 /** One lint unit of the workspace: a host's main configs, what they read when last linted, and the result. */
 export interface EditorUnit {
   readonly unit: HostUnit;
+  /** The server's `/` the unit is read in: the workspace, or none for a file opened from outside it (read where it is). */
+  readonly sysroot: string | undefined;
   /** Real paths of every file the unit read, main files first. */
   files: ReadonlySet<string>;
   result: LintResult | undefined;
@@ -72,7 +74,7 @@ export class EditorWorkspace {
       wrong = error instanceof Error ? error : new Error(String(error));
     }
     for (const unit of groupByHost(systemConfigs(this.root, undefined), this.config))
-      this.units.push({ unit, files: new Set(), result: undefined });
+      this.units.push({ unit, sysroot: this.root, files: new Set(), result: undefined });
     if (wrong !== undefined) throw wrong;
   }
 
@@ -82,7 +84,13 @@ export class EditorWorkspace {
     const reading = this.units.find((entry) => entry.files.has(real) || entry.unit.paths.includes(file));
     if (reading !== undefined) return reading;
     if (!isConfig(file, text)) return undefined;
-    const own: EditorUnit = { unit: { group: hostGroupOf(this.config, file), paths: [file] }, files: new Set([real]), result: undefined };
+    const inside = this.root !== undefined && !path.relative(this.root, file).startsWith('..');
+    const own: EditorUnit = {
+      unit: { group: hostGroupOf(this.config, file), paths: [file] },
+      sysroot: inside ? this.root : undefined,
+      files: new Set([real]),
+      result: undefined,
+    };
     this.units.push(own);
     return own;
   }
@@ -105,7 +113,7 @@ export class EditorWorkspace {
     const result = await lint({
       paths: unit.paths,
       cwd: this.root ?? process.cwd(),
-      ...(this.root === undefined ? {} : { sysroot: this.root }),
+      ...(entry.sysroot === undefined ? {} : { sysroot: entry.sysroot }),
       ...(this.config.env === undefined
         ? {}
         : { readers: { apache: { env: [{ source: this.config.file ?? '.tune-lint.yaml', values: this.config.env }] } } }),

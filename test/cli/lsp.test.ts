@@ -163,6 +163,20 @@ describe('tune-lint lsp on an Apache tree (the 500 MB Drupal VPS)', () => {
   });
 });
 
+describe('tune-lint lsp on a file outside the workspace', () => {
+  it('lints it where it is, as its own main config', async () => {
+    const root = copyTree(DRUPAL, 'apache-outside');
+    const outside = path.join(scratch, 'elsewhere', 'my.cnf');
+    fs.mkdirSync(path.dirname(outside), { recursive: true });
+    fs.writeFileSync(outside, '[mysqld]\nmax_connectionz = 10\n');
+    await withClient(root, async (client) => {
+      const uri = client.open(outside);
+      const found = await client.diagnosticsFor(uri, (list) => list.some((diagnostic) => diagnostic.code === 'MY1006'));
+      assert.match(at(found, 'MY1006', 1)?.message ?? '', /max_connectionz = 10: MariaDB 10\.11 has no such option/);
+    });
+  });
+});
+
 describe('tune-lint lsp and .tune-lint.yaml', () => {
   it('shows a wrong .tune-lint.yaml once and lints without it; read again when it changes, its rules apply', async () => {
     const root = copyTree(DRUPAL, 'apache-config');
