@@ -161,6 +161,7 @@ async function lintUnits(units: readonly HostUnit[], run: Run, fixType: NonNulla
       ...hostSources(options, unit.group),
       probe: options.probe,
       probeCache,
+      linted: unit.paths,
       ...((await spinnerWanted(options)) ? { onSlowProbe: startSpinner } : {}),
     });
     const targets = targetsOf(unit.group, run.cliTarget, host);

@@ -19,16 +19,17 @@ export interface ProbeCommandOptions {
  * later with production's figures.
  */
 export async function runProbe(paths: readonly string[], options: ProbeCommandOptions): Promise<number> {
-  const probed = await probeHost();
-  const facts = options.live ? await withLiveFacts(probed, paths, options) : probed;
+  // The configs given, or the system's: where several servers of a kind run, the one started with them is measured.
+  const configs = paths.length > 0 ? mainPaths(paths, {}, process.cwd()) : systemConfigs(undefined, undefined);
+  const probed = await probeHost({ linted: configs });
+  const facts = options.live ? await withLiveFacts(probed, configs, options) : probed;
   if (options.yaml) stdout.write(await hostFactsToProfileYaml({ ...facts, notes: [...(facts.notes ?? []), ...(facts.liveNotes ?? [])] }));
   else stdout.write(`${[...describeHostFacts(facts), ...describeLive(facts)].join('\n')}\n`);
   return 0;
 }
 
-async function withLiveFacts(probed: HostFacts, paths: readonly string[], options: ProbeCommandOptions): Promise<HostFacts> {
+async function withLiveFacts(probed: HostFacts, configs: readonly string[], options: ProbeCommandOptions): Promise<HostFacts> {
   const [{ lint }, { askServers }] = await Promise.all([import('../lint.js'), import('../live/index.js')]);
-  const configs = paths.length > 0 ? mainPaths(paths, {}, process.cwd()) : systemConfigs(undefined, undefined);
   const db = probed.databaseServer === undefined ? DEFAULT_TARGETS.db : parseTargetSpec(probed.databaseServer.value).db;
   const live = options.mysqlDefaultsFile === undefined ? {} : { mysqlDefaultsFile: options.mysqlDefaultsFile };
   const result = await lint({

@@ -4,7 +4,8 @@ import { summarizeChildMemory } from './facts.js';
 import type { CgroupContext, ProcessInfo } from './proc.js';
 import { readOomKills } from './kernel-log.js';
 import { probeServerVersions, type ServerVersions } from './servers.js';
-import { apacheProcesses, databaseProcesses, phpFpmProcesses } from './running.js';
+import { linted, type ServerKind } from './instances.js';
+import { apacheProcesses, databaseProcesses, phpFpmProcesses, type ServerProcesses } from './running.js';
 import {
   cpuQuota,
   listProcesses,
@@ -29,6 +30,8 @@ export interface ProbeOptions {
   readonly memory?: () => Promise<MemoryTotals>;
   /** CPUs this process may run on; by default os.availableParallelism() (sched_getaffinity, what nproc prints). */
   readonly cpuAffinity?: () => number;
+  /** The main configs linted, as paths on this machine: where several servers of a kind run, only the one started with one of them is measured. */
+  readonly linted?: readonly string[];
 }
 
 /**
@@ -67,7 +70,7 @@ export async function probeHost(options: ProbeOptions = {}): Promise<HostFacts> 
 
   // Processes first: the servers' binaries asked for their versions there run while memory and CPUs are probed.
   const processNotes: string[] = [];
-  const versions = hasProc ? probeProcesses(reader, mountTable, facts, processNotes) : undefined;
+  const versions = hasProc ? probeProcesses(reader, mountTable, facts, processNotes, options.linted ?? []) : undefined;
   await probeMemory(options, reader, cgroups, facts, notes);
   probeCpus(options, reader, cgroups, facts, notes);
   if (versions !== undefined) {
@@ -252,6 +255,7 @@ function probeProcesses(
   mounts: ReturnType<typeof parseMountInfo> | undefined,
   facts: MutableFacts,
   notes: string[],
+  mains: readonly string[],
 ): Promise<ServerVersions> {
   const processes = listProcesses(reader);
   if (processes === undefined) {
@@ -265,21 +269,25 @@ function probeProcesses(
   if (hidden)
     notes.push("/proc is mounted with hidepid: other users' processes are invisible, so a missing Apache or MySQL is not reported");
 
-  const apache = probeApache(reader, processes, hidden, facts, notes);
-  probePhpFpm(reader, processes, facts, notes);
-  const mysql = probeMysql(reader, processes, hidden, facts, notes);
+  const instance = (found: ServerProcesses, kind: ServerKind): ServerProcesses => {
+    const chosen = linted(reader, found, kind, mains);
+    if (chosen.note !== undefined) notes.push(chosen.note);
+    return chosen.processes;
+  };
+  const apache = probeApache(instance(apacheProcesses(reader, processes), 'apache'), reader, hidden, facts, notes);
+  probePhpFpm(instance(phpFpmProcesses(reader, processes), 'php-fpm'), reader, facts, notes);
+  const mysql = probeMysql(instance(databaseProcesses(reader, processes), 'database'), hidden, facts, notes);
   return probeServerVersions(reader, { apache, mysql });
 }
 
 /** Whether Apache runs, and the memory of its children; the processes seen, parents first. */
 function probeApache(
+  apache: ServerProcesses,
   reader: ProcReader,
-  processes: readonly ProcessInfo[],
   hidden: boolean,
   facts: MutableFacts,
   notes: string[],
 ): readonly ProcessInfo[] {
-  const apache = apacheProcesses(reader, processes);
   if (apache.impostorNote !== undefined) notes.push(apache.impostorNote);
   const apacheName = apache.parents[0]?.name ?? 'apache2';
   if (apache.parents.length > 0) {
@@ -300,22 +308,15 @@ function probeApache(
 }
 
 /** The memory of php-fpm's children, for the pools' share of the budget; the master is left out. */
-function probePhpFpm(reader: ProcReader, processes: readonly ProcessInfo[], facts: MutableFacts, notes: string[]): void {
-  const fpm = phpFpmProcesses(reader, processes);
+function probePhpFpm(fpm: ServerProcesses, reader: ProcReader, facts: MutableFacts, notes: string[]): void {
   if (fpm.impostorNote !== undefined) notes.push(fpm.impostorNote);
   const perChild = childMemoryFrom(measureChildren(reader, fpm.children), notes);
   if (perChild !== undefined) facts.phpPerChild = { value: perChild, source: `probe (${fpm.children[0]?.name ?? 'php-fpm'} children)` };
 }
 
 /** Whether MySQL or MariaDB runs, and its resident memory; the server processes seen. */
-function probeMysql(
-  reader: ProcReader,
-  processes: readonly ProcessInfo[],
-  hidden: boolean,
-  facts: MutableFacts,
-  notes: string[],
-): readonly ProcessInfo[] {
-  const { parents: mysql, impostorNote } = databaseProcesses(reader, processes);
+function probeMysql(database: ServerProcesses, hidden: boolean, facts: MutableFacts, notes: string[]): readonly ProcessInfo[] {
+  const { parents: mysql, impostorNote } = database;
   if (impostorNote !== undefined) notes.push(impostorNote);
   if (mysql.length === 0) {
     if (!hidden) facts.mysqlRunning = { value: false, source: 'probe (no mysqld or mariadbd process of root or mysql)' };

@@ -24,6 +24,8 @@ export interface HostSources {
   readonly onSlowProbe?: () => () => void;
   /** Shares one probe among the calls of a run (one per host unit of .tune-lint.yaml overrides). */
   readonly probeCache?: ProbeCache;
+  /** The main configs linted, absolute: where several servers of a kind run, the probe measures the one started with them. */
+  readonly linted?: readonly string[];
 }
 
 /**
@@ -32,12 +34,18 @@ export interface HostSources {
  * facts of one unit never leak into another.
  */
 export class ProbeCache {
-  private probed: Promise<HostFacts> | undefined = undefined;
+  /** By the main configs the servers are matched to: one probe for the hosts of a run that lint the same ones. */
+  private readonly probed = new Map<string, Promise<HostFacts>>();
 
-  facts(onSlowProbe?: () => () => void): Promise<HostFacts> {
-    // Imported here: the probe's modules (node:os among them) are for runs that look at this machine.
-    this.probed ??= withSlowNotice(async () => (await import('./probe.js')).probeHost(), onSlowProbe);
-    return this.probed;
+  facts(onSlowProbe?: () => () => void, linted: readonly string[] = []): Promise<HostFacts> {
+    const key = JSON.stringify([...linted].sort());
+    let facts = this.probed.get(key);
+    if (facts === undefined) {
+      // Imported here: the probe's modules (node:os among them) are for runs that look at this machine.
+      facts = withSlowNotice(async () => (await import('./probe.js')).probeHost({ linted }), onSlowProbe);
+      this.probed.set(key, facts);
+    }
+    return facts;
   }
 }
 
@@ -71,7 +79,7 @@ export async function resolveHostFacts(sources: HostSources): Promise<HostFacts>
     return mergeHostFacts([merged, { notes: [`this machine was not probed: ${otherMachine} describes the host the config is for`] }]);
   }
   const probeCache = sources.probeCache ?? new ProbeCache();
-  return mergeHostFacts([merged, await probeCache.facts(sources.onSlowProbe)]);
+  return mergeHostFacts([merged, await probeCache.facts(sources.onSlowProbe, sources.linted)]);
 }
 
 /** Each fact from the first layer that has it; notes from every layer. */

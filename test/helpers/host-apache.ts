@@ -9,6 +9,8 @@ export interface RunningApache {
   readonly pid: number;
   readonly port: number;
   readonly root: string;
+  /** Its config, `ROOT/apache2.conf`, which it was started with (`-f`). */
+  readonly config: string;
   /** PIDs of its children as seen in /proc (PPid = parent). */
   children(): number[];
 }
@@ -54,14 +56,23 @@ export function loopbackServerLines(root: string, port: number, asRoot: boolean)
   ];
 }
 
-function configuration(root: string, port: number, modules: string, asRoot: boolean): string {
+/** The MPMs a test Apache runs: prefork with three children, or event with two processes of five threads. */
+export type TestMpm = 'prefork' | 'event';
+
+const MPM_LINES: Readonly<Record<TestMpm, readonly string[]>> = {
+  prefork: [`StartServers ${START_SERVERS}`, `MinSpareServers ${START_SERVERS}`, `MaxSpareServers ${START_SERVERS}`],
+  event: ['StartServers 2', 'ServerLimit 2', 'ThreadsPerChild 5', 'MinSpareThreads 10', 'MaxSpareThreads 10'],
+};
+
+/** Children the MPM starts with, what startApache waits for. */
+const STARTED: Readonly<Record<TestMpm, number>> = { prefork: START_SERVERS, event: 2 };
+
+function configuration(root: string, port: number, modules: string, asRoot: boolean, mpm: TestMpm): string {
   return [
     ...loopbackServerLines(root, port, asRoot),
-    `LoadModule mpm_prefork_module ${modules}/mod_mpm_prefork.so`,
+    `LoadModule mpm_${mpm}_module ${modules}/mod_mpm_${mpm}.so`,
     `LoadModule authz_core_module ${modules}/mod_authz_core.so`,
-    `StartServers ${START_SERVERS}`,
-    `MinSpareServers ${START_SERVERS}`,
-    `MaxSpareServers ${START_SERVERS}`,
+    ...MPM_LINES[mpm],
     'MaxRequestWorkers 10',
     `DocumentRoot "${root}/htdocs"`,
     `<Directory "${root}/htdocs">`,
@@ -72,12 +83,16 @@ function configuration(root: string, port: number, modules: string, asRoot: bool
 }
 
 /**
- * Starts a real prefork apache2 with its own ServerRoot in a temp dir, on a
+ * Starts a real apache2 (prefork unless `mpm` says event) with its own ServerRoot in a temp dir, on a
  * loopback high port, and waits for its children. `register` receives the
  * stop function before anything starts, so a failing test still stops the
  * server (parent by PID, then any child left, by PID) and removes the dir.
  */
-export async function startApache(apache2: string, register: (stop: () => Promise<void>) => void): Promise<RunningApache> {
+export async function startApache(
+  apache2: string,
+  register: (stop: () => Promise<void>) => void,
+  mpm: TestMpm = 'prefork',
+): Promise<RunningApache> {
   const modules = path.resolve(path.dirname(apache2), '../lib/apache2/modules');
   if (!fs.existsSync(path.join(modules, 'mod_mpm_prefork.so'))) throw new Error(`no mod_mpm_prefork.so in ${modules}`);
   const { dir: root, remove } = temporaryDirectory('tune-lint-apache-');
@@ -102,16 +117,16 @@ export async function startApache(apache2: string, register: (stop: () => Promis
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freeLoopbackPort();
     const conf = path.join(root, 'apache2.conf');
-    fs.writeFileSync(conf, configuration(root, port, modules, asRoot));
+    fs.writeFileSync(conf, configuration(root, port, modules, asRoot, mpm));
     const run = spawnSync(apache2, ['-d', root, '-f', conf, '-k', 'start'], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C' },
       timeout: 20_000,
     });
-    if (run.status === 0 && (await waitFor(() => parentPid() > 0 && childrenOf(parentPid()).length >= START_SERVERS, 10_000))) {
+    if (run.status === 0 && (await waitFor(() => parentPid() > 0 && childrenOf(parentPid()).length >= STARTED[mpm], 10_000))) {
       const pid = parentPid();
       for (const child of childrenOf(pid)) seenChildren.add(child);
-      return { pid, port, root, children: () => childrenOf(pid) };
+      return { pid, port, root, config: conf, children: () => childrenOf(pid) };
     }
     lastError = `${run.stderr.trim()} ${readOr(path.join(root, 'error.log'), '').trim()}`;
   }

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as path from 'node:path';
 import { describe, test } from 'node:test';
 import { childMemoryFrom, measureChildren, probeHost } from '../../src/host/probe.js';
 import { apacheProcesses } from '../../src/host/running.js';
 import { listProcesses, ProcReader } from '../../src/host/proc.js';
 import { startApache } from '../helpers/host-apache.js';
 import { NOBODY, probeInChildProcess, unreadableByNobody } from '../helpers/host-probe-runner.js';
+import { runCli } from '../helpers/cli.js';
 import { requireTool } from '../helpers/tools.js';
 
 const KIB = 1024;
@@ -109,3 +111,45 @@ describe(
     });
   },
 );
+
+describe('two real apache2 instances on one host (issue 47, item 7)', () => {
+  test('the probe measures the one started with the config linted; the other MPM is no AP1017', async (t) => {
+    const apache2 = requireTool(t, 'apache2');
+    if (apache2 === undefined) return;
+    const prefork = await startApache(apache2, (stop) => t.after(stop), 'prefork');
+    const event = await startApache(apache2, (stop) => t.after(stop), 'event');
+    const preforkChildren = new Set(prefork.children());
+    const eventChildren = new Set(event.children());
+
+    const forPrefork = await probeHost({ linted: [prefork.config] });
+    assert.equal(forPrefork.perChild?.value.measuredOn?.mpm, 'prefork', JSON.stringify(forPrefork.notes));
+    assert.equal(forPrefork.perChild.value.count, preforkChildren.size);
+    assert.ok(
+      forPrefork.notes?.some(
+        (note) =>
+          note.includes(`PID ${prefork.pid}: ${prefork.config}`) &&
+          note.endsWith(`measured only PID ${prefork.pid}, started with the config linted`),
+      ),
+      JSON.stringify(forPrefork.notes),
+    );
+
+    const forEvent = await probeHost({ linted: [event.config] });
+    assert.equal(forEvent.perChild?.value.measuredOn?.mpm, 'event', JSON.stringify(forEvent.notes));
+    assert.equal(forEvent.perChild.value.count, eventChildren.size);
+
+    // A config neither was started with: both measured, and said.
+    const neither = await probeHost({ linted: [path.join(prefork.root, 'htdocs', 'index.html')] });
+    assert.ok((neither.perChild?.value.count ?? 0) >= preforkChildren.size + eventChildren.size);
+    assert.ok(neither.notes?.some((note) => note.endsWith('none was started with a config linted here, so all are measured')));
+
+    // The CLI on the prefork config: its running MPM is prefork, whichever Apache the process list shows first.
+    const run = runCli([prefork.config, '--host-ram', '4G', '--no-live', '--format', 'json'], { cwd: prefork.root });
+    const report = JSON.parse(run.stdout) as { results: { diagnostics: { ruleId: string }[] }[] };
+    assert.deepEqual(
+      report.results.flatMap((file) => file.diagnostics).filter((diagnostic) => diagnostic.ruleId === 'AP1017'),
+      [],
+    );
+    const onEvent = runCli([event.config, '--host-ram', '4G', '--no-live', '--format', 'json'], { cwd: event.root });
+    assert.ok(!onEvent.stdout.includes('"AP1017"'), 'the event config is measured on the event children');
+  });
+});
