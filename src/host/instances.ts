@@ -27,7 +27,8 @@ const DATABASE_DEFAULTS = ['/etc/mysql/my.cnf', '/etc/my.cnf'];
  * The configs a server parent was started with, as paths on this machine
  * (through /proc/PID/root for a process in another root): httpd's `-f`
  * (relative to `-d`, else the compiled-in ServerRoot of Debian's apache2 or
- * RHEL's httpd), mysqld's `--defaults-file` (else the default option files),
+ * RHEL's httpd), mysqld's `--defaults-file` (else the default option files;
+ * none with `--no-defaults`),
  * the file php-fpm's master names in its title. Empty when it cannot be told.
  */
 function configsOf(reader: ProcReader, parent: ProcessInfo, kind: ServerKind): string[] {
@@ -47,6 +48,7 @@ function serverPaths(args: readonly string[], name: string, kind: ServerKind): s
     return title === undefined ? [] : [title];
   }
   if (kind === 'database') {
+    if (args.includes('--no-defaults')) return [];
     const given = optionValue(args, '--defaults-file');
     return given === undefined ? DATABASE_DEFAULTS : [given];
   }
