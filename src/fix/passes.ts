@@ -135,8 +135,7 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     this.latest = relinted.record;
     if (parseErrorCount(relinted.diagnostics) > this.baselineErrors) return false;
     this.remember(loaded.files);
-    if (this.passes > 0)
-      for (const diagnostic of applying) if (!this.fixableAtFirst.has(findingKey(diagnostic))) this.followUps.push(diagnostic);
+    if (this.passes > 0) this.noteFollowUps(applying);
     for (const diagnostic of applying) {
       const key = findingKey(diagnostic);
       const applied = this.appliedIn.get(key);
@@ -153,6 +152,17 @@ class FixPasses<Loaded extends { readonly files: readonly SourceFile[] }> {
     };
     this.states.push(this.state);
     return true;
+  }
+
+  /** The findings of a later pass that the input did not have; one whose fix goes in over several passes (a line a pass) is listed once. */
+  private noteFollowUps(applying: readonly Diagnostic[]): void {
+    const listed = new Set(this.followUps.map(findingKey));
+    for (const diagnostic of applying) {
+      const key = findingKey(diagnostic);
+      if (this.fixableAtFirst.has(key) || listed.has(key)) continue;
+      this.followUps.push(diagnostic);
+      listed.add(key);
+    }
   }
 
   /**

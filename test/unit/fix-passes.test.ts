@@ -246,6 +246,37 @@ describe('lint fix passes', () => {
     assert.deepEqual([again.fixes, again.passes, again.diagnostics], [[], 0, []]);
   });
 
+  it('a follow-up fixed in two passes is listed once', async () => {
+    // Asks for two KeepAlive lines after MaxRequestWorkers and adds one a pass: a follow-up of the rename, fixed in passes 2 and 3.
+    const twoLines = defineRule('apache', {
+      meta: {
+        id: 'AP9003',
+        name: 'test-two-lines',
+        category: 'style',
+        description: 'test',
+        defaultSeverity: 'warn',
+        recommended: true,
+        fix: 'safe',
+        messages: { m: 'add KeepAlive' },
+      },
+      create: (ctx) => ({
+        directive: {
+          maxrequestworkers: (use) => {
+            if (ctx.config.named('keepalive').length < 2)
+              ctx.report({ at: use, messageId: 'm', fix: () => insertApacheLineAfter(use, 'KeepAlive On') });
+          },
+        },
+      }),
+    });
+    const name = config('MaxClients 150\n');
+    const result = await run([name], [renameRule, twoLines]);
+    assert.equal(result.fixes[0]?.after, 'MaxRequestWorkers 150\nKeepAlive On\nKeepAlive On\n');
+    assert.deepEqual(
+      result.followUps.map((d) => d.ruleId),
+      ['AP9003'],
+    );
+  });
+
   it('a fix that lost to an overlapping one and comes in a later pass is the same finding, not a follow-up', async () => {
     const inserting = (id: string, line: string) =>
       defineRule('apache', {
