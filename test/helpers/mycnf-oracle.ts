@@ -26,12 +26,18 @@ export function ourArguments(config: MycnfConfig, groups?: readonly string[]): s
 
 /** The variables table of `mariadbd --defaults-file=FILE --help --verbose` (never starts a server), names with `_`. */
 export function serverVariables(
-  tool: string,
+  tool: string | readonly string[],
   file: string | undefined,
   cwd: string,
 ): { status: number | null; stderr: string; values: Map<string, string> } {
   const first = file === undefined ? '--no-defaults' : `--defaults-file=${file}`;
-  const run = spawnSync(tool, [first, '--help', '--verbose'], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  // A command line of its own (`chroot ROOT /usr/sbin/mariadbd`) for a server in a chroot.
+  const [command, ...prefix] = typeof tool === 'string' ? [tool] : tool;
+  const run = spawnSync(command as string, [...prefix, first, '--help', '--verbose'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const values = new Map<string, string>();
   const lines = run.stdout.split('\n');
   const start = lines.findIndex((line) => /^-{20,} -{10,}$/.test(line));

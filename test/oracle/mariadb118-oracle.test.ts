@@ -9,6 +9,8 @@ import { selectRules } from '../../src/engine/selection.js';
 import { lint } from '../../src/lint.js';
 import { MARIADB_BINARY_OPTION_LISTS } from '../../src/languages/mycnf/mariadb-binary-options.js';
 import { REMOVED_OPTIONS } from '../../src/languages/mycnf/removed-options.js';
+import { VARIABLE_DEFAULTS, variableDefault } from '../../src/languages/mycnf/defaults.js';
+import { serverVariables } from '../helpers/mycnf-oracle.js';
 import { repoPath } from '../helpers/paths.js';
 import { realWorldServerOptions } from '../helpers/real-world-options.js';
 import { inCI } from '../helpers/tools.js';
@@ -17,7 +19,8 @@ import { inCI } from '../helpers/tools.js';
  * MariaDB 11.8, the series after Debian 12's 10.11, as the oracle: Debian 13
  * ships it, and .ci/run puts its mariadb-server-core in a chroot made with
  * mmdebstrap (/var/cache/tune-lint/trixie, with php8.4-fpm).
- * - The 11.8 option table is what that mariadbd says now (the generator's --check).
+ * - The 11.8 option table is what that mariadbd says now (the generator's --check),
+ *   and the defaults of the memory and connection variables are the ones it prints.
  * - MariaDB's removals after 10.11, written down from its upgrade notes
  *   (removed-options.ts), are what 11.8 does: refused, or taken to do nothing.
  * - Every server option of the real-world trees' option files, MySQL's and
@@ -88,6 +91,24 @@ describe('MariaDB 11.8 (Debian 13) as the oracle', { skip: present ? false : rea
       timeout: 300_000,
     });
     assert.equal(check.status, 0, check.stderr);
+  });
+
+  it('has the defaults mariadbd 11.8 prints with --no-defaults', () => {
+    const server = serverVariables(['chroot', CHROOT, '/usr/sbin/mariadbd'], undefined, '/');
+    assert.equal(server.status, 0, server.stderr);
+    const target = { product: 'mariadb', version: '11.8' } as const;
+    let compared = 0;
+    for (const key of Object.keys(VARIABLE_DEFAULTS)) {
+      const ours = variableDefault(key, target);
+      const theirs = server.values.get(key);
+      if (ours === undefined) {
+        assert.equal(theirs, undefined, `${key}: mariadbd 11.8 has it (${theirs}), we say it does not exist`);
+        continue;
+      }
+      assert.equal(typeof ours === 'boolean' ? (ours ? 'TRUE' : 'FALSE') : String(ours), theirs, key);
+      compared++;
+    }
+    assert.ok(compared >= 30, `compared ${compared} defaults`);
   });
 
   it("MariaDB's removals after 10.11, as its upgrade notes give them, are what 11.8 does", () => {

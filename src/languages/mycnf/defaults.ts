@@ -33,7 +33,8 @@ const always = (value: Rule): History => [['0', value]];
  * default changes; the version where a value changed is the release they name
  * (5.6.4, 5.6.6, 5.6.8, 5.7.6, 8.0.3, 8.0.30), otherwise the series. MariaDB
  * values are those of MariaDB 10.11, checked by test/oracle/mycnf-defaults.test.ts
- * against `mariadbd --no-defaults --help --verbose`; they apply to every
+ * against `mariadbd --no-defaults --help --verbose` (and against 11.8's, which
+ * prints the same, by test/oracle/mariadb118-oracle.test.ts); they apply to every
  * MariaDB target except where MariaDB's system-variable pages record a change
  * (query cache off since 10.1.7, one 96M redo log since 10.5).
  */
