@@ -107,6 +107,26 @@ describe('tune-lint lsp on an Apache tree (the 500 MB Drupal VPS)', () => {
     });
   });
 
+  it("offers a fix that edits another file as that file's edit (AP2009 in a vhost, EnableSendfile in apache2.conf)", async () => {
+    const root = copyTree(DRUPAL, 'apache-other-file');
+    const site = path.join(root, 'etc/apache2/sites-available/drupal.conf');
+    const main = path.join(root, 'etc/apache2/apache2.conf');
+    const expected = fixedByCli(DRUPAL, 'apache-other-file-cli', 'etc/apache2/apache2.conf', []);
+    await withClient(root, async (client) => {
+      const uri = client.open(site);
+      const finding = (await client.diagnosticsFor(uri, (found) => found.some((d) => d.code === 'AP2009'))).find(
+        (d) => d.code === 'AP2009',
+      );
+      assert.ok(finding !== undefined);
+      const fix = (await client.codeActions(uri, [finding])).find((action) => action.kind.startsWith('quickfix.tune-lint.'));
+      const mainUri = pathToFileURL(main).href;
+      assert.deepEqual(Object.keys(fix?.edit?.changes ?? {}), [mainUri]);
+      const added = applyEdits(fs.readFileSync(main, 'utf8'), fix?.edit?.changes[mainUri] ?? []);
+      assert.ok(added.includes('EnableSendfile On\n') && expected.includes('EnableSendfile On\n'));
+      assert.equal(added.split('\n').indexOf('EnableSendfile On'), expected.split('\n').indexOf('EnableSendfile On'));
+    });
+  });
+
   it('disables a rule for a line with the comment the file takes', async () => {
     const root = copyTree(DRUPAL, 'apache-disable');
     const file = path.join(root, 'etc/apache2/mods-available/mpm_prefork.conf');
