@@ -166,4 +166,68 @@ describe('tune-lint lsp in headless Neovim', () => {
     assert.equal(seen.text, fs.readFileSync(path.join(cli, stock.pool), 'utf8'));
     assert.match(seen.hover, /^\*\*\[www\] pm\.max_children\*\*\n\nIn effect: `5`/);
   });
+
+  it('the set-up docs/editors.md shows: a pool and a vhost opened after it share one server, each with its findings', (t) => {
+    const nvim = requireTool(t, 'nvim');
+    const stock = stockPhpFpmTree(path.join(scratch, 'docs-fpm-source'));
+    if (nvim === undefined || stock === undefined) {
+      if (stock === undefined && inCI) throw new Error('CI=true but php-fpm is not installed (.ci/run installs php-fpm)');
+      if (stock === undefined) t.skip('php-fpm is not installed: its stock pool is the tree read');
+      return;
+    }
+    const root = copyTree(stock.root, 'docs-setup');
+    fs.cpSync(repoPath('fixtures/apache/story-drupal-500mb/etc'), path.join(root, 'etc'), { recursive: true, verbatimSymlinks: true });
+    fs.writeFileSync(path.join(root, '.tune-lint.yaml'), 'preset: recommended\n');
+    const block = /## Neovim[\s\S]*?```lua\n([\s\S]*?)```/.exec(fs.readFileSync(repoPath('docs/editors.md'), 'utf8'))?.[1];
+    assert.ok(block !== undefined, 'docs/editors.md has a Lua block under Neovim');
+    const bin = path.join(scratch, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'tune-lint'), `#!/bin/sh\nexec ${JSON.stringify(CLI_NODE)} ${JSON.stringify(CLI)} "$@"\n`, {
+      mode: 0o755,
+    });
+    const init = path.join(scratch, 'init.lua');
+    const out = path.join(scratch, 'docs-setup.json');
+    fs.writeFileSync(init, block);
+    const pool = path.join(root, stock.pool);
+    const prefork = path.join(root, 'etc/apache2/mods-available/mpm_prefork.conf');
+    const check = path.join(scratch, 'docs-check.lua');
+    fs.writeFileSync(
+      check,
+      `
+local function codes(file)
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  vim.wait(30000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
+  local found = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(found, d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code))
+  end
+  return found
+end
+local out = { pool = codes(${JSON.stringify(pool)}), vhost = codes(${JSON.stringify(prefork)}) }
+out.clients = #vim.lsp.get_active_clients()
+vim.fn.writefile({ vim.fn.json_encode(out) }, ${JSON.stringify(out)})
+for _, client in ipairs(vim.lsp.get_active_clients()) do client.stop() end
+vim.wait(5000, function() return #vim.lsp.get_active_clients() == 0 end, 50)
+vim.cmd('qa!')
+`,
+    );
+    const run = spawnSync(nvim, ['--headless', '--clean', '-n', '-c', `luafile ${init}`, '-c', `luafile ${check}`], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        XDG_STATE_HOME: scratch,
+        XDG_DATA_HOME: scratch,
+        XDG_CACHE_HOME: scratch,
+      },
+    });
+    assert.ok(fs.existsSync(out), `neovim wrote nothing: status ${run.status}, ${run.stderr}${run.stdout}`);
+    const seen = JSON.parse(fs.readFileSync(out, 'utf8')) as { pool: string[]; vhost: string[]; clients: number };
+    assert.ok(seen.pool.includes('PF2002'), JSON.stringify(seen));
+    assert.ok(seen.vhost.includes('AP4001'), JSON.stringify(seen));
+    assert.equal(seen.clients, 1, 'one server for both files');
+  });
 });
