@@ -174,6 +174,13 @@ describe('tune-lint lsp on an Apache tree (the 500 MB Drupal VPS)', () => {
     );
     const drupal = copyTree(DRUPAL, 'apache-hover-keepalive');
     await withClient(drupal, async (client) => {
+      // ports.conf: `Listen 443` inside <IfModule ssl_module>, which this tree does not load.
+      const ports = client.open(path.join(drupal, 'etc/apache2/ports.conf'));
+      const skipped = await client.hover(ports, 7, 2);
+      assert.match(
+        skipped?.contents.value ?? '',
+        /^\*\*Listen\*\*\n\nNot in effect\.\n\n<IfModule ssl_module> is false here, so httpd skips the line\.$/,
+      );
       const keepAlive = await client.hover(client.open(path.join(drupal, 'etc/apache2/apache2.conf')), 110, 3);
       assert.match(
         keepAlive?.contents.value ?? '',

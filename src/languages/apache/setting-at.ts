@@ -3,18 +3,18 @@ import type { SourceFile } from '../../core/source-file.js';
 import type { ApacheConfig } from './model.js';
 import { MPM_ALIASES, mpmDefaults } from './mpm.js';
 import { CORE_SETTINGS, effectiveSetting } from './settings.js';
-import type { ApacheDirectiveUse } from './uses.js';
+import { sectionLabel, type ApacheDirectiveUse } from './uses.js';
 
 /**
  * The directive at an offset and its value where it stands: an MPM limit as
  * the active MPM runs it (after httpd's clamps), a core setting in its
  * `<VirtualHost>` or `<Directory>` (the last line there, else the server's),
  * any other directive as the last line of its name in the same container.
- * Lines httpd skips (a false `<IfModule>`) are not in the config and give none.
+ * A line httpd skips (inside a false `<IfModule>`) says which section is false.
  */
 export function apacheSettingAt(config: ApacheConfig, file: SourceFile, offset: number): SettingAtPoint | undefined {
   const use = config.uses.find((candidate) => candidate.file.path === file.path && within(candidate, offset));
-  if (use === undefined) return undefined;
+  if (use === undefined) return skipped(config, file, offset);
   const written = use.node.name;
   const mpmDirective = MPM_ALIASES[use.name];
   const mpm = config.mpm;
@@ -40,6 +40,30 @@ export function apacheSettingAt(config: ApacheConfig, file: SourceFile, offset: 
     at: use,
     effective: { value: setting.args.join(' '), setAt: setting.use },
     defaultValue: spec?.default(config.httpd),
+  };
+}
+
+/** A directive line httpd never reads: inside a conditional section that is false, named as the reason. */
+function skipped(config: ApacheConfig, file: SourceFile, offset: number): SettingAtPoint | undefined {
+  const holding = config.conditionals
+    .filter(
+      ({ result, section }) =>
+        !result && section.file.path === file.path && section.node.range[0] <= offset && offset <= section.node.range[1],
+    )
+    .sort((a, b) => a.section.node.range[0] - b.section.node.range[0])[0];
+  if (holding === undefined) return undefined;
+  const lineStart = file.text.lastIndexOf('\n', offset - 1) + 1;
+  const lineEnd = file.text.indexOf('\n', offset);
+  const line = file.text.slice(lineStart, lineEnd === -1 ? file.text.length : lineEnd);
+  const directive = /^([ \t]*)([A-Za-z][\w-]*)/.exec(line);
+  if (directive === null) return undefined;
+  const start = lineStart + (directive[1] as string).length;
+  return {
+    name: directive[2] as string,
+    at: { file, range: [start, start + line.trimEnd().length - (directive[1] as string).length] },
+    effective: undefined,
+    defaultValue: undefined,
+    note: `${sectionLabel(holding.section.node)} is false here, so httpd skips the line`,
   };
 }
 
