@@ -11,10 +11,12 @@ function activate(context) {
   const settings = vscode.workspace.getConfiguration('tune-lint');
   const profile = settings.get('profile');
   const target = settings.get('target');
+  // From the workspace, so that a path such as ./node_modules/.bin/tune-lint is the workspace's.
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   client = new LanguageClient(
     'tune-lint',
     'tune-lint',
-    { command: settings.get('path'), args: ['lsp', '--stdio'] },
+    { command: settings.get('path'), args: ['lsp', '--stdio'], ...(folder === undefined ? {} : { options: { cwd: folder } }) },
     {
       // By pattern, not language id: another extension may claim .conf files for a language of its own.
       documentSelector: [
