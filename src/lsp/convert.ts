@@ -12,8 +12,10 @@ import type { SourceFile } from '../core/source-file.js';
 import type { Diagnostic, Severity, TextEdit } from '../engine/types.js';
 import type { Range } from '../core/range.js';
 
-/** Where the editor has a file: the file behind any symlinks, as it opens it. */
-export function uriOf(file: SourceFile): string {
+/** Where the editor has a file: the URI of the document open on it (a symlink's path, as opened), else the file behind any symlinks. */
+export type UriOf = (file: SourceFile) => string;
+
+export function realUri(file: SourceFile): string {
   return pathToFileURL(file.realPath).href;
 }
 
@@ -39,7 +41,7 @@ const SEVERITIES: Readonly<Record<Severity, DiagnosticSeverity>> = {
 };
 
 /** A finding as the editor shows it: the rule id as its code, linked to the rule's page, the arithmetic as related information. */
-export function lspDiagnostic(diagnostic: Diagnostic, rulePage: (ruleId: string) => string): LspDiagnostic {
+export function lspDiagnostic(diagnostic: Diagnostic, rulePage: (ruleId: string) => string, uriOf: UriOf): LspDiagnostic {
   const range = lspRange(diagnostic.file, diagnostic.range);
   const context = diagnostic.context.length === 0 ? '' : ` (in ${diagnostic.context.join(' ')})`;
   return {
@@ -56,7 +58,7 @@ export function lspDiagnostic(diagnostic: Diagnostic, rulePage: (ruleId: string)
 }
 
 /** A fix's edits, file by file, as one workspace edit. */
-export function workspaceEdit(edits: readonly TextEdit[]): WorkspaceEdit {
+export function workspaceEdit(edits: readonly TextEdit[], uriOf: UriOf): WorkspaceEdit {
   const changes: Record<string, LspTextEdit[]> = {};
   for (const edit of edits) (changes[uriOf(edit.file)] ??= []).push({ range: lspRange(edit.file, edit.range), newText: edit.text });
   return { changes };

@@ -24,7 +24,7 @@ import { readVersion } from '../commands/version.js';
 import type { Diagnostic } from '../engine/types.js';
 import { builtinLanguages } from '../languages/index.js';
 import { UserError } from '../util/user-error.js';
-import { editsBetween, lspDiagnostic, uriOf, workspaceEdit } from './convert.js';
+import { editsBetween, lspDiagnostic, realUri, workspaceEdit, type UriOf } from './convert.js';
 import { hoverAt } from './hover.js';
 import { DEFAULT_EDITOR_SETTINGS, EditorWorkspace, realPath, type EditorSettings, type EditorUnit } from './workspace.js';
 
@@ -186,11 +186,12 @@ class LanguageServer {
 
   private publish(entry: EditorUnit, diagnostics: readonly Diagnostic[]): void {
     const byUri = new Map<string, Published[]>();
+    const uriOf = this.uriResolver();
     for (const finding of diagnostics) {
       const uri = uriOf(finding.file);
       let list = byUri.get(uri);
       if (list === undefined) byUri.set(uri, (list = []));
-      list.push({ finding, shown: lspDiagnostic(finding, this.rulePage) });
+      list.push({ finding, shown: lspDiagnostic(finding, this.rulePage, uriOf) });
     }
     const before = this.publishedBy.get(entry) ?? new Set();
     for (const uri of new Set([...before, ...byUri.keys(), ...this.openUrisOf(entry)])) {
@@ -199,6 +200,19 @@ class LanguageServer {
       void this.connection.sendDiagnostics({ uri, diagnostics: list.map((item) => item.shown) });
     }
     this.publishedBy.set(entry, new Set(byUri.keys()));
+  }
+
+  /**
+   * A file's URI as the editor has it: the document open on the same real
+   * file (a `sites-enabled` symlink opened as such), else the real file's, so
+   * findings and edits land in the buffer the user sees.
+   */
+  private uriResolver(): UriOf {
+    const open = new Map<string, string>();
+    for (const document of this.documents.all()) {
+      if (document.uri.startsWith('file:')) open.set(realPath(fileURLToPath(document.uri)), document.uri);
+    }
+    return (file) => open.get(file.realPath) ?? realUri(file);
   }
 
   private openUrisOf(entry: EditorUnit): string[] {
@@ -222,7 +236,7 @@ class LanguageServer {
           kind: `${CodeActionKind.QuickFix}.tune-lint.${fix.kind}`,
           diagnostics: [shown],
           isPreferred: fix.kind === 'safe',
-          edit: workspaceEdit(fix.edits),
+          edit: workspaceEdit(fix.edits, this.uriResolver()),
         });
       }
       if (wanted(CodeActionKind.QuickFix)) actions.push(this.disableAction(item.finding, shown));
@@ -251,9 +265,10 @@ class LanguageServer {
       title: `Disable ${finding.ruleId} for this line`,
       kind: CodeActionKind.QuickFix,
       diagnostics: [shown],
-      edit: workspaceEdit([
-        { file, range: [lineStart, lineStart], text: `${indent}${comment} tune-lint-disable-next-line ${finding.ruleId}${newline}` },
-      ]),
+      edit: workspaceEdit(
+        [{ file, range: [lineStart, lineStart], text: `${indent}${comment} tune-lint-disable-next-line ${finding.ruleId}${newline}` }],
+        this.uriResolver(),
+      ),
     };
   }
 
@@ -267,8 +282,9 @@ class LanguageServer {
     const entry = this.unitOf(uri);
     if (entry === undefined) return { changes: {} };
     const result = await this.workspace.lint(entry, this.buffers(), 'safe');
+    const uriOf = this.uriResolver();
     const fix = result.fixes.find((candidate) => uriOf(candidate.file) === uri);
-    return fix === undefined ? { changes: {} } : workspaceEdit(editsBetween(fix.file, fix.after));
+    return fix === undefined ? { changes: {} } : workspaceEdit(editsBetween(fix.file, fix.after), uriOf);
   }
 
   /** Shows a problem once: a lint that fails the same way at every keystroke is not shown again until it changes. */

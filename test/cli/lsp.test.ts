@@ -127,6 +127,24 @@ describe('tune-lint lsp on an Apache tree (the 500 MB Drupal VPS)', () => {
     });
   });
 
+  it('a file opened by its symlink (mods-enabled) gets its findings and edits under the URI it was opened as', async () => {
+    const root = copyTree(DRUPAL, 'apache-symlink');
+    const link = path.join(root, 'etc/apache2/mods-enabled/mpm_prefork.conf');
+    assert.ok(fs.lstatSync(link).isSymbolicLink());
+    await withClient(root, async (client) => {
+      const uri = client.open(link);
+      const finding = at(await client.diagnosticsFor(uri, (found) => at(found, 'AP4001', 15) !== undefined), 'AP4001', 15);
+      assert.ok(finding !== undefined);
+      const fix = (await client.codeActions(uri, [finding])).find((action) => action.kind === 'quickfix.tune-lint.safe');
+      assert.deepEqual(Object.keys(fix?.edit?.changes ?? {}), [uri]);
+      // Not twice: the real file's URI, where the first lint put them before the link was opened, is cleared.
+      assert.deepEqual(
+        client.diagnostics.get(pathToFileURL(path.join(root, 'etc/apache2/mods-available/mpm_prefork.conf')).href) ?? [],
+        [],
+      );
+    });
+  });
+
   it('disables a rule for a line with the comment the file takes', async () => {
     const root = copyTree(DRUPAL, 'apache-disable');
     const file = path.join(root, 'etc/apache2/mods-available/mpm_prefork.conf');
