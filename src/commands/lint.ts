@@ -18,6 +18,7 @@ import type { HostFacts } from '../host/facts.js';
 import { ProbeCache, resolveHostFacts, type HostSources } from '../host/resolve.js';
 import { lint, type LintInput, type LintResult } from '../lint.js';
 import type { ConfigSet } from '../core/language.js';
+import type { GivenEnvironment } from '../core/types.js';
 import { parseFriendlySize } from '../util/units.js';
 import type { LintCommandOptions } from './options.js';
 import { checkReadingFlags, mainPath, mainPaths } from './paths.js';
@@ -232,8 +233,7 @@ async function verifyUnits(
 
 /** What every host's lint shares: where files are and how far to read them. */
 function commonLintInput(options: LintCommandOptions, cwd: string, config: ResolvedConfig): Omit<LintInput, 'paths' | 'rules'> {
-  const fromConfig = config.env === undefined ? [] : [{ source: config.file ?? '.tune-lint.yaml', values: config.env }];
-  const environment = [...fromConfig, ...givenEnvironment(options)];
+  const environment = [...configEnvironment(config), ...givenEnvironment(options)];
   return {
     cwd,
     ...(options.sysroot === undefined ? {} : { sysroot: options.sysroot }),
@@ -258,6 +258,11 @@ function commonLintInput(options: LintCommandOptions, cwd: string, config: Resol
       ...(options.includeBase === undefined ? {} : { mycnf: { includeBase: path.resolve(cwd, options.includeBase) } }),
     },
   };
+}
+
+/** `.tune-lint.yaml`'s `env:`, as one source of the variables httpd starts with. */
+export function configEnvironment(config: ResolvedConfig): GivenEnvironment[] {
+  return config.env === undefined ? [] : [{ source: config.file ?? '.tune-lint.yaml', values: config.env }];
 }
 
 function hostSources(options: LintCommandOptions, group: HostGroup): Omit<HostSources, 'probe'> {

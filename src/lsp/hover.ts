@@ -84,7 +84,7 @@ function planLines(result: LintResult, config: LanguageConfig, setting: SettingA
 /** The name without its group or pool: `max_connections` of `[mysqld] max-connections`. */
 function bareName(setting: SettingAtPoint): string {
   const name = setting.name.replace(/^\[[^\]]*\]\s*/, '');
-  return /^[a-z0-9_-]+$/i.test(name) && name.includes('-') && !name.includes('.') ? name.replaceAll('-', '_') : name;
+  return /^[a-z0-9_-]+$/i.test(name) ? name.replaceAll('-', '_') : name;
 }
 
 function judgingRules(result: LintResult, setting: SettingAtPoint, rules: readonly RuleMeta[]): RuleMeta[] {

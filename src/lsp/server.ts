@@ -79,10 +79,8 @@ class LanguageServer {
     documents.onDidChangeContent(({ document }) => this.schedule(document.uri, this.workspace.settings.debounceMs));
     // Closed, the file on disk is what counts again.
     documents.onDidClose(({ document }) => this.schedule(document.uri, 0));
-    // A file changed on disk (a checkout, another program): everything again; `.tune-lint.yaml` is read again first.
-    connection.onDidChangeWatchedFiles(({ changes }) => {
-      void (changes.some((change) => change.uri.endsWith('/.tune-lint.yaml')) ? this.reopen() : this.lintEverything());
-    });
+    // A file changed on disk (a checkout, another program, `.tune-lint.yaml`, a profile): the workspace is read again.
+    connection.onDidChangeWatchedFiles(() => void this.reopen());
     connection.onCodeAction((params) => this.codeActions(params));
     connection.onCodeActionResolve(async (action) => ({ ...action, edit: await this.fixAllEdit((action.data as { uri: string }).uri) }));
     connection.onHover(async ({ textDocument, position }) => {
@@ -124,7 +122,7 @@ class LanguageServer {
     }
   }
 
-  /** `.tune-lint.yaml` changed: the workspace is read again and every finding published anew. */
+  /** Files changed on disk: the workspace is read again (`.tune-lint.yaml`, the host facts) and every finding published anew. */
   private async reopen(): Promise<void> {
     await Promise.all(this.linting.values());
     for (const uris of this.publishedBy.values()) for (const uri of uris) void this.connection.sendDiagnostics({ uri, diagnostics: [] });

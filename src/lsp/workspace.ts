@@ -5,10 +5,10 @@ import { hostGroupOf } from '../config/resolve.js';
 import type { ResolvedConfig } from '../config/types.js';
 import { languageOfFile } from '../core/language-of-file.js';
 import { builtinRules } from '../../rules/index.js';
-import { groupByHost, selectionOf, targetsOf, type HostUnit } from '../commands/lint.js';
+import { configEnvironment, groupByHost, selectionOf, targetsOf, type HostUnit } from '../commands/lint.js';
 import { systemConfigs } from '../commands/paths.js';
-import { parseTargetSpec } from '../core/targets.js';
-import { resolveHostFacts } from '../host/resolve.js';
+import type { HostFacts } from '../host/facts.js';
+import { ProbeCache, resolveHostFacts } from '../host/resolve.js';
 import { lint, type LintResult } from '../lint.js';
 import type { FixType } from '../fix/apply.js';
 import { builtinLanguages } from '../languages/index.js';
@@ -52,6 +52,8 @@ export interface EditorUnit {
 export class EditorWorkspace {
   private config: ResolvedConfig = EMPTY_CONFIG;
   private readonly units: EditorUnit[] = [];
+  private readonly hosts = new Map<EditorUnit, Promise<HostFacts>>();
+  private readonly probeCache = new ProbeCache();
 
   constructor(
     /** The sysroot, or undefined without a workspace folder: files are then read where they are. */
@@ -103,21 +105,15 @@ export class EditorWorkspace {
   /** Lints a unit with the editor's buffers in place of the files on disk, and remembers what it read. */
   async lint(entry: EditorUnit, buffers: ReadonlyMap<string, string>, fixType: FixType | 'none'): Promise<LintResult> {
     const { unit } = entry;
-    const host = await resolveHostFacts({
-      ...(this.settings.profile === undefined ? {} : { profilePath: this.resolve(this.settings.profile) }),
-      ...(unit.group.host === undefined ? {} : { config: unit.group.host }),
-      probe: this.settings.probe,
-    });
-    const targets = targetsOf(unit.group, this.settings.target, host);
+    const host = await this.hostOf(entry);
     const overlay = new Map([...buffers].map(([file, text]) => [realPath(file), text]));
+    const env = configEnvironment(this.config);
     const result = await lint({
       paths: unit.paths,
       cwd: this.root ?? process.cwd(),
       ...(entry.sysroot === undefined ? {} : { sysroot: entry.sysroot }),
-      ...(this.config.env === undefined
-        ? {}
-        : { readers: { apache: { env: [{ source: this.config.file ?? '.tune-lint.yaml', values: this.config.env }] } } }),
-      targets: this.settings.target === undefined ? targets : parseTargetSpec(this.settings.target, targets),
+      ...(env.length === 0 ? {} : { readers: { apache: { env } } }),
+      targets: targetsOf(unit.group, this.settings.target, host),
       host,
       budget: unit.group.budget,
       rules: selectionOf(this.config),
@@ -131,8 +127,25 @@ export class EditorWorkspace {
     return result;
   }
 
-  private resolve(file: string): string {
-    return path.resolve(this.root ?? process.cwd(), file);
+  /**
+   * A unit's host facts, resolved once: a profile read or this machine probed
+   * at every keystroke would cost more than the lint. A change on disk reads
+   * the workspace again (the server's reopen), facts with it.
+   */
+  private hostOf(entry: EditorUnit): Promise<HostFacts> {
+    let facts = this.hosts.get(entry);
+    if (facts === undefined) {
+      const { group } = entry.unit;
+      facts = resolveHostFacts({
+        ...(this.settings.profile === undefined ? {} : { profilePath: path.resolve(this.root ?? process.cwd(), this.settings.profile) }),
+        ...(group.host === undefined ? {} : { config: group.host }),
+        probe: this.settings.probe,
+        probeCache: this.probeCache,
+        linted: entry.unit.paths,
+      });
+      this.hosts.set(entry, facts);
+    }
+    return facts;
   }
 }
 
