@@ -206,18 +206,22 @@ class LanguageServer {
    * findings and edits land in the buffer the user sees.
    */
   private uriResolver(): UriOf {
+    const open = this.openByRealPath();
+    return (file) => open.get(file.realPath) ?? realUri(file);
+  }
+
+  /** The URIs of the open documents on files the unit read. */
+  private openUrisOf(entry: EditorUnit): string[] {
+    return [...this.openByRealPath()].filter(([real]) => entry.files.has(real)).map(([, uri]) => uri);
+  }
+
+  /** The open documents' URIs by the real path of their file. */
+  private openByRealPath(): Map<string, string> {
     const open = new Map<string, string>();
     for (const document of this.documents.all()) {
       if (document.uri.startsWith('file:')) open.set(realPath(fileURLToPath(document.uri)), document.uri);
     }
-    return (file) => open.get(file.realPath) ?? realUri(file);
-  }
-
-  private openUrisOf(entry: EditorUnit): string[] {
-    return this.documents
-      .all()
-      .map((document) => document.uri)
-      .filter((uri) => uri.startsWith('file:') && entry.files.has(realPath(fileURLToPath(uri))));
+    return open;
   }
 
   private async codeActions({ textDocument, range, context }: CodeActionParams): Promise<CodeAction[]> {
