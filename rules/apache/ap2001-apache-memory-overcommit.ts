@@ -41,7 +41,7 @@ export default defineRule('apache', {
       notCounted: {
         message: 'Apache is left out of the memory budget: no MPM is loaded, so what its processes take at peak is not known',
         detail:
-          'httpd 2.4 loads its MPM with LoadModule mpm_event_module, mpm_worker_module or mpm_prefork_module; openSUSE builds it into the httpd binary APACHE_MPM in /etc/sysconfig/apache2 chooses, which tune-lint does not read. The memory picture holds the other servers only',
+          'httpd 2.4 loads its MPM with LoadModule mpm_event_module, mpm_worker_module or mpm_prefork_module; openSUSE builds it into the httpd binary APACHE_MPM in /etc/sysconfig/apache2 chooses, which tune-lint reads for /etc/apache2/httpd.conf where the tree has that file or /etc/apache2/sysconfig.d, and RHEL 5/6 into the one HTTPD in /etc/sysconfig/httpd names. The memory picture holds the other servers only',
       },
       cannotFit: {
         message:

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ApacheConfig } from '../languages/apache/model.js';
+import type { StartLayout } from '../languages/apache/start-layout.js';
 import type { GivenEnvironment } from '../core/types.js';
 import { parseApache } from '../languages/apache/parser.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
@@ -253,7 +254,7 @@ export class FixVerifier {
         const binary = this.tool(['apache2', 'httpd'], 'the Apache patch is not verified');
         if (binary === undefined) return undefined;
         const defines = (this.options.defines ?? []).flatMap((name) => ['-D', name]);
-        const run = await tree.run(binary, ['-d', serverRoot, '-f', main, ...defines, '-t'], env, '/');
+        const run = await tree.run(binary, ['-d', serverRoot, ...startArguments(config.start), '-f', main, ...defines, '-t'], env, '/');
         if (run.timedOut) return [this.timedOut];
         const stderr = parseApacheStderr(run.stderr);
         if (run.exitCode === 0 && stderr.syntaxOk) return [];
@@ -589,4 +590,14 @@ function oneLine(text: string): string {
 function describeExit(run: ToolRun): string {
   if (run.timedOut) return 'timed out';
   return run.signal === null ? `exited with ${run.exitCode}` : `killed by ${run.signal}`;
+}
+
+/** The `-D`, `-C` and `-c` arguments the distribution's start gives httpd for this main file. */
+function startArguments(start: StartLayout | undefined): string[] {
+  if (start === undefined) return [];
+  return [
+    ...start.defines.flatMap((name) => ['-D', name]),
+    ...start.before.flatMap((directive) => ['-C', directive]),
+    ...start.after.flatMap((directive) => ['-c', directive]),
+  ];
 }

@@ -8,6 +8,7 @@ import { dumpApacheConfig } from './dump.js';
 import { ApacheConfig, loadApache } from './model.js';
 import { ApacheDocument, parseApache } from './parser.js';
 import type { ApacheSectionUse } from './uses.js';
+import type { StartLayout } from './start-layout.js';
 
 /** What `--server-root`, `--define`, `--env` and `--env-file` give Apache's reader. */
 export interface ApacheReaderOptions {
@@ -62,12 +63,14 @@ export const apacheLanguage: LanguageDefinition<'apache'> = {
     );
   },
   assumed(config) {
+    const started = config.start === undefined ? [] : [startNote(config.root.displayPath, config.start)];
     const reason = config.fragment;
-    if (reason === undefined) return [];
+    if (reason === undefined) return started;
     const known = config.withStockModules
       ? ", read with the modules every distribution's httpd loads as installed (mod_alias, mod_access_compat, ...)"
       : '';
     return [
+      ...started,
       `${config.root.displayPath} is read as a fragment (${reason})${known}: checks that need its MPM, other modules or the variables the main config and the service's environment define were not made; lint the main httpd.conf or apache2.conf to make them`,
     ];
   },
@@ -83,3 +86,14 @@ export const apacheLanguage: LanguageDefinition<'apache'> = {
   settingAt: apacheSettingAt,
   api: { parseApache, ApacheDocument, loadApache },
 };
+
+/** What the distribution's start adds to the main file, as one note. */
+function startNote(main: string, start: StartLayout): string {
+  const commandLine = [
+    ...start.defines.map((name) => `-D${name}`),
+    ...start.before.map((directive) => `-C '${directive}'`),
+    ...start.after.map((directive) => `-c '${directive}'`),
+  ];
+  const read = commandLine.length === 0 ? '' : ` (${commandLine.join(' ')})`;
+  return [`${main} is read as ${start.distribution}'s start runs httpd${read}`, ...start.notes].join('; ');
+}

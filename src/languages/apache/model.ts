@@ -28,6 +28,7 @@ import { evaluateConditional } from './conditionals.js';
 import { fragmentByPath, fragmentReason, STOCK_MODULES } from './fragment.js';
 import { appendAll } from '../../util/arrays.js';
 import { remembered } from '../../util/remembered.js';
+import { startLayout, type StartLayout } from './start-layout.js';
 
 /** Debian's envvars as read, by the file: a fix pass's config reads the same file again (rebased()). */
 const envvarsValues = new WeakMap<SourceFile, Record<string, string>>();
@@ -227,6 +228,8 @@ export class ApacheConfig implements DirectiveIndex {
   private readonly env: ReadonlyMap<string, string>;
   /** Where the environment for `${VAR}` was read from (envvars, --env, --env-file); empty when from nowhere. */
   readonly environmentSources: readonly string[];
+  /** How the distribution's start runs httpd for this main file, where its command line carries configuration. */
+  readonly start: StartLayout | undefined;
   private readonly byName = new Map<string, ApacheDirectiveUse[]>();
   private readonly parsed = new Map<string, ApacheDocument>();
   private readonly includeStack: string[] = [];
@@ -261,15 +264,23 @@ export class ApacheConfig implements DirectiveIndex {
     this.httpd = options.httpd;
     this.includes = new IncludeResolver(this.fs, this.httpd);
     this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
-    for (const name of options.defines ?? []) this.defines.set(name, undefined);
     const environment = this.startEnvironment(rootServerPath);
     this.env = environment.env;
     this.environmentSources = environment.sources;
+    this.start = options.env === undefined ? startLayout(this.fs, rootServerPath, this.httpd, this.env) : undefined;
+    for (const name of [...(this.start?.defines ?? []), ...(options.defines ?? [])]) this.defines.set(name, undefined);
     // A rebased config takes its modules from the config it is rebased on (rebased()).
-    if (walked !== undefined) return;
+    if (walked === undefined) this.addStartModules();
+  }
+
+  /** The modules loaded before the first line is read: compiled in, a fragment's stock set, those the start script loads. */
+  private addStartModules(): void {
     const stock = this.withStockModules ? STOCK_MODULES : [];
-    for (const identifier of [...(options.staticModules ?? defaultStaticModules(this.httpd)), ...stock]) {
+    for (const identifier of [...(this.options.staticModules ?? defaultStaticModules(this.httpd, this.start)), ...stock]) {
       this.addModule({ identifier, sourceName: moduleSourceName(identifier), path: undefined, use: undefined });
+    }
+    for (const { identifier, path: file } of this.start?.modules ?? []) {
+      this.addModule({ identifier, sourceName: moduleSourceName(identifier, file), path: file, use: undefined });
     }
   }
 
@@ -371,16 +382,23 @@ export class ApacheConfig implements DirectiveIndex {
     return chain;
   }
 
-  /** Reads the main file and everything it includes, after any `-C` directives. */
+  /**
+   * Reads the main file and everything it includes, after any `-C`
+   * directives (the start's, then those given) and before the start's `-c`.
+   */
   load(hostPath: string, before: readonly string[] = []): void {
-    if (before.length > 0) {
-      const commandLine = new SourceFile('-C', '-C', `${before.join('\n')}\n`);
-      this.walk(parseApache(commandLine.text).nodes, commandLine, undefined, 0);
-    }
+    this.readCommandLine('-C', [...(this.start?.before ?? []), ...before]);
     const source = this.fs.read(hostPath);
     this.root = source;
     this.budget.chargeMain(source);
     this.readFile(source, 0, undefined, undefined);
+    this.readCommandLine('-c', this.start?.after ?? []);
+  }
+
+  private readCommandLine(flag: '-C' | '-c', directives: readonly string[]): void {
+    if (directives.length === 0) return;
+    const commandLine = new SourceFile(flag, flag, `${directives.join('\n')}\n`);
+    this.walk(parseApache(commandLine.text).nodes, commandLine, undefined, 0);
   }
 
   /**
@@ -825,7 +843,8 @@ function defaultServerRoot(rootServerPath: string): string {
   return dir;
 }
 
-function defaultStaticModules(httpd: string): readonly string[] {
+function defaultStaticModules(httpd: string, start: StartLayout | undefined): readonly string[] {
+  if (start?.staticMpm !== undefined) return [...DEBIAN_STATIC_MODULES, `mpm_${start.staticMpm}_module`];
   // httpd 2.2 has its MPM compiled in; prefork was the distributions' default.
   return versionAtLeast(httpd, '2.4') ? DEBIAN_STATIC_MODULES : [...DEBIAN_STATIC_MODULES, 'mpm_prefork_module'];
 }
