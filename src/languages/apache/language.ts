@@ -47,7 +47,13 @@ export const apacheLanguage: LanguageDefinition<'apache'> = {
     },
     fallback: true,
   },
-  systemConfigs: () => ['/etc/apache2/apache2.conf', '/etc/httpd/conf/httpd.conf'],
+  // Debian, openSUSE (whose httpd.conf sits where old Debian kept an empty one that apache2.conf includes), RHEL/Arch, FreeBSD.
+  systemConfigs: (list) => [
+    '/etc/apache2/apache2.conf',
+    ...(list('/etc/apache2')?.includes('apache2.conf') === true ? [] : ['/etc/apache2/httpd.conf']),
+    '/etc/httpd/conf/httpd.conf',
+    '/usr/local/etc/apache24/httpd.conf',
+  ],
   load(hostPath, { fs, targets, options, previous }) {
     // A tree read for another httpd release is read again: directives and defaults follow the release.
     const rebased = previous?.httpd === targets.httpd ? ApacheConfig.rebased(previous, fs) : undefined;

@@ -53,7 +53,8 @@ export const mycnfLanguage: LanguageDefinition<'mycnf'> = {
       return false;
     },
   },
-  systemConfigs: () => ['/etc/mysql/my.cnf', '/etc/my.cnf'],
+  // Debian, RHEL and openSUSE, FreeBSD's ports.
+  systemConfigs: () => ['/etc/mysql/my.cnf', '/etc/my.cnf', '/usr/local/etc/mysql/my.cnf'],
   onePerHost: 'only one my.cnf can be linted per host',
   load(hostPath, { fs, targets, options, previous }) {
     // The reader turns an unreadable file into a problem, as the server skips one; a main file given that cannot be read is an input error.

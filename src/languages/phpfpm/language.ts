@@ -30,10 +30,16 @@ export const phpFpmLanguage: LanguageDefinition<'phpfpm'> = {
       return kind === undefined ? undefined : 'language' in kind ? 'claims' : kind;
     },
   },
-  // One main file per PHP version on Debian and Ubuntu (`/etc/php/8.2/fpm/php-fpm.conf`), one on RHEL and Fedora.
+  // One main file per PHP version on Debian and Ubuntu (`/etc/php/8.2/fpm/php-fpm.conf`) and openSUSE
+  // (`/etc/php8/fpm/php-fpm.conf`), one on RHEL and Fedora, one in FreeBSD's ports.
   systemConfigs: (list) => [
     ...[...(list('/etc/php') ?? [])].sort().map((version) => `/etc/php/${version}/fpm/php-fpm.conf`),
+    ...[...(list('/etc') ?? [])]
+      .filter((name) => /^php\d+$/.test(name))
+      .sort()
+      .map((name) => `/etc/${name}/fpm/php-fpm.conf`),
     '/etc/php-fpm.conf',
+    '/usr/local/etc/php-fpm.conf',
   ],
   load: (hostPath, { fs }) => loadPhpFpm(hostPath, fs),
   dump: dumpPhpFpm,
