@@ -584,18 +584,36 @@ function poolBounds(
   const current = pool.maxChildren ?? 0;
   const feeders = apache.filter((runner) => runner.feeds.includes(pool));
   const workers = feeders.reduce((sum, runner) => sum + runner.usage.maxRequestWorkers, 0);
-  // Pools on one socket share the workers that feed it; all pools share the CPUs, each in proportion to its children.
+  // Pools on one socket share the workers that feed it, each in proportion to its children.
   const together = input.pools.filter((other) => samePoolSocket(other, pool)).reduce((sum, other) => sum + (other.maxChildren ?? 0), 0);
-  const allChildren = input.pools.reduce((sum, other) => sum + (other.maxChildren ?? 0), 0);
   const cpus = host.cpus?.value;
   const cpuChildren = cpus === undefined ? undefined : Math.max(1, Math.floor(cpus * budget.phpChildrenPerCpu));
-  const share = (whole: number, of: number): number => Math.max(1, Math.floor((whole * current) / of));
   return {
     workers,
-    ofWorkers: feeders.length === 0 || together === 0 ? undefined : share(workers, together),
-    ofCpus: cpuChildren === undefined ? undefined : share(cpuChildren, allChildren),
+    ofWorkers: feeders.length === 0 || together === 0 ? undefined : Math.max(1, Math.floor((workers * current) / together)),
+    ofCpus: cpuChildren === undefined ? undefined : cpuShare(cpuChildren, input.pools, pool),
     cpuText: cpus === undefined ? '' : `${cpus} CPUs x ${budget.phpChildrenPerCpu} children per CPU = ${cpuChildren ?? 0}`,
   };
+}
+
+/**
+ * A pool's fair share of the children the CPUs run at once: the pools that
+ * ask for less than an even share keep what they ask, and the others split
+ * the rest evenly (max-min fairness); the share is what the pool may take,
+ * so one below it may be raised toward it. Shared in proportion to the children as set,
+ * a big pool beside a small one would take the small one's CPUs too: LEMPer's
+ * 30-child pool would have cut Debian's 5-child www pool to 1 on 2 CPUs, where
+ * one slow request then holds the whole site.
+ */
+function cpuShare(cpuChildren: number, pools: readonly PoolUsage[], pool: PoolUsage): number {
+  const asking = [...pools].sort((a, b) => (a.maxChildren ?? 0) - (b.maxChildren ?? 0));
+  let left = cpuChildren;
+  for (const [index, other] of asking.entries()) {
+    const even = Math.floor(left / (asking.length - index));
+    if (other === pool) return Math.max(1, even);
+    left -= Math.min(other.maxChildren ?? 0, even);
+  }
+  return 1;
 }
 
 /** The tighter of the caps that need no memory (the workers, the CPUs), each only where its rule runs. */
@@ -605,7 +623,7 @@ function capOf(input: PlanInput, pool: PoolUsage, bounds: PoolBounds, allowed: (
   const byWorkers = ofWorkers !== undefined && current > ofWorkers && allowed('workers') ? ofWorkers : undefined;
   const byCpus = ofCpus !== undefined && current > ofCpus * input.budget.raiseThreshold && allowed('cpu') ? ofCpus : undefined;
   if (byCpus !== undefined && (byWorkers === undefined || byCpus < byWorkers)) {
-    const shared = input.pools.length > 1 ? ', shared by the pools as they are set' : '';
+    const shared = input.pools.length > 1 ? `, shared evenly by the ${input.pools.length} pools (one that asks less keeps its own)` : '';
     return {
       children: byCpus,
       reason: 'cpu',

@@ -170,6 +170,19 @@ describe('the host plan, on the hosts of issue 46', () => {
     assertConverged(again);
   });
 
+  it('three pools on 4 vCPUs: an even share of the 16 children each, the small pool keeping its own', async () => {
+    const { result, plan, again } = await planAndConverge('pools-share-4cpu');
+    const decided = plan.pools.map((pool) => [pool.usage.pool.name, pool.maxChildren.current, pool.maxChildren.planned]);
+    // 16 / 3 = 5 each; admin asks 2, so blog and shop split 14: 7 each. blog's 10 is within 1.5 x 7 and stays.
+    assert.deepEqual(decided, [
+      ['shop', 40, 7],
+      ['blog', 10, 10],
+      ['admin', 2, 2],
+    ]);
+    assert.match(finding(result, 'PF2001').detail ?? '', /4 CPUs x 4 children per CPU = 16, shared evenly by the 3 pools/);
+    assertConverged(again);
+  });
+
   it('memory other services take (budget otherServices) is set aside: no raise past it, and the budget says why', async () => {
     const result = await lintScenario('event-php-fpm-8cpu', scenarioDir('event-php-fpm-8cpu'), { otherServices: 1536 * MIB });
     const plan = result.sizing.plan;
