@@ -7,6 +7,7 @@ import { builtinRules } from '../../rules/index.js';
 import { ConfigFileSystem } from '../../src/core/file-system.js';
 import { parseTargetSpec } from '../../src/core/targets.js';
 import { selectRules } from '../../src/engine/selection.js';
+import { dumpApacheConfig } from '../../src/languages/apache/dump.js';
 import { loadApache, type ApacheConfig } from '../../src/languages/apache/model.js';
 import { lint } from '../../src/lint.js';
 
@@ -106,6 +107,28 @@ describe("openSUSE's start (/etc/sysconfig/apache2, sysconfig.d)", () => {
     assert.match(
       config.start?.notes.join(' ') ?? '',
       /loadmodule\.conf, which the start script writes from APACHE_MODULES, is not in the tree/,
+    );
+  });
+
+  it('dump shows the start, and the modules the start script loads from APACHE_MODULES as shared, not compiled in', () => {
+    const config = load(
+      tree('opensuse-vicibox', { 'etc/sysconfig/apache2': suseSysconfig, 'etc/apache2/sysconfig.d/loadmodule.conf': undefined }),
+      SUSE_MAIN,
+      '2.4',
+    );
+    const dumped = dumpApacheConfig(config) as unknown as {
+      start: { before: string[]; after: string[]; compiledMpm: string } | null;
+      modules: { name: string; kind: string; path?: string }[];
+    };
+    assert.deepEqual(dumped.start?.before, ['Include /etc/apache2/sysconfig.d/global.conf']);
+    assert.deepEqual(dumped.start.after, ['Include /etc/apache2/sysconfig.d/include.conf']);
+    assert.equal(dumped.start.compiledMpm, 'prefork');
+    assert.deepEqual(
+      dumped.modules.filter((module) => ['php7_module', 'mpm_prefork_module'].includes(module.name)),
+      [
+        { name: 'mpm_prefork_module', kind: 'static' },
+        { name: 'php7_module', kind: 'shared', path: '/usr/lib64/apache2/mod_php7.so' },
+      ],
     );
   });
 

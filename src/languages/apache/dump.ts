@@ -98,11 +98,24 @@ export function dumpApacheConfig(config: ApacheConfig): object {
         };
       }
     }),
-    modules: [...config.modules.values()].map((module) =>
-      module.use === undefined
+    modules: [...config.modules.values()].map((module) => {
+      if (module.use !== undefined) return { name: module.identifier, kind: 'shared', path: module.path ?? null, ...where(module.use) };
+      // Loaded by the start script from its own list (openSUSE's APACHE_MODULES), not by a line of the tree.
+      return module.path === undefined
         ? { name: module.identifier, kind: 'static' }
-        : { name: module.identifier, kind: 'shared', path: module.path ?? null, ...where(module.use) },
-    ),
+        : { name: module.identifier, kind: 'shared', path: module.path };
+    }),
+    start:
+      config.start === undefined
+        ? null
+        : {
+            distribution: config.start.distribution,
+            defines: config.start.defines,
+            before: config.start.before,
+            after: config.start.after,
+            compiledMpm: config.start.staticMpm ?? null,
+            notes: config.start.notes,
+          },
     defines: Object.fromEntries([...config.defines].map(([name, value]) => [name, value ?? null])),
     mpm:
       mpm === undefined
