@@ -166,8 +166,9 @@ describe("RHEL 5/6's start (HTTPD= in /etc/sysconfig/httpd)", () => {
     assert.ok(said.includes('AP2006 KeepAlive Off under worker opens a new connection for every asset of a page'), said.join('\n'));
   });
 
-  it('runs httpd.event for HTTPD=/usr/sbin/httpd.event, and takes -D names from OPTIONS', () => {
-    const sysconfig = rhelSysconfig
+  it('runs httpd.event for HTTPD=/usr/sbin/httpd.event, and takes -D names from OPTIONS, past a shell line', () => {
+    // RHEL 6's init script sources the file as shell; admins raise limits there, a line systemd would skip.
+    const sysconfig = `ulimit -n 65536\n${rhelSysconfig}`
       .replace('#HTTPD=/usr/sbin/httpd.worker', 'HTTPD=/usr/sbin/httpd.event')
       .replace('#OPTIONS=', 'OPTIONS="-DSSL -D STATUS"');
     const config = load(tree('rhel6-stackrecon', { 'etc/sysconfig/httpd': sysconfig }), RHEL_MAIN, '2.2');
