@@ -132,6 +132,25 @@ describe("openSUSE's start (/etc/sysconfig/apache2, sysconfig.d)", () => {
     );
   });
 
+  it('an older httpd.conf that includes the written files itself gets no -C for them: each is read once', () => {
+    const main = fs.readFileSync(path.join(REAL_WORLD, 'opensuse-vicibox', SUSE_MAIN), 'utf8');
+    const older = main
+      .replace(
+        '<IfDefine !SYSCONFIG>\n  Include /etc/apache2/loadmodule.conf\n</IfDefine>',
+        'Include /etc/apache2/sysconfig.d/loadmodule.conf',
+      )
+      .replace('<IfDefine !SYSCONFIG>\n  Include /etc/apache2/global.conf\n</IfDefine>', 'Include /etc/apache2/sysconfig.d/global.conf');
+    assert.notEqual(older, main);
+    const dir = tree('opensuse-vicibox', { [SUSE_MAIN]: older });
+    const config = load(dir, SUSE_MAIN, '2.4');
+    const read = config.files.map((entry) => `/${path.relative(dir, entry.source.path)}`);
+    assert.equal(read.filter((file) => file === '/etc/apache2/sysconfig.d/loadmodule.conf').length, 1);
+    assert.equal(read.filter((file) => file === '/etc/apache2/sysconfig.d/global.conf').length, 1);
+    assert.deepEqual(config.start?.before, []);
+    assert.deepEqual(config.start.after, ['Include /etc/apache2/sysconfig.d/include.conf']);
+    assert.ok(config.hasModule('php_module'));
+  });
+
   it('with APACHE_MPM empty and no loadmodule.conf to tell, assumes prefork and says so', () => {
     const config = load(
       tree('opensuse-vicibox', { 'etc/sysconfig/apache2': suseSysconfig, 'etc/apache2/sysconfig.d/loadmodule.conf': undefined }),

@@ -43,7 +43,10 @@ export interface StartLayout {
 }
 
 const SUSE_SYSCONFIG = '/etc/sysconfig/apache2';
+const SUSE_MAIN = '/etc/apache2/httpd.conf';
 const SUSE_GENERATED = '/etc/apache2/sysconfig.d';
+/** What openSUSE's start script writes from the sysconfig file at every start, in the order httpd reads them. */
+const GENERATED_FILES = ['loadmodule.conf', 'global.conf', 'include.conf'];
 const MPM_NAMES: Readonly<Record<string, MpmName>> = lookupTable({ prefork: 'prefork', worker: 'worker', event: 'event' });
 /** RHEL 5/6's httpd binaries, each with its MPM compiled in. */
 const RHEL_BINARIES: Readonly<Record<string, MpmName>> = lookupTable({
@@ -63,7 +66,7 @@ export function startLayout(
   httpd: string,
   serviceEnv: ReadonlyMap<string, string>,
 ): StartLayout | undefined {
-  if (rootServerPath === '/etc/apache2/httpd.conf') return suseStart(fs);
+  if (rootServerPath === SUSE_MAIN) return suseStart(fs);
   if (rootServerPath === '/etc/httpd/conf/httpd.conf') return rhelStart(httpd, serviceEnv);
   return undefined;
 }
@@ -72,41 +75,39 @@ function suseStart(fs: ConfigFileSystem): StartLayout | undefined {
   const sysconfig = fs.locate(SUSE_SYSCONFIG);
   const hasSysconfig = fs.kind(sysconfig) === 'file';
   if (!hasSysconfig && fs.kind(fs.locate(SUSE_GENERATED)) !== 'directory') return undefined;
-  let values: Record<string, string> = {};
-  if (hasSysconfig) {
-    try {
-      values = parseEnvironmentFile(fs.read(sysconfig).text).values;
-    } catch {
-      // An unreadable sysconfig file leaves its defaults, which the notes name.
-    }
-  }
+  // An unreadable sysconfig file leaves its defaults, which the notes name.
+  const values = hasSysconfig ? parseEnvironmentFile(readText(fs, SUSE_SYSCONFIG) ?? '').values : {};
   const where = hasSysconfig ? fs.display(sysconfig) : `${SUSE_SYSCONFIG} (not in the tree)`;
   const { staticMpm, note } = suseMpm(fs, (values.APACHE_MPM ?? '').trim(), where);
   const notes = [note];
   // "It does not matter if you write flag1, -D flag1 or -Dflag1", says the sysconfig file.
   const flags = optionDefines(values.APACHE_SERVER_FLAGS ?? '', true);
-  const generated = (name: string): string | undefined => {
-    const file = `${SUSE_GENERATED}/${name}`;
-    return fs.kind(fs.locate(file)) === 'file' ? `Include ${file}` : undefined;
+  // Older openSUSE httpd.conf files include the written files themselves; the start script then gives no -C for them.
+  const main = readText(fs, SUSE_MAIN) ?? '';
+  const ownInclude = (name: string): boolean => {
+    const file = `${SUSE_GENERATED}/${name}`.replaceAll('.', '\\.');
+    return new RegExp(`^\\s*Include(?:Optional)?\\s+"?${file}"?\\s*$`, 'im').test(main);
   };
-  const loadModules = generated('loadmodule.conf');
-  const modules = loadModules === undefined ? modulesNamed(values.APACHE_MODULES ?? '') : [];
-  if (loadModules === undefined) {
+  const written = (name: string): boolean => fs.kind(fs.locate(`${SUSE_GENERATED}/${name}`)) === 'file';
+  const commandLine = (name: string): string[] => (!ownInclude(name) && written(name) ? [`Include ${SUSE_GENERATED}/${name}`] : []);
+  const missing = GENERATED_FILES.filter((name) => !ownInclude(name) && !written(name));
+  const modules = missing.includes('loadmodule.conf') ? modulesNamed(values.APACHE_MODULES ?? '') : [];
+  if (modules.length > 0) {
     notes.push(
       `${SUSE_GENERATED}/loadmodule.conf, which the start script writes from APACHE_MODULES, is not in the tree: the modules APACHE_MODULES names were taken as loaded`,
     );
   }
-  const missing = ['global.conf', 'include.conf'].filter((name) => generated(name) === undefined);
-  if (missing.length > 0) {
+  const unread = missing.filter((name) => name !== 'loadmodule.conf');
+  if (unread.length > 0) {
     notes.push(
-      `${missing.map((name) => `${SUSE_GENERATED}/${name}`).join(' and ')}, which the start script writes from ${SUSE_SYSCONFIG}, ${missing.length === 1 ? 'is' : 'are'} not in the tree and ${missing.length === 1 ? 'was' : 'were'} not read`,
+      `${unread.map((name) => `${SUSE_GENERATED}/${name}`).join(' and ')}, which the start script writes from ${SUSE_SYSCONFIG}, ${unread.length === 1 ? 'is' : 'are'} not in the tree and ${unread.length === 1 ? 'was' : 'were'} not read`,
     );
   }
   return {
     distribution: 'openSUSE',
     defines: ['SYSCONFIG', ...flags],
-    before: [loadModules, generated('global.conf')].filter((line) => line !== undefined),
-    after: [generated('include.conf')].filter((line) => line !== undefined),
+    before: [...commandLine('loadmodule.conf'), ...commandLine('global.conf')],
+    after: commandLine('include.conf'),
     ...(staticMpm === undefined ? {} : { staticMpm }),
     modules,
     notes,
@@ -148,16 +149,18 @@ function suseMpm(fs: ConfigFileSystem, named: string, where: string): { staticMp
   };
 }
 
-/** The MPM whose module directory (`/usr/lib64/apache2-<mpm>/`) the start script wrote loadmodule.conf with, if one. */
-function mpmOfWrittenModules(fs: ConfigFileSystem): MpmName | undefined {
-  const file = fs.locate(`${SUSE_GENERATED}/loadmodule.conf`);
-  if (fs.kind(file) !== 'file') return undefined;
-  let text: string;
+function readText(fs: ConfigFileSystem, serverPath: string): string | undefined {
   try {
-    text = fs.read(file).text;
+    return fs.read(fs.locate(serverPath)).text;
   } catch {
     return undefined;
   }
+}
+
+/** The MPM whose module directory (`/usr/lib64/apache2-<mpm>/`) the start script wrote loadmodule.conf with, if one. */
+function mpmOfWrittenModules(fs: ConfigFileSystem): MpmName | undefined {
+  const text = readText(fs, `${SUSE_GENERATED}/loadmodule.conf`);
+  if (text === undefined) return undefined;
   const found = new Set([...text.matchAll(/\/apache2-(prefork|worker|event)\//g)].map((match) => match[1] as MpmName));
   return found.size === 1 ? [...found][0] : undefined;
 }
