@@ -152,16 +152,21 @@ export async function lint(input: LintInput): Promise<LintResult> {
   };
 }
 
-/** The targets the configs show where nobody named them, undefined when they show nothing more: the first language to show one wins. */
+/**
+ * The targets the configs show where nobody named them, undefined when they
+ * show nothing more: each language may show its server's (httpd's, the
+ * database's), and of the configs of one language the first to show one wins.
+ */
 function inferredTargets(languages: readonly AnyLanguageDefinition[], configs: ConfigSet, targets: Targets): Targets | undefined {
+  let shown: Targets | undefined;
   for (const language of languages) {
     for (const config of configs.of(language.id)) {
       // Each definition gets the configs of its own id.
-      const shown = (language as LanguageDefinition).inferTargets?.(config, targets);
-      if (shown !== undefined) return shown;
+      const more = (language as LanguageDefinition).inferTargets?.(config, shown ?? targets);
+      if (more !== undefined) shown = more;
     }
   }
-  return undefined;
+  return shown;
 }
 
 /** The host facts with what the servers said; their notes are kept apart, for the report's Live servers section. */

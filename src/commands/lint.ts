@@ -289,14 +289,15 @@ export function selectionOf(
 
 /**
  * Defaults < the servers of the host (probed, or from a profile) < config
- * `target` < the host's override < `--target`. The database target is
- * marked as assumed until one of them names the server.
+ * `target` < the host's override < `--target`. The httpd and database
+ * targets are marked as assumed until one of them names the server.
  */
 export function targetsOf(group: HostGroup, cliTarget: string | undefined, host: HostFacts): Targets {
-  let base: Targets = { ...DEFAULT_TARGETS, db: { ...DEFAULT_TARGETS.db, assumed: true } };
+  let base: Targets = { ...DEFAULT_TARGETS, httpdAssumed: true, db: { ...DEFAULT_TARGETS.db, assumed: true } };
   if (host.httpdVersion !== undefined) base = parseTargetSpec(`httpd=${host.httpdVersion.value}`, base);
   if (host.databaseServer !== undefined) base = parseTargetSpec(host.databaseServer.value, base);
-  const configured: Targets = { ...base, ...group.targets };
+  const { httpdAssumed, ...named } = { ...base, ...group.targets };
+  const configured: Targets = group.targets.httpd === undefined && httpdAssumed === true ? { ...named, httpdAssumed } : named;
   return cliTarget === undefined ? configured : parseTargetSpec(cliTarget, configured);
 }
 

@@ -3,6 +3,10 @@ import { UserError } from '../util/user-error.js';
 /** Versions the configs are linted for; `--target httpd=2.4,mariadb=10.11`. */
 export interface Targets {
   readonly httpd: string;
+  /** Nobody said which httpd the Apache configs are for: the default stands in, and the files may show another. */
+  readonly httpdAssumed?: true;
+  /** Nobody said, but the files show it: what they show it by (`LoadModule authz_default_module (httpd.conf:155)`). */
+  readonly httpdInferredFrom?: string;
   readonly db: DatabaseTarget;
 }
 
@@ -81,6 +85,7 @@ export const HTTPD_TARGET_VERSION = /^2\.[24](\.\d+)?$/;
 
 export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): Targets {
   let httpd = base.httpd;
+  let httpdNamed = false;
   let db = base.db;
   // No spec at all is no target change; an empty item among others is a typo the user should see.
   const parts = spec.trim() === '' ? [] : spec.split(',').map((p) => p.trim());
@@ -96,6 +101,7 @@ export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): 
     if (product === 'httpd' || product === 'apache') {
       if (!HTTPD_TARGET_VERSION.test(version)) throw new TargetSpecError(`unsupported httpd target "${version}": expected 2.2 or 2.4`);
       httpd = version;
+      httpdNamed = true;
     } else {
       const major = Number.parseInt(version, 10);
       // MariaDB went from 5.5 to 10.0; MySQL has no 10: the other product is the likely meaning.
@@ -112,5 +118,6 @@ export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): 
       db = { product: product as 'mysql' | 'mariadb', version };
     }
   }
-  return { httpd, db };
+  if (httpdNamed || base.httpdAssumed !== true) return { httpd, db };
+  return { httpd, httpdAssumed: true, db };
 }

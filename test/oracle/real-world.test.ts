@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { builtinRules } from '../../rules/index.js';
-import { parseTargetSpec } from '../../src/core/targets.js';
+import { DEFAULT_TARGETS, parseTargetSpec } from '../../src/core/targets.js';
 import { selectRules } from '../../src/engine/selection.js';
 import type { Diagnostic } from '../../src/engine/types.js';
 import { lint, type LintResult } from '../../src/lint.js';
@@ -55,12 +55,12 @@ function trees(): Tree[] {
     .sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-function lintTree(tree: Tree, dir = tree.dir): Promise<LintResult> {
+function lintTree(tree: Tree, dir = tree.dir, targets = parseTargetSpec(tree.target)): Promise<LintResult> {
   return lint({
     paths: [tree.main, ...(tree.also ?? [])].map((main) => path.join(dir, main)),
     cwd: dir,
     ...(tree.sysroot ? { sysroot: dir } : { includeBase: dir }),
-    targets: parseTargetSpec(tree.target),
+    targets,
     host: { ram: { value: 4 * GIB, source: 'test' }, cpus: { value: 2, source: 'test' } },
     rules: selectRules(builtinRules, 'recommended', new Map()),
   });
@@ -117,6 +117,24 @@ describe('the real-world regression set (fixtures/real-world)', () => {
         .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)));
       for (const file of files) assert.ok(listed.has(file), `${file} is in SOURCES.tsv`);
     }
+  });
+
+  it('with no httpd target named, each Apache tree is judged as the httpd its files show: its golden findings', async () => {
+    const apacheTrees = all.filter((tree) => tree.target.includes('httpd='));
+    const inferred: string[] = [];
+    for (const tree of apacheTrees) {
+      const named = parseTargetSpec(tree.target);
+      const result = await lintTree(tree, tree.dir, { ...named, httpd: DEFAULT_TARGETS.httpd, httpdAssumed: true });
+      const findings = result.diagnostics.map(shown).join('\n');
+      const expected = path.join(tree.dir, 'findings.expected');
+      assert.equal(findings, fs.existsSync(expected) ? fs.readFileSync(expected, 'utf8').trimEnd() : '', tree.name);
+      if (result.assumptions.some((note) => note.startsWith(`httpd ${named.httpd}, inferred from the files`))) inferred.push(tree.name);
+    }
+    assert.deepEqual(
+      inferred,
+      apacheTrees.filter((tree) => parseTargetSpec(tree.target).httpd === '2.2').map((tree) => tree.name),
+      'every 2.2 tree, and only those, says httpd 2.2 was inferred',
+    );
   });
 
   for (const tree of all) {

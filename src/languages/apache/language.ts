@@ -7,8 +7,9 @@ import { apacheSettingAt } from './setting-at.js';
 import { dumpApacheConfig } from './dump.js';
 import { ApacheConfig, loadApache } from './model.js';
 import { ApacheDocument, parseApache } from './parser.js';
-import type { ApacheSectionUse } from './uses.js';
+import type { ApacheDirectiveUse, ApacheSectionUse } from './uses.js';
 import type { StartLayout } from './start-layout.js';
+import { MODULES_ONLY_IN_22 } from './names.js';
 
 /** What `--server-root`, `--define`, `--env` and `--env-file` give Apache's reader. */
 export interface ApacheReaderOptions {
@@ -65,11 +66,25 @@ export const apacheLanguage: LanguageDefinition<'apache'> = {
         ...(options?.serverRoot === undefined ? {} : { serverRoot: options.serverRoot }),
         ...(options?.defines === undefined ? {} : { defines: options.defines }),
         ...(options?.env === undefined ? {} : { givenEnv: options.env }),
+        ...(targets.httpdInferredFrom === undefined ? {} : { httpdInferredFrom: targets.httpdInferredFrom }),
       })
     );
   },
+  inferTargets(config, targets) {
+    if (targets.httpdAssumed !== true) return undefined;
+    const evidence = evidenceOf22(config);
+    if (evidence === undefined) return undefined;
+    const { httpdAssumed: _assumed, ...named } = targets;
+    return { ...named, httpd: '2.2', httpdInferredFrom: evidence };
+  },
   assumed(config) {
-    const started = config.start === undefined ? [] : [startNote(config.root.displayPath, config.start)];
+    const inferred =
+      config.httpdInferredFrom === undefined
+        ? []
+        : [
+            `httpd ${config.httpd}, inferred from the files: ${config.httpdInferredFrom} (--target httpd=2.4, target: in .tune-lint.yaml, or a probe of the host that runs it names another)`,
+          ];
+    const started = [...inferred, ...(config.start === undefined ? [] : [startNote(config.root.displayPath, config.start)])];
     const reason = config.fragment;
     if (reason === undefined) return started;
     const known = config.withStockModules
@@ -102,4 +117,28 @@ function startNote(main: string, start: StartLayout): string {
   ];
   const read = commandLine.length === 0 ? '' : ` (${commandLine.join(' ')})`;
   return [`${main} is read as ${start.distribution}'s start runs httpd${read}`, ...start.notes].join('; ');
+}
+
+/**
+ * What shows a whole configuration to be httpd 2.2's: it loads no MPM (2.2
+ * compiles its MPM in; 2.4 refuses to start without a LoadModule of one) and
+ * loads a module 2.4 no longer ships, or sets its accept lock with a
+ * directive 2.4 removed (LockFile, AcceptMutex: Debian's and RHEL's stock 2.2
+ * files do). Undefined when nothing shows it.
+ */
+function evidenceOf22(config: ApacheConfig): string | undefined {
+  if (config.fragment !== undefined || config.loadedMpms().length > 0) return undefined;
+  const at = (use: ApacheDirectiveUse): string => `${use.file.displayPath}:${use.file.position(use.range[0]).line}`;
+  const shown = [
+    ...config
+      .named('loadmodule')
+      .filter((use) => MODULES_ONLY_IN_22.has(use.args[0] ?? ''))
+      .map((use) => `LoadModule ${use.args[0] ?? ''} (${at(use)})`),
+    ...[...config.named('lockfile'), ...config.named('acceptmutex')].map(
+      (use) => `${use.name === 'lockfile' ? 'LockFile' : 'AcceptMutex'} (${at(use)})`,
+    ),
+  ];
+  if (shown.length === 0) return undefined;
+  const more = shown.length > 2 ? ` and ${shown.length - 2} more` : '';
+  return `${shown.slice(0, 2).join(', ')}${more}, which httpd 2.4 no longer has, and no LoadModule of an MPM`;
 }

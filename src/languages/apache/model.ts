@@ -63,6 +63,8 @@ export interface ApacheLoadOptions {
   readonly staticModules?: readonly string[];
   /** Directives read before the main file, as httpd's `-C` gives them. */
   readonly before?: readonly string[];
+  /** Nobody named the httpd target and the files showed it: what they showed it by, for the report. */
+  readonly httpdInferredFrom?: string;
 }
 
 const DEFINE_IN_VALUE = /\$\{([^}]*)\}/g;
@@ -230,6 +232,8 @@ export class ApacheConfig implements DirectiveIndex {
   readonly environmentSources: readonly string[];
   /** How the distribution's start runs httpd for this main file, where its command line carries configuration. */
   readonly start: StartLayout | undefined;
+  /** What the files showed the httpd target by, where nobody named it. */
+  readonly httpdInferredFrom: string | undefined;
   private readonly byName = new Map<string, ApacheDirectiveUse[]>();
   private readonly parsed = new Map<string, ApacheDocument>();
   private readonly includeStack: string[] = [];
@@ -262,6 +266,7 @@ export class ApacheConfig implements DirectiveIndex {
     this.fs = options.fs;
     this.budget = new InputBudget(this.fs.limits);
     this.httpd = options.httpd;
+    this.httpdInferredFrom = options.httpdInferredFrom;
     this.includes = new IncludeResolver(this.fs, this.httpd);
     this.serverRoot = options.serverRoot ?? defaultServerRoot(rootServerPath);
     const environment = this.startEnvironment(rootServerPath);

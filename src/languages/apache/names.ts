@@ -8,6 +8,21 @@ export const MPM_MODULES: Readonly<Record<string, MpmName>> = lookupTable({
 });
 
 /**
+ * Modules httpd 2.2 shipped and 2.4 does not (httpd's "Upgrading to 2.4":
+ * mod_authn_alias went into mod_authn_core, mod_authn_default and
+ * mod_authz_default were dropped with the new authorization, mod_mem_cache was
+ * removed and mod_disk_cache renamed mod_cache_disk; SUSE's apache-22-24-upgrade
+ * script disables the same): a LoadModule of one is a 2.2 configuration.
+ */
+export const MODULES_ONLY_IN_22: ReadonlySet<string> = new Set([
+  'authn_alias_module',
+  'authn_default_module',
+  'authz_default_module',
+  'disk_cache_module',
+  'mem_cache_module',
+]);
+
+/**
  * Modules compiled into Debian's apache2 2.4 (`apache2 -l`); `<IfModule>` on
  * them is true without a LoadModule. Other builds can pass their own list.
  */
