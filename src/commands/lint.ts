@@ -293,11 +293,14 @@ export function selectionOf(
  * targets are marked as assumed until one of them names the server.
  */
 export function targetsOf(group: HostGroup, cliTarget: string | undefined, host: HostFacts): Targets {
-  let base: Targets = { ...DEFAULT_TARGETS, httpdAssumed: true, db: { ...DEFAULT_TARGETS.db, assumed: true } };
+  let base: Targets = {
+    ...DEFAULT_TARGETS,
+    ...(group.targets.httpd === undefined ? { httpdAssumed: true } : {}),
+    db: { ...DEFAULT_TARGETS.db, assumed: true },
+  };
   if (host.httpdVersion !== undefined) base = parseTargetSpec(`httpd=${host.httpdVersion.value}`, base);
   if (host.databaseServer !== undefined) base = parseTargetSpec(host.databaseServer.value, base);
-  const { httpdAssumed, ...named } = { ...base, ...group.targets };
-  const configured: Targets = group.targets.httpd === undefined && httpdAssumed === true ? { ...named, httpdAssumed } : named;
+  const configured: Targets = { ...base, ...group.targets };
   return cliTarget === undefined ? configured : parseTargetSpec(cliTarget, configured);
 }
 

@@ -118,6 +118,6 @@ export function parseTargetSpec(spec: string, base: Targets = DEFAULT_TARGETS): 
       db = { product: product as 'mysql' | 'mariadb', version };
     }
   }
-  if (httpdNamed || base.httpdAssumed !== true) return { httpd, db };
-  return { httpd, httpdAssumed: true, db };
+  // What the base says of an httpd it leaves as it was (assumed, inferred) stays true of it.
+  return httpdNamed ? { httpd, db } : { ...base, db };
 }

@@ -1,13 +1,15 @@
 import * as path from 'node:path';
 import type { GivenEnvironment } from '../../core/types.js';
 import type { LanguageDefinition } from '../../core/language.js';
+import { lineOf } from '../../core/located.js';
+import { parseTargetSpec } from '../../core/targets.js';
 import { apacheConsumers } from './consumption.js';
 import { dispatchApache, type ApacheVisitors } from './dispatch.js';
 import { apacheSettingAt } from './setting-at.js';
 import { dumpApacheConfig } from './dump.js';
 import { ApacheConfig, loadApache } from './model.js';
 import { ApacheDocument, parseApache } from './parser.js';
-import type { ApacheDirectiveUse, ApacheSectionUse } from './uses.js';
+import type { ApacheSectionUse } from './uses.js';
 import type { StartLayout } from './start-layout.js';
 import { MODULES_ONLY_IN_22 } from './names.js';
 
@@ -74,8 +76,7 @@ export const apacheLanguage: LanguageDefinition<'apache'> = {
     if (targets.httpdAssumed !== true) return undefined;
     const evidence = evidenceOf22(config);
     if (evidence === undefined) return undefined;
-    const { httpdAssumed: _assumed, ...named } = targets;
-    return { ...named, httpd: '2.2', httpdInferredFrom: evidence };
+    return { ...parseTargetSpec('httpd=2.2', targets), httpdInferredFrom: evidence };
   },
   assumed(config) {
     const inferred =
@@ -128,16 +129,11 @@ function startNote(main: string, start: StartLayout): string {
  */
 function evidenceOf22(config: ApacheConfig): string | undefined {
   if (config.fragment !== undefined || config.loadedMpms().length > 0) return undefined;
-  const at = (use: ApacheDirectiveUse): string => `${use.file.displayPath}:${use.file.position(use.range[0]).line}`;
   const shown = [
-    ...config
-      .named('loadmodule')
-      .filter((use) => MODULES_ONLY_IN_22.has(use.args[0] ?? ''))
-      .map((use) => `LoadModule ${use.args[0] ?? ''} (${at(use)})`),
-    ...[...config.named('lockfile'), ...config.named('acceptmutex')].map(
-      (use) => `${use.name === 'lockfile' ? 'LockFile' : 'AcceptMutex'} (${at(use)})`,
-    ),
-  ];
+    ...config.named('loadmodule').filter((use) => MODULES_ONLY_IN_22.has(use.args[0] ?? '')),
+    ...config.named('lockfile'),
+    ...config.named('acceptmutex'),
+  ].map((use) => `${use.node.name}${use.name === 'loadmodule' ? ` ${use.args[0] ?? ''}` : ''} (${lineOf(use)})`);
   if (shown.length === 0) return undefined;
   const more = shown.length > 2 ? ` and ${shown.length - 2} more` : '';
   return `${shown.slice(0, 2).join(', ')}${more}, which httpd 2.4 no longer has, and no LoadModule of an MPM`;

@@ -65,7 +65,8 @@ export function serviceEnvironment(fs: ConfigFileSystem, unit: 'httpd.service' |
   return result;
 }
 
-function readText(fs: ConfigFileSystem, file: string): string | undefined {
+/** A file's text, undefined when it cannot be read: a start script's files are read where they are, and skipped where not. */
+export function readText(fs: ConfigFileSystem, file: string): string | undefined {
   try {
     return fs.read(file).text;
   } catch {

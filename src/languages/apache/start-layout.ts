@@ -4,6 +4,7 @@ import { versionAtLeast } from '../../core/targets.js';
 import { parseEnvironmentFile } from '../../util/environment-file.js';
 import { lookupTable } from '../../util/lookup.js';
 import type { MpmName } from './names.js';
+import { readText } from './service-environment.js';
 
 /**
  * How a distribution's start script runs httpd for its main file, where the
@@ -76,14 +77,14 @@ function suseStart(fs: ConfigFileSystem): StartLayout | undefined {
   const hasSysconfig = fs.kind(sysconfig) === 'file';
   if (!hasSysconfig && fs.kind(fs.locate(SUSE_GENERATED)) !== 'directory') return undefined;
   // An unreadable sysconfig file leaves its defaults, which the notes name.
-  const values = hasSysconfig ? parseEnvironmentFile(readText(fs, SUSE_SYSCONFIG) ?? '').values : {};
+  const values = hasSysconfig ? parseEnvironmentFile(readText(fs, sysconfig) ?? '').values : {};
   const where = hasSysconfig ? fs.display(sysconfig) : `${SUSE_SYSCONFIG} (not in the tree)`;
   const { staticMpm, note } = suseMpm(fs, (values.APACHE_MPM ?? '').trim(), where);
   const notes = [note];
   // "It does not matter if you write flag1, -D flag1 or -Dflag1", says the sysconfig file.
   const flags = optionDefines(values.APACHE_SERVER_FLAGS ?? '', true);
   // Older openSUSE httpd.conf files include the written files themselves; the start script then gives no -C for them.
-  const main = readText(fs, SUSE_MAIN) ?? '';
+  const main = readText(fs, fs.locate(SUSE_MAIN)) ?? '';
   const ownInclude = (name: string): boolean => {
     const file = `${SUSE_GENERATED}/${name}`.replaceAll('.', '\\.');
     return new RegExp(`^\\s*Include(?:Optional)?\\s+"?${file}"?\\s*$`, 'im').test(main);
@@ -149,17 +150,9 @@ function suseMpm(fs: ConfigFileSystem, named: string, where: string): { staticMp
   };
 }
 
-function readText(fs: ConfigFileSystem, serverPath: string): string | undefined {
-  try {
-    return fs.read(fs.locate(serverPath)).text;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The MPM whose module directory (`/usr/lib64/apache2-<mpm>/`) the start script wrote loadmodule.conf with, if one. */
 function mpmOfWrittenModules(fs: ConfigFileSystem): MpmName | undefined {
-  const text = readText(fs, `${SUSE_GENERATED}/loadmodule.conf`);
+  const text = readText(fs, fs.locate(`${SUSE_GENERATED}/loadmodule.conf`));
   if (text === undefined) return undefined;
   const found = new Set([...text.matchAll(/\/apache2-(prefork|worker|event)\//g)].map((match) => match[1] as MpmName));
   return found.size === 1 ? [...found][0] : undefined;
