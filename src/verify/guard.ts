@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ApacheNode } from '../languages/apache/cst.js';
+import { visitApacheNodes, type ApacheNode } from '../languages/apache/cst.js';
 import { parseApache } from '../languages/apache/parser.js';
 import { legacySetVariable, normaliseOptionName } from '../languages/mycnf/names.js';
 import { parsePhpFpm } from '../languages/phpfpm/parser.js';
@@ -290,18 +290,4 @@ function nearestExisting(file: string): string {
   let current = file;
   while (!fs.existsSync(current)) current = path.dirname(current);
   return current;
-}
-
-/** Every directive and section of a file, inside every section, whatever its condition. */
-export function visitApacheNodes(
-  nodes: readonly ApacheNode[],
-  visit: (node: Extract<ApacheNode, { kind: 'directive' | 'section' }>) => void,
-): void {
-  for (const node of nodes) {
-    if (node.kind === 'directive') visit(node);
-    else if (node.kind === 'section') {
-      visit(node);
-      visitApacheNodes(node.children, visit);
-    }
-  }
 }

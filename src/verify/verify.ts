@@ -1,17 +1,11 @@
-import {
-  apacheVerifyHazards,
-  mycnfVerifyHazards,
-  phpFpmVerifyHazards,
-  visitApacheNodes,
-  type GuardedFile,
-  type TrustedLibrary,
-} from './guard.js';
+import { apacheVerifyHazards, mycnfVerifyHazards, phpFpmVerifyHazards, type GuardedFile, type TrustedLibrary } from './guard.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ApacheConfig } from '../languages/apache/model.js';
 import type { StartLayout } from '../languages/apache/start-layout.js';
 import type { GivenEnvironment } from '../core/types.js';
+import { visitApacheNodes } from '../languages/apache/cst.js';
 import { parseApache } from '../languages/apache/parser.js';
 import type { MycnfConfig } from '../languages/mycnf/model.js';
 import { parseMyCnf } from '../languages/mycnf/parser.js';

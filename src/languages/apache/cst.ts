@@ -71,3 +71,17 @@ export interface ParseProblem {
   readonly message: string;
   readonly range: Range;
 }
+
+/** Every directive and section of a file, inside every section, whatever its condition. */
+export function visitApacheNodes(
+  nodes: readonly ApacheNode[],
+  visit: (node: Extract<ApacheNode, { kind: 'directive' | 'section' }>) => void,
+): void {
+  for (const node of nodes) {
+    if (node.kind === 'directive') visit(node);
+    else if (node.kind === 'section') {
+      visit(node);
+      visitApacheNodes(node.children, visit);
+    }
+  }
+}

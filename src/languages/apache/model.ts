@@ -272,7 +272,10 @@ export class ApacheConfig implements DirectiveIndex {
     const environment = this.startEnvironment(rootServerPath);
     this.env = environment.env;
     this.environmentSources = environment.sources;
-    this.start = options.env === undefined ? startLayout(this.fs, rootServerPath, this.httpd, this.env) : undefined;
+    this.start =
+      options.env === undefined
+        ? startLayout(this.fs, rootServerPath, this.httpd, this.env, () => this.mainDocument(rootServerPath))
+        : undefined;
     for (const name of [...(this.start?.defines ?? []), ...(options.defines ?? [])]) this.defines.set(name, undefined);
     // A rebased config takes its modules from the config it is rebased on (rebased()).
     if (walked === undefined) this.addStartModules();
@@ -286,6 +289,15 @@ export class ApacheConfig implements DirectiveIndex {
     }
     for (const { identifier, path: file } of this.start?.modules ?? []) {
       this.addModule({ identifier, sourceName: moduleSourceName(identifier, file), path: file, use: undefined });
+    }
+  }
+
+  /** The main file's parse, the one the walk reads (parsedDocument keeps it on the file); undefined when it cannot be read. */
+  private mainDocument(rootServerPath: string): ApacheDocument | undefined {
+    try {
+      return parsedDocument(this.fs.read(this.fs.locate(rootServerPath)), this.fs.limits.maxNesting);
+    } catch {
+      return undefined;
     }
   }
 

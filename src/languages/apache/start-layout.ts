@@ -5,6 +5,8 @@ import { parseEnvironmentFile } from '../../util/environment-file.js';
 import { lookupTable } from '../../util/lookup.js';
 import type { MpmName } from './names.js';
 import { readText } from './service-environment.js';
+import { visitApacheNodes } from './cst.js';
+import type { ApacheDocument } from './parser.js';
 
 /**
  * How a distribution's start script runs httpd for its main file, where the
@@ -46,6 +48,7 @@ export interface StartLayout {
 const SUSE_SYSCONFIG = '/etc/sysconfig/apache2';
 const SUSE_MAIN = '/etc/apache2/httpd.conf';
 const SUSE_GENERATED = '/etc/apache2/sysconfig.d';
+const INCLUDES: ReadonlySet<string> = new Set(['include', 'includeoptional']);
 /** What openSUSE's start script writes from the sysconfig file at every start, in the order httpd reads them. */
 const GENERATED_FILES = ['loadmodule.conf', 'global.conf', 'include.conf'];
 const MPM_NAMES: Readonly<Record<string, MpmName>> = lookupTable({ prefork: 'prefork', worker: 'worker', event: 'event' });
@@ -58,21 +61,23 @@ const RHEL_BINARIES: Readonly<Record<string, MpmName>> = lookupTable({
 
 /**
  * The start of the main file at this server path, given the environment the
- * service manager gives httpd (which holds RHEL's `/etc/sysconfig/httpd`), or
- * undefined where the command line carries nothing the files do not say.
+ * service manager gives httpd (which holds RHEL's `/etc/sysconfig/httpd`) and
+ * the main file's parse (undefined when it cannot be read), or undefined where
+ * the command line carries nothing the files do not say.
  */
 export function startLayout(
   fs: ConfigFileSystem,
   rootServerPath: string,
   httpd: string,
   serviceEnv: ReadonlyMap<string, string>,
+  main: () => ApacheDocument | undefined,
 ): StartLayout | undefined {
-  if (rootServerPath === SUSE_MAIN) return suseStart(fs);
+  if (rootServerPath === SUSE_MAIN) return suseStart(fs, main);
   if (rootServerPath === '/etc/httpd/conf/httpd.conf') return rhelStart(httpd, serviceEnv);
   return undefined;
 }
 
-function suseStart(fs: ConfigFileSystem): StartLayout | undefined {
+function suseStart(fs: ConfigFileSystem, main: () => ApacheDocument | undefined): StartLayout | undefined {
   const sysconfig = fs.locate(SUSE_SYSCONFIG);
   const hasSysconfig = fs.kind(sysconfig) === 'file';
   if (!hasSysconfig && fs.kind(fs.locate(SUSE_GENERATED)) !== 'directory') return undefined;
@@ -84,11 +89,11 @@ function suseStart(fs: ConfigFileSystem): StartLayout | undefined {
   // "It does not matter if you write flag1, -D flag1 or -Dflag1", says the sysconfig file.
   const flags = optionDefines(values.APACHE_SERVER_FLAGS ?? '', true);
   // Older openSUSE httpd.conf files include the written files themselves; the start script then gives no -C for them.
-  const main = readText(fs, fs.locate(SUSE_MAIN)) ?? '';
-  const ownInclude = (name: string): boolean => {
-    const file = `${SUSE_GENERATED}/${name}`.replaceAll('.', '\\.');
-    return new RegExp(`^\\s*Include(?:Optional)?\\s+"?${file}"?\\s*$`, 'im').test(main);
-  };
+  const ownIncludes = new Set<string>();
+  visitApacheNodes(main()?.nodes ?? [], (node) => {
+    if (node.kind === 'directive' && INCLUDES.has(node.nameLower)) ownIncludes.add(node.args[0]?.value ?? '');
+  });
+  const ownInclude = (name: string): boolean => ownIncludes.has(`${SUSE_GENERATED}/${name}`);
   const written = (name: string): boolean => fs.kind(fs.locate(`${SUSE_GENERATED}/${name}`)) === 'file';
   const commandLine = (name: string): string[] => (!ownInclude(name) && written(name) ? [`Include ${SUSE_GENERATED}/${name}`] : []);
   const missing = GENERATED_FILES.filter((name) => !ownInclude(name) && !written(name));
